@@ -1,0 +1,262 @@
+"""dixit's Python guest runtime.
+
+componentize-py builds this module into a pre-initialised CPython component: everything imported
+at module level below is already loaded when a run starts, so a run costs about a millisecond.
+The host calls `run(mode, target, args)` once per run:
+
+  check  target: a file or directory; compiles every .py file; exit 1 with the SyntaxError.
+  test   target: a test file; args[0]: the solution directory. The test runs as __main__ with the
+         solution importable (`from solution import f`); then any test_* functions and
+         unittest.TestCase classes it defines are run, pytest/unittest style.
+  main   target: a program file, args: its argv[1:]. Runs it as __main__ (I/O solutions, checkers).
+  exec   target: Python source; args[0]: a solution file. Runs the solution, then the source, in
+         one fresh namespace (the CodeT convention for `assert f(x) == y` tests).
+
+Exit codes: 0 pass; 1 a failed assertion (AssertionError, unittest failure) or sys.exit(1);
+2 an uncaught exception; SystemExit(n) gives n.
+
+Randomness: `random`'s global generator is seeded lazily, from the host's seeded WASI RNG, at its
+first use; a run that never draws a random number reads no entropy, so the host can tell its
+reruns would be identical.
+"""
+
+import wit_world
+
+import sys
+import os
+import io
+import types
+import traceback
+import builtins
+
+# Standard-library modules LLM-written code commonly uses: pre-imported into the snapshot.
+_PRELOAD = (
+    "abc array base64 bisect calendar cmath collections collections.abc contextlib copy csv "
+    "dataclasses datetime decimal difflib enum fractions functools hashlib heapq inspect io "
+    "itertools json keyword math numbers operator pprint random re statistics string struct "
+    "textwrap time typing unicodedata unittest uuid warnings zlib"
+).split()
+for _name in _PRELOAD:
+    try:
+        __import__(_name)
+    except Exception:  # a module this CPython build lacks is simply not preloaded
+        pass
+
+import random as _random
+
+
+class _LazySeededRandom(_random.Random):
+    """random.Random whose default seeding is deferred to its first draw.
+
+    Constructed once, at build time (the C constructor seeds from urandom when given no seed, so
+    it is always given one); `_reset` re-arms it at the start of every run without entropy.
+    """
+
+    def __init__(self):
+        super().__init__(0)
+        self._dixit_seeded = False
+
+    def _reset(self):
+        _random.Random.seed(self, 0)
+        self._dixit_seeded = False
+
+    def seed(self, a=None, version=2):
+        if a is None:
+            # Seeding from entropy is deferred to the first draw (indistinguishable to the
+            # caller), so a run that seeds but never draws reads no entropy.
+            self._dixit_seeded = False
+            return
+        self._dixit_seeded = True
+        super().seed(a, version)
+
+    def setstate(self, state):
+        self._dixit_seeded = True
+        super().setstate(state)
+
+    def _dixit_ensure(self):
+        if not self._dixit_seeded:
+            self._dixit_seeded = True
+            super().seed(os.urandom(32))
+
+    def random(self):
+        self._dixit_ensure()
+        return super().random()
+
+    def getrandbits(self, k):
+        self._dixit_ensure()
+        return super().getrandbits(k)
+
+    def getstate(self):
+        self._dixit_ensure()
+        return super().getstate()
+
+    def randbytes(self, n):
+        self._dixit_ensure()
+        return super().randbytes(n)
+
+
+_LAZY = _LazySeededRandom()
+_random._inst = _LAZY
+for _name in dir(_random.Random):
+    if not _name.startswith("_") and callable(getattr(_random, _name, None)) and hasattr(_LAZY, _name):
+        setattr(_random, _name, getattr(_LAZY, _name))
+
+
+_SOLUTION_DIRS = []
+
+
+def _forget_solution_modules():
+    """Drops modules imported from a solution directory, so every run imports them afresh."""
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None) or ""
+        if any(f.startswith(d.rstrip("/") + "/") for d in _SOLUTION_DIRS):
+            del sys.modules[name]
+    for name in ("solution", "__dixit_test__"):
+        sys.modules.pop(name, None)
+
+
+def _exit_code(exc):
+    if isinstance(exc, SystemExit):
+        code = exc.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next  # the runner's own frames say nothing about the test
+    traceback.print_exception(type(exc), exc, tb)
+    if isinstance(exc, AssertionError):
+        return 1
+    return 2
+
+
+def _collect_and_run(ns, filename):
+    """Runs pytest-style test_* functions and unittest.TestCase classes defined by the test."""
+    import unittest
+
+    for name, obj in list(ns.items()):
+        if (
+            name.startswith("test")
+            and isinstance(obj, types.FunctionType)
+            and obj.__code__.co_filename == filename
+            and obj.__code__.co_argcount == 0
+        ):
+            obj()
+    cases = [
+        obj
+        for obj in ns.values()
+        if isinstance(obj, type)
+        and issubclass(obj, unittest.TestCase)
+        and obj.__module__ == ns.get("__name__")
+    ]
+    if cases:
+        suite = unittest.TestSuite()
+        loader = unittest.TestLoader()
+        for c in cases:
+            suite.addTests(loader.loadTestsFromTestCase(c))
+        result = unittest.TextTestRunner(stream=sys.stderr, verbosity=1).run(suite)
+        if result.errors:
+            raise SystemExit(2)
+        if result.failures or result.unexpectedSuccesses:
+            raise SystemExit(1)
+
+
+def _run_file(path, name):
+    with open(path, "r", encoding="utf-8") as f:
+        src = f.read()
+    code = compile(src, path, "exec")
+    ns = {"__name__": name, "__file__": path, "__builtins__": builtins}
+    mod = types.ModuleType(name)
+    mod.__dict__.update(ns)
+    sys.modules[name] = mod
+    exec(code, mod.__dict__)
+    return mod.__dict__
+
+
+def _mode_check(target):
+    paths = []
+    if os.path.isdir(target):
+        for root, _dirs, files in os.walk(target):
+            paths.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".py"))
+    else:
+        paths.append(target)
+    bad = 0
+    for p in sorted(paths):
+        try:
+            with open(p, "r", encoding="utf-8") as f:
+                compile(f.read(), p, "exec")
+        except SyntaxError as e:
+            bad += 1
+            print(f"{p}:{e.lineno}:{e.offset}: SyntaxError: {e.msg}", file=sys.stderr)
+        except (UnicodeDecodeError, ValueError) as e:
+            bad += 1
+            print(f"{p}: {e}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+def _mode_test(target, args):
+    sol = args[0] if args else "/solution"
+    _SOLUTION_DIRS[:] = [sol]
+    _forget_solution_modules()
+    sys.path[:0] = [sol]
+    sys.argv = [target]
+    ns = _run_file(target, "__main__")
+    _collect_and_run(ns, target)
+    return 0
+
+
+def _mode_main(target, args):
+    d = os.path.dirname(target) or "."
+    _SOLUTION_DIRS[:] = [d]
+    _forget_solution_modules()
+    sys.path[:0] = [d]
+    sys.argv = [target] + list(args)
+    _run_file(target, "__main__")
+    return 0
+
+
+_COMPILED = {}
+
+
+def _mode_exec(target, args):
+    ns = {"__name__": "__main__", "__builtins__": builtins}
+    if args:
+        path = args[0]
+        code = _COMPILED.get(path)
+        if code is None:
+            with open(path, "r", encoding="utf-8") as f:
+                code = compile(f.read(), path, "exec")
+            _COMPILED[path] = code
+        exec(code, ns)
+    exec(compile(target, "<test>", "exec"), ns)
+    return 0
+
+
+_MODES = {"test": _mode_test, "main": _mode_main, "exec": _mode_exec}
+_BASE_PATH = list(sys.path)
+
+
+class WitWorld(wit_world.WitWorld):
+    def run(self, mode: str, target: str, args) -> int:
+        _LAZY._reset()
+        sys.path[:] = _BASE_PATH
+        try:
+            if mode == "check":
+                code = _mode_check(target)
+            elif mode in _MODES:
+                code = _MODES[mode](target, args)
+            else:
+                print(f"dixit runner: unknown mode {mode!r}", file=sys.stderr)
+                code = 2
+        except BaseException as exc:  # the guest's failure is the verdict, never a crash
+            code = _exit_code(exc)
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except Exception:
+                pass
+        return code

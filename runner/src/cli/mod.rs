@@ -1,0 +1,183 @@
+//! The command line: argument definitions, one file per command, and the one place errors are
+//! printed. Commands return an exit code (see `exit.rs`); a failing verdict is data, not an error.
+
+mod classify;
+mod doctor;
+mod exec;
+pub mod exit;
+pub mod output;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::sandbox::{Limits, Sandbox, SandboxConfig};
+use crate::toolchain::Toolchains;
+use exit::{CliError, CliResult};
+
+/// Grounds LLM-written code and tests in the spec: isolated coders and testers, a test joins the
+/// suite only if some (but no more than a minority of) coders fail it, and every solution and
+/// test runs as WebAssembly in a deterministic sandbox.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dixit",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Worker threads for sandbox runs [default: the number of CPUs].
+    #[arg(long, short = 'j', global = true, env = "DIXIT_JOBS")]
+    pub jobs: Option<usize>,
+    /// Where compiled artifacts and snapshots are cached [default: ~/.cache/dixit/cache].
+    #[arg(long, global = true, env = "DIXIT_CACHE")]
+    pub cache_dir: Option<PathBuf>,
+    /// Print only data and errors (no progress).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+    /// Log what dixit does to stderr (repeat for more).
+    #[arg(long, short = 'v', global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one test against one solution and print the verdict (exit 0 on pass, 1 otherwise).
+    Exec(exec::ExecArgs),
+    /// Run one test against several solutions (with reruns) and classify it:
+    /// TOO_EASY, IDEAL, TOO_HARD or INVALID.
+    Classify(classify::ClassifyArgs),
+    /// Guest toolchains: what is installed and how to install what is missing.
+    #[command(subcommand)]
+    Toolchain(ToolchainCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolchainCommand {
+    /// Check every toolchain by building and running something with it.
+    Doctor {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Limits of each sandbox run.
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// Fuel per run (≈ WebAssembly instructions) [default: 4000000000].
+    #[arg(long)]
+    pub fuel: Option<u64>,
+    /// Memory limit per run in MiB [default: 256].
+    #[arg(long, value_name = "MIB")]
+    pub memory: Option<u64>,
+    /// Bytes of stdout (and of stderr) a run may write [default: 1048576].
+    #[arg(long, value_name = "BYTES")]
+    pub output_limit: Option<u64>,
+    /// Wall-clock safety net per run in milliseconds [default: 10000].
+    #[arg(long, value_name = "MS")]
+    pub wall_time: Option<u64>,
+}
+
+impl LimitArgs {
+    /// These flags applied over `base`.
+    pub fn apply(&self, mut base: Limits) -> Limits {
+        if let Some(f) = self.fuel {
+            base.fuel = f;
+        }
+        if let Some(m) = self.memory {
+            base.memory_bytes = m << 20;
+        }
+        if let Some(o) = self.output_limit {
+            base.output_bytes = o;
+        }
+        if let Some(w) = self.wall_time {
+            base.wall_time_ms = w;
+        }
+        base
+    }
+}
+
+/// Parses the command line, runs the command, prints any error, and returns the exit code.
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_tracing(cli.global.verbose);
+    let code = match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            report(&e);
+            e.code
+        }
+    };
+    std::process::ExitCode::from(code)
+}
+
+fn dispatch(cli: Cli) -> CliResult {
+    let g = &cli.global;
+    if let Some(j) = g.jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global()
+            .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+    }
+    match &cli.command {
+        Command::Exec(a) => exec::run(g, a),
+        Command::Classify(a) => classify::run(g, a),
+        Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
+    }
+}
+
+/// The one place errors are printed: `error: ...`, its causes, then an optional hint.
+fn report(e: &CliError) {
+    eprintln!("error: {}", e.error);
+    for cause in e.error.chain().skip(1) {
+        eprintln!("  caused by: {cause}");
+    }
+    if let Some(h) = &e.hint {
+        eprintln!("\nhint: {h}");
+    }
+}
+
+fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("DIXIT_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("dixit={level}")));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
+}
+
+/// The sandbox and toolchains every running command needs.
+pub fn toolchains(g: &GlobalArgs) -> Result<Toolchains, CliError> {
+    let jobs = g.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    let mut config = SandboxConfig {
+        max_concurrent_runs: (jobs as u32 * 2).max(8),
+        ..SandboxConfig::default()
+    };
+    if let Some(c) = &g.cache_dir {
+        config.cache_dir = c.clone();
+    }
+    let sandbox = Sandbox::new(config).map_err(|e| CliError::new(exit::INTERNAL, e))?;
+    Ok(Toolchains::new(Arc::new(sandbox)))
+}

@@ -1,0 +1,121 @@
+//! Human-readable formatting shared by commands. Data goes to stdout; progress and logs to
+//! stderr. Colour only on a terminal and never when `NO_COLOR` is set.
+
+use std::io::IsTerminal;
+
+use crate::sandbox::{Verdict, VerdictKind};
+
+/// Whether to colour stdout.
+pub fn color() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
+fn paint(s: &str, code: &str) -> String {
+    if color() {
+        format!("\x1b[{code}m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
+/// A verdict name, green for pass and red otherwise.
+pub fn verdict_name(k: VerdictKind) -> String {
+    paint(k.as_str(), if k == VerdictKind::Pass { "32" } else { "31" })
+}
+
+/// `12 345 678` style integers.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Bytes as `1.5 MiB`.
+pub fn bytes(n: u64) -> String {
+    const U: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < U.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", U[i])
+    }
+}
+
+/// Microseconds as `0.41 ms` / `1.23 s`.
+pub fn micros(us: u64) -> String {
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        format!("{:.2} ms", us as f64 / 1e3)
+    } else {
+        format!("{:.2} s", us as f64 / 1e6)
+    }
+}
+
+/// The one-line summary of a verdict plus its detail and a tail of its output.
+pub fn verdict_block(v: &Verdict) -> String {
+    let mut s = format!(
+        "{}{}  (fuel {} · peak memory {} · {} · seed {})\n",
+        verdict_name(v.verdict),
+        v.side
+            .map(|s| format!(
+                " ({})",
+                serde_json::to_value(s)
+                    .ok()
+                    .and_then(|x| x.as_str().map(String::from))
+                    .unwrap_or_default()
+            ))
+            .unwrap_or_default(),
+        thousands(v.fuel),
+        bytes(v.peak_memory),
+        micros(v.wall_us),
+        v.seed
+    );
+    if let Some(d) = &v.detail {
+        s.push_str(&format!("  {d}\n"));
+    }
+    if v.read_entropy || v.read_clock {
+        let what: Vec<&str> = [(v.read_entropy, "entropy"), (v.read_clock, "a clock")]
+            .iter()
+            .filter(|x| x.0)
+            .map(|x| x.1)
+            .collect();
+        s.push_str(&format!(
+            "  read {}: reruns with other seeds may differ\n",
+            what.join(" and ")
+        ));
+    }
+    for (name, text) in [("stdout", &v.stdout), ("stderr", &v.stderr)] {
+        if !v.passed() && !text.trim().is_empty() {
+            s.push_str(&format!("  --- {name} (last lines) ---\n"));
+            let lines: Vec<&str> = text.lines().collect();
+            for l in &lines[lines.len().saturating_sub(12)..] {
+                s.push_str(&format!("  {}\n", l.chars().take(200).collect::<String>()));
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats() {
+        assert_eq!(super::thousands(1234567), "1,234,567");
+        assert_eq!(super::thousands(12), "12");
+        assert_eq!(super::bytes(1536), "1.5 KiB");
+        assert_eq!(super::micros(410), "410 µs");
+        assert_eq!(super::micros(1410), "1.41 ms");
+    }
+}

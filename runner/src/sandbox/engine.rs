@@ -1,0 +1,317 @@
+//! The one shared engine: Cranelift, fuel, epoch interruption, the pooling allocator with
+//! copy-on-write memory images, and the WASI linkers. An Engine is created once per process and
+//! shared across threads; each run gets its own Store.
+
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::{self, Component, ComponentExportIndex};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, Linker, Module, OptLevel, PoolingAllocationConfig,
+};
+
+use super::cache::{hash_parts, ArtifactCache};
+use super::host::{P1Host, P2Host};
+use super::{sleep, SandboxError};
+
+/// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// How the engine is set up.
+#[derive(Clone, Debug)]
+pub struct SandboxConfig {
+    /// Where compiled artifacts are cached.
+    pub cache_dir: std::path::PathBuf,
+    /// The largest memory limit any run may ask for (sizes the pooling allocator's slots).
+    pub max_memory_bytes: u64,
+    /// Runs that may be alive at once (sizes the pools); normally the worker thread count.
+    pub max_concurrent_runs: u32,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            cache_dir: ArtifactCache::default_root(),
+            max_memory_bytes: 1 << 30,
+            max_concurrent_runs: 64,
+        }
+    }
+}
+
+/// The engine, its linkers and the artifact cache. Cheap to share (`&Sandbox` is `Sync`).
+pub struct Sandbox {
+    pub(crate) engine: Engine,
+    pub(crate) p1: Linker<P1Host>,
+    pub(crate) p2: component::Linker<P2Host>,
+    cache: ArtifactCache,
+    engine_hash: String,
+    pub(crate) max_memory_bytes: u64,
+    memo: std::sync::Mutex<std::collections::HashMap<String, Program>>,
+}
+
+/// Whether a program is a core module (WASI preview 1, entered at `_start`) or a component
+/// (WASI preview 2, entered through its `run` export).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProgramKind {
+    Module,
+    Component,
+}
+
+/// A compiled, linked program ready to instantiate many times.
+#[derive(Clone)]
+pub struct Program {
+    /// Content hash of the WebAssembly bytes.
+    pub id: String,
+    pub(crate) inner: Arc<ProgramInner>,
+}
+
+pub(crate) enum ProgramInner {
+    Module(wasmtime::InstancePre<P1Host>),
+    Component {
+        pre: component::InstancePre<P2Host>,
+        run: ComponentExportIndex,
+    },
+}
+
+impl Program {
+    /// Module or component.
+    pub fn kind(&self) -> ProgramKind {
+        match &*self.inner {
+            ProgramInner::Module(_) => ProgramKind::Module,
+            ProgramInner::Component { .. } => ProgramKind::Component,
+        }
+    }
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("id", &self.id)
+            .field("kind", &self.kind())
+            .finish()
+    }
+}
+
+impl Sandbox {
+    /// Creates the engine and linkers and starts the epoch ticker.
+    pub fn new(config: SandboxConfig) -> Result<Self, SandboxError> {
+        let mut pool = PoolingAllocationConfig::default();
+        let slots = config.max_concurrent_runs.max(1);
+        pool.total_memories(slots * 4)
+            .total_tables(slots * 4)
+            .total_core_instances(slots * 16)
+            .total_component_instances(slots)
+            .max_memory_size(config.max_memory_bytes as usize)
+            .table_elements(100_000)
+            .max_core_instance_size(16 << 20)
+            .max_component_instance_size(1 << 20)
+            .max_core_instances_per_component(64)
+            .max_memories_per_component(16)
+            .max_tables_per_component(16)
+            .linear_memory_keep_resident(1 << 20)
+            .table_keep_resident(64 << 10);
+
+        let mut c = Config::new();
+        c.strategy(wasmtime::Strategy::Cranelift)
+            .cranelift_opt_level(OptLevel::Speed)
+            .consume_fuel(true)
+            .epoch_interruption(true)
+            .memory_init_cow(true)
+            .parallel_compilation(true)
+            .cranelift_nan_canonicalization(true)
+            .relaxed_simd_deterministic(true)
+            .wasm_threads(false)
+            .max_wasm_stack(1 << 20)
+            .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&c).map_err(SandboxError::Engine)?;
+
+        let mut p1 = Linker::new(&engine);
+        wasmtime_wasi::p1::add_to_linker_sync(&mut p1, |h: &mut P1Host| &mut h.wasi)
+            .map_err(SandboxError::Engine)?;
+        sleep::add_p1(&mut p1).map_err(SandboxError::Engine)?;
+        let mut p2 = component::Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut p2).map_err(SandboxError::Engine)?;
+        sleep::add_p2(&mut p2).map_err(SandboxError::Engine)?;
+
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        engine.precompile_compatibility_hash().hash(&mut hasher);
+        let engine_hash = format!(
+            "wasmtime-{}-{:016x}-dixit-{}",
+            wasmtime_version(),
+            hasher.finish(),
+            env!("CARGO_PKG_VERSION")
+        );
+
+        start_epoch_ticker(&engine);
+        Ok(Sandbox {
+            engine,
+            p1,
+            p2,
+            cache: ArtifactCache::open(&config.cache_dir)?,
+            engine_hash,
+            max_memory_bytes: config.max_memory_bytes,
+            memo: Default::default(),
+        })
+    }
+
+    /// The artifact cache this sandbox uses (toolchains keep their build outputs there too).
+    pub fn cache(&self) -> &ArtifactCache {
+        &self.cache
+    }
+
+    /// Loads WebAssembly from a file; see [`Sandbox::load`].
+    pub fn load_file(&self, path: &Path) -> Result<Program, SandboxError> {
+        let bytes = std::fs::read(path).map_err(|source| SandboxError::Cache {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.load(&bytes)
+    }
+
+    /// Compiles (or finds in the cache) and links a module or component, keyed by the hash of
+    /// its bytes. See [`Sandbox::load_keyed`].
+    pub fn load(&self, wasm: &[u8]) -> Result<Program, SandboxError> {
+        let id = hash_parts([wasm]);
+        self.load_keyed(&id, || Ok(wasm.to_vec()))
+    }
+
+    /// Loads the program identified by `key`, a hash of everything that determines its bytes
+    /// (sources, toolchain version, flags). Only when no compiled artifact exists for `key` (and
+    /// this engine configuration) is `produce` called to build the WebAssembly, which is then
+    /// compiled and written to the cache. Either way the code is loaded back by mmap, so cold and
+    /// warm loads take the same path and a second process compiles nothing. Loaded programs are
+    /// also kept in memory for the life of the sandbox.
+    pub fn load_keyed(
+        &self,
+        key: &str,
+        produce: impl FnOnce() -> Result<Vec<u8>, SandboxError>,
+    ) -> Result<Program, SandboxError> {
+        if let Some(p) = self.memo.lock().unwrap_or_else(|e| e.into_inner()).get(key) {
+            return Ok(p.clone());
+        }
+        let file_key = hash_parts([self.engine_hash.as_bytes(), key.as_bytes()]);
+        let module_path = self.cache.path("cwasm", &file_key, "module.cwasm");
+        let component_path = self.cache.path("cwasm", &file_key, "component.cwasm");
+        let kind = if module_path.exists() {
+            ProgramKind::Module
+        } else if component_path.exists() {
+            ProgramKind::Component
+        } else {
+            let wasm = produce()?;
+            let kind = detect(&wasm)?;
+            let compiled = match kind {
+                ProgramKind::Module => self.engine.precompile_module(&wasm),
+                ProgramKind::Component => self.engine.precompile_component(&wasm),
+            }
+            .map_err(|e| SandboxError::Invalid {
+                message: format!("{e:#}"),
+            })?;
+            let path = if kind == ProgramKind::Module {
+                &module_path
+            } else {
+                &component_path
+            };
+            self.cache.write_atomic(path, &compiled)?;
+            kind
+        };
+        let inner = match kind {
+            ProgramKind::Module => {
+                let module = deserialize_module(&self.engine, &module_path)?;
+                let pre = self
+                    .p1
+                    .instantiate_pre(&module)
+                    .map_err(|e| SandboxError::Link {
+                        message: format!("{e:#}"),
+                    })?;
+                ProgramInner::Module(pre)
+            }
+            ProgramKind::Component => {
+                let component = deserialize_component(&self.engine, &component_path)?;
+                let run =
+                    component
+                        .get_export_index(None, "run")
+                        .ok_or_else(|| SandboxError::Link {
+                            message: "the component has no `run` export".into(),
+                        })?;
+                let pre = self
+                    .p2
+                    .instantiate_pre(&component)
+                    .map_err(|e| SandboxError::Link {
+                        message: format!("{e:#}"),
+                    })?;
+                ProgramInner::Component { pre, run }
+            }
+        };
+        let program = Program {
+            id: key.to_string(),
+            inner: Arc::new(inner),
+        };
+        self.memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), program.clone());
+        Ok(program)
+    }
+}
+
+/// The wasmtime version compiled in (recorded with results: fuel units are version-specific).
+pub fn wasmtime_version() -> &'static str {
+    "48.0.8"
+}
+
+fn detect(wasm: &[u8]) -> Result<ProgramKind, SandboxError> {
+    if wasm.len() < 8 || &wasm[..4] != b"\0asm" {
+        return Err(SandboxError::NotWasm {
+            what: "missing the \\0asm magic number".into(),
+        });
+    }
+    match wasm[4..8] {
+        [1, 0, 0, 0] => Ok(ProgramKind::Module),
+        [0x0d, 0, 1, 0] => Ok(ProgramKind::Component),
+        _ => Err(SandboxError::NotWasm {
+            what: format!("unknown version/layer bytes {:02x?}", &wasm[4..8]),
+        }),
+    }
+}
+
+#[expect(
+    unsafe_code,
+    reason = "deserializing precompiled code is unsafe by API contract"
+)]
+fn deserialize_module(engine: &Engine, path: &Path) -> Result<Module, SandboxError> {
+    // SAFETY: the file was produced by `Engine::precompile_module` of an engine with the same
+    // compatibility hash (it is part of the file name), written atomically into our own cache, and
+    // wasmtime re-checks the header and engine compatibility while loading.
+    unsafe { Module::deserialize_file(engine, path) }.map_err(|e| SandboxError::Invalid {
+        message: format!("cached artifact {} unusable: {e:#}", path.display()),
+    })
+}
+
+#[expect(
+    unsafe_code,
+    reason = "deserializing precompiled code is unsafe by API contract"
+)]
+fn deserialize_component(engine: &Engine, path: &Path) -> Result<Component, SandboxError> {
+    // SAFETY: as in `deserialize_module`.
+    unsafe { Component::deserialize_file(engine, path) }.map_err(|e| SandboxError::Invalid {
+        message: format!("cached artifact {} unusable: {e:#}", path.display()),
+    })
+}
+
+/// Increments the engine's epoch every [`EPOCH_TICK`] until the engine is dropped.
+fn start_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("dixit-epoch".into())
+        .spawn(move || loop {
+            std::thread::sleep(EPOCH_TICK);
+            match weak.upgrade() {
+                Some(e) => e.increment_epoch(),
+                None => return,
+            }
+        })
+        .expect("spawning the epoch thread");
+}

@@ -1,0 +1,337 @@
+//! Per-run host state: the WASI context and everything the host watches during one run.
+//!
+//! Everything here is deterministic given the run's seed: the RNG is seeded, the clocks are
+//! virtual (they advance a fixed step per read, and by the requested amount on a sleep), and the
+//! host records whether the guest read entropy or a clock, so reruns of a run that read neither
+//! can be skipped: they would be identical by construction.
+
+use std::convert::Infallible;
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use rand::{SeedableRng, TryRng};
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p1::WasiP1Ctx;
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
+use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtx, WasiCtxView, WasiView};
+
+/// What the host observed during a run, shared with the RNG and clock objects it hands to WASI.
+#[derive(Debug, Default)]
+pub(crate) struct Probe {
+    pub entropy: AtomicBool,
+    pub clock: AtomicBool,
+}
+
+/// The virtual time of one run, in nanoseconds since the run's start.
+#[derive(Debug)]
+pub(crate) struct VirtualTime {
+    now_ns: AtomicU64,
+    wall_base_ns: u64,
+    probe: Arc<Probe>,
+}
+
+/// Each clock read advances virtual time by this much, so elapsed-time loops terminate and two
+/// reads never return the same instant.
+const CLOCK_STEP_NS: u64 = 1_000;
+
+impl VirtualTime {
+    /// The wall clock starts at 2026-01-01T00:00:00Z plus a seed-dependent offset within a year,
+    /// so a test that depends on the date behaves differently across reruns (and is caught).
+    pub fn new(seed: u64, probe: Arc<Probe>) -> Arc<Self> {
+        const BASE_S: u64 = 1_767_225_600;
+        let offset_s = splitmix64(seed ^ 0xc10c) % (365 * 86_400);
+        Arc::new(VirtualTime {
+            now_ns: AtomicU64::new(0),
+            wall_base_ns: (BASE_S + offset_s) * 1_000_000_000,
+            probe,
+        })
+    }
+
+    fn read(&self) -> u64 {
+        self.probe.clock.store(true, Ordering::Relaxed);
+        self.now_ns.fetch_add(CLOCK_STEP_NS, Ordering::Relaxed) + CLOCK_STEP_NS
+    }
+
+    /// The current monotonic time without recording a read (used by sleeps).
+    pub fn peek(&self) -> u64 {
+        self.now_ns.load(Ordering::Relaxed)
+    }
+
+    /// Advances virtual time to at least `deadline_ns` (a sleep that returns at once).
+    pub fn advance_to(&self, deadline_ns: u64) {
+        self.now_ns.fetch_max(deadline_ns, Ordering::Relaxed);
+    }
+
+    /// The wall-clock time in nanoseconds since the Unix epoch that corresponds to `mono_ns`.
+    pub fn wall_base_ns(&self) -> u64 {
+        self.wall_base_ns
+    }
+}
+
+/// A `wasi:clocks` implementation over [`VirtualTime`].
+pub(crate) struct VirtualClock(pub Arc<VirtualTime>);
+
+impl HostMonotonicClock for VirtualClock {
+    fn resolution(&self) -> u64 {
+        CLOCK_STEP_NS
+    }
+    fn now(&self) -> u64 {
+        self.0.read()
+    }
+}
+
+impl HostWallClock for VirtualClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_nanos(CLOCK_STEP_NS)
+    }
+    fn now(&self) -> Duration {
+        Duration::from_nanos(self.0.wall_base_ns + self.0.read())
+    }
+}
+
+/// A seeded RNG that records that it was read.
+pub(crate) struct RecordingRng {
+    rng: rand::rngs::StdRng,
+    probe: Arc<Probe>,
+}
+
+impl RecordingRng {
+    pub fn new(seed: u64, stream: u64, probe: Arc<Probe>) -> Self {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        key[8..16].copy_from_slice(&stream.to_le_bytes());
+        key[16..24].copy_from_slice(b"dixit-rn");
+        RecordingRng {
+            rng: rand::rngs::StdRng::from_seed(key),
+            probe,
+        }
+    }
+    fn touch(&self) {
+        self.probe.entropy.store(true, Ordering::Relaxed);
+    }
+}
+
+impl TryRng for RecordingRng {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.touch();
+        self.rng.try_next_u32()
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.touch();
+        self.rng.try_next_u64()
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.touch();
+        self.rng.try_fill_bytes(dst)
+    }
+}
+
+/// A stdout/stderr pipe that keeps at most `cap` bytes; a write past the cap is refused and
+/// ends the run (the host reports `output_limit`). Output written before it is kept.
+#[derive(Clone)]
+pub(crate) struct CappedPipe(Arc<Mutex<CappedBuf>>);
+
+#[derive(Default)]
+struct CappedBuf {
+    bytes: Vec<u8>,
+    cap: usize,
+    overflow: bool,
+}
+
+impl CappedPipe {
+    pub fn new(cap: usize) -> Self {
+        CappedPipe(Arc::new(Mutex::new(CappedBuf {
+            bytes: Vec::new(),
+            cap,
+            overflow: false,
+        })))
+    }
+
+    /// Appends what fits; returns false (and records the overflow) when `data` did not fit.
+    fn push(&self, data: &[u8]) -> bool {
+        let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let room = b.cap.saturating_sub(b.bytes.len());
+        if data.len() > room {
+            b.bytes.extend_from_slice(&data[..room]);
+            b.overflow = true;
+            false
+        } else {
+            b.bytes.extend_from_slice(data);
+            true
+        }
+    }
+
+    /// The bytes kept so far and whether anything was refused.
+    pub fn contents(&self) -> (Vec<u8>, bool) {
+        let b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        (b.bytes.clone(), b.overflow)
+    }
+
+    /// Forgets everything written so far and any overflow (between calls of a session).
+    pub fn clear(&self) {
+        let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        b.bytes.clear();
+        b.overflow = false;
+    }
+}
+
+const OUTPUT_LIMIT_MESSAGE: &str = "output limit exceeded";
+
+impl OutputStream for CappedPipe {
+    fn write(&mut self, bytes: bytes::Bytes) -> Result<(), StreamError> {
+        if self.push(&bytes) {
+            Ok(())
+        } else {
+            Err(StreamError::Trap(wasmtime::format_err!(
+                OUTPUT_LIMIT_MESSAGE
+            )))
+        }
+    }
+    fn flush(&mut self) -> Result<(), StreamError> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> Result<usize, StreamError> {
+        // Always permit a chunk: the write that crosses the cap is the one that fails, so a
+        // flooding guest stops at once instead of polling for room that never comes.
+        Ok(64 * 1024)
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CappedPipe {
+    async fn ready(&mut self) {}
+}
+
+impl tokio::io::AsyncWrite for CappedPipe {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        if self.push(buf) {
+            Poll::Ready(Ok(buf.len()))
+        } else {
+            Poll::Ready(Err(io::Error::other(OUTPUT_LIMIT_MESSAGE)))
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl IsTerminal for CappedPipe {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CappedPipe {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+/// Bounds the total size of all linear memories of a store and remembers the peak and whether a
+/// growth was refused (so a failure after a refused growth is reported as `memory_limit`).
+#[derive(Debug)]
+pub(crate) struct MemoryLimiter {
+    pub limit: usize,
+    pub total: usize,
+    pub peak: usize,
+    pub denied: bool,
+    last_growth: usize,
+}
+
+/// Table elements allowed per table; bounds host memory spent on tables.
+const MAX_TABLE_ELEMENTS: usize = 1 << 20;
+
+impl MemoryLimiter {
+    pub fn new(limit: u64) -> Self {
+        MemoryLimiter {
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            total: 0,
+            peak: 0,
+            denied: false,
+            last_growth: 0,
+        }
+    }
+}
+
+impl wasmtime::ResourceLimiter for MemoryLimiter {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        let growth = desired.saturating_sub(current);
+        let total = self.total.saturating_add(growth);
+        if total > self.limit {
+            self.denied = true;
+            return Ok(false);
+        }
+        self.total = total;
+        self.peak = self.peak.max(total);
+        self.last_growth = growth;
+        Ok(true)
+    }
+
+    fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.total = self.total.saturating_sub(self.last_growth);
+        self.last_growth = 0;
+        Ok(())
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+}
+
+/// Host state of a core-module (WASI preview 1) run.
+pub(crate) struct P1Host {
+    pub wasi: WasiP1Ctx,
+    pub limiter: MemoryLimiter,
+    pub time: Arc<VirtualTime>,
+}
+
+/// Host state of a component (WASI preview 2) run.
+pub(crate) struct P2Host {
+    pub wasi: WasiCtx,
+    pub table: ResourceTable,
+    pub limiter: MemoryLimiter,
+    pub time: Arc<VirtualTime>,
+}
+
+impl WasiView for P2Host {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// SplitMix64: derives independent 64-bit values from a seed (seeds of reruns, clock offsets).
+pub fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}

@@ -1,0 +1,33 @@
+//! The limits of one run.
+
+use serde::{Deserialize, Serialize};
+
+/// Limits of one run. Each bounds one resource and only that one: fuel bounds executed
+/// instructions (deterministically), not wall time spent in the host; the memory limit bounds the
+/// total size of the guest's linear memories, not host-side buffers (which the output caps bound);
+/// the wall-clock limit is only a safety net and its verdict is flagged as not deterministic.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Fuel units (about one per WebAssembly instruction). Default 4·10⁹: about a second of
+    /// guest CPU on this class of machine, and several seconds for interpreted Python.
+    pub fuel: u64,
+    /// Total bytes of all linear memories of the run. Default 256 MiB.
+    pub memory_bytes: u64,
+    /// Bytes kept of each of stdout and stderr; writing more ends the run (`output_limit`).
+    /// Default 1 MiB.
+    pub output_bytes: u64,
+    /// Wall-clock safety net in milliseconds (epoch interruption). Default 10 000.
+    pub wall_time_ms: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fuel: 4_000_000_000,
+            memory_bytes: 256 << 20,
+            output_bytes: 1 << 20,
+            wall_time_ms: 10_000,
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The sandbox: runs untrusted WebAssembly (solutions, tests, checkers) with fuel, memory, output
+//! and wall-clock limits, a seeded RNG and a virtual clock, so a run is a pure function of
+//! (artifact, input, seed).
+//!
+//! Data flow: wasm bytes → [`Sandbox::load`] (compiled once, cached on disk, mmap-loaded) →
+//! [`Program`] → [`Sandbox::run`] with a [`RunSpec`] → [`RunOutcome`] → [`Verdict`].
+//!
+//! - `engine.rs`: the one shared `wasmtime::Engine`, its linkers and the epoch ticker.
+//! - `cache.rs`: the content-addressed artifact cache.
+//! - `host.rs`: per-run host state: WASI context, memory limiter, capped output, seeded RNG, clock.
+//! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
+//! - `limits.rs`: the limits of one run and what each does not bound.
+//! - `run.rs`: one run, start to finish; also a [`Session`] for the `solution` isolation level.
+//! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
+
+mod cache;
+mod engine;
+mod error;
+mod host;
+mod limits;
+mod run;
+mod sleep;
+mod verdict;
+
+pub use cache::{dixit_home, hash_parts, ArtifactCache};
+pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
+pub use error::SandboxError;
+pub use host::splitmix64;
+pub use limits::Limits;
+pub use run::{Entry, Preopen, RunEnd, RunOutcome, RunSpec, Session, TrapKind};
+pub use verdict::{CompileSide, Verdict, VerdictKind};

@@ -1,0 +1,428 @@
+//! One run: a fresh store and WASI context, the program instantiated from its `InstancePre`,
+//! entered once, and everything observed collected into a [`RunOutcome`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use wasmtime::component::TypedFunc;
+use wasmtime::{Store, Trap};
+use wasmtime_wasi::p2::pipe::MemoryInputPipe;
+use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+
+use super::engine::{ProgramInner, EPOCH_TICK};
+use super::host::{
+    CappedPipe, MemoryLimiter, P1Host, P2Host, Probe, RecordingRng, VirtualClock, VirtualTime,
+};
+use super::{Limits, Program, Sandbox};
+
+/// A host directory made visible to the guest, read-only, under `guest` (e.g. `/solution`).
+#[derive(Clone, Debug)]
+pub struct Preopen {
+    pub host: PathBuf,
+    pub guest: String,
+}
+
+/// How the program is entered.
+#[derive(Clone, Debug)]
+pub enum Entry {
+    /// A core module's `_start` with these `argv` (argv\[0\] included).
+    Start { argv: Vec<String> },
+    /// A component's `run: func(mode: string, target: string, args: list<string>) -> s32` export
+    /// (the contract of dixit's guest runtimes, e.g. the Python one).
+    Call {
+        mode: String,
+        target: String,
+        args: Vec<String>,
+    },
+}
+
+/// Everything one run needs besides the program.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub entry: Entry,
+    pub stdin: Arc<[u8]>,
+    pub preopens: Vec<Preopen>,
+    pub limits: Limits,
+    /// Seeds the RNG and the virtual clock; the run is a pure function of program, input and seed.
+    pub seed: u64,
+}
+
+/// How a trap ended a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrapKind {
+    /// Fuel exhausted (deterministic).
+    OutOfFuel,
+    /// The wall-clock safety net fired (not deterministic).
+    Interrupt,
+    StackOverflow,
+    /// Any other trap (`unreachable`, division by zero, out-of-bounds access, ...).
+    Other,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "end")]
+pub enum RunEnd {
+    /// The guest exited (returned from its entry, or called `proc_exit`) with this code.
+    Exit { code: i32 },
+    /// The guest trapped.
+    Trap { kind: TrapKind, message: String },
+    /// The host failed to set up or finish the run (a dixit problem, not the guest's).
+    HostError { message: String },
+}
+
+/// Everything observed during one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunOutcome {
+    pub end: RunEnd,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The guest tried to write more than the output limit.
+    pub output_overflow: bool,
+    pub fuel_used: u64,
+    pub peak_memory: u64,
+    /// A memory growth was refused by the memory limit.
+    pub memory_denied: bool,
+    pub wall: Duration,
+    pub read_entropy: bool,
+    pub read_clock: bool,
+}
+
+impl Sandbox {
+    /// Runs `program` once under `spec`. Never fails: host problems come back as
+    /// [`RunEnd::HostError`], so one broken run cannot stop a matrix.
+    pub fn run(&self, program: &Program, spec: &RunSpec) -> RunOutcome {
+        let started = Instant::now();
+        let io = RunIo::new(spec);
+        let end = match &*program.inner {
+            ProgramInner::Module(pre) => self.run_module(pre, spec, &io),
+            ProgramInner::Component { pre, run } => self.run_component(pre, *run, spec, &io),
+        };
+        let (end, fuel_used, mem) = match end {
+            Ok(x) => x,
+            Err(message) => (RunEnd::HostError { message }, 0, MemoryStats::default()),
+        };
+        io.finish(end, fuel_used, mem, started.elapsed())
+    }
+
+    fn run_module(
+        &self,
+        pre: &wasmtime::InstancePre<P1Host>,
+        spec: &RunSpec,
+        io: &RunIo,
+    ) -> Result<(RunEnd, u64, MemoryStats), String> {
+        let Entry::Start { argv } = &spec.entry else {
+            return Err("a core module is entered at `_start`, not through a call".into());
+        };
+        let mut b = io.wasi_builder(spec)?;
+        b.args(argv);
+        let host = P1Host {
+            wasi: b.build_p1(),
+            limiter: MemoryLimiter::new(spec.limits.memory_bytes.min(self.max_memory_bytes)),
+            time: io.time.clone(),
+        };
+        let mut store = Store::new(&self.engine, host);
+        store.limiter(|h| &mut h.limiter);
+        arm(&mut store, &spec.limits)?;
+        let end = match pre.instantiate(&mut store) {
+            Err(e) => end_from_instantiate_error(e),
+            Ok(inst) => match inst
+                .get_typed_func::<(), ()>(&mut store, "_start")
+                .and_then(|start| start.call(&mut store, ()))
+            {
+                Ok(()) => RunEnd::Exit { code: 0 },
+                Err(e) => end_from_error(e),
+            },
+        };
+        let fuel = spec
+            .limits
+            .fuel
+            .saturating_sub(store.get_fuel().unwrap_or(0));
+        let l = &store.data().limiter;
+        Ok((
+            end,
+            fuel,
+            MemoryStats {
+                peak: l.peak,
+                denied: l.denied,
+            },
+        ))
+    }
+
+    fn run_component(
+        &self,
+        pre: &wasmtime::component::InstancePre<P2Host>,
+        run: wasmtime::component::ComponentExportIndex,
+        spec: &RunSpec,
+        io: &RunIo,
+    ) -> Result<(RunEnd, u64, MemoryStats), String> {
+        let Entry::Call { mode, target, args } = &spec.entry else {
+            return Err("a component is entered through its `run` export, not `_start`".into());
+        };
+        let mut session = Session::start(self, pre, run, spec, io)?;
+        let (end, fuel) = session.call(mode, target, args, spec.limits.fuel);
+        let l = &session.store.data().limiter;
+        Ok((
+            end,
+            fuel,
+            MemoryStats {
+                peak: l.peak,
+                denied: l.denied,
+            },
+        ))
+    }
+
+    /// Instantiates a component once for many calls (isolation level `solution`): each call gets
+    /// its own fuel budget and output capture, but memory and module state persist between calls,
+    /// so the guest runtime must give each call a fresh namespace.
+    pub fn session(&self, program: &Program, spec: &RunSpec) -> Result<Session, String> {
+        let ProgramInner::Component { pre, run } = &*program.inner else {
+            return Err("sessions need a component".into());
+        };
+        let io = RunIo::new(spec);
+        Session::start(self, pre, *run, spec, &io)
+    }
+}
+
+#[derive(Default)]
+struct MemoryStats {
+    peak: usize,
+    denied: bool,
+}
+
+type RunFunc = TypedFunc<(String, String, Vec<String>), (i32,)>;
+
+/// One live component instance that can be called repeatedly (see [`Sandbox::session`]).
+pub struct Session {
+    store: Store<P2Host>,
+    func: Option<RunFunc>,
+    io: RunIo,
+    limits: Limits,
+    instantiate_error: Option<RunEnd>,
+}
+
+impl Session {
+    fn start(
+        sandbox: &Sandbox,
+        pre: &wasmtime::component::InstancePre<P2Host>,
+        run: wasmtime::component::ComponentExportIndex,
+        spec: &RunSpec,
+        io: &RunIo,
+    ) -> Result<Session, String> {
+        let b = io.wasi_builder(spec)?;
+        let host = P2Host {
+            wasi: { b }.build(),
+            table: wasmtime::component::ResourceTable::new(),
+            limiter: MemoryLimiter::new(spec.limits.memory_bytes.min(sandbox.max_memory_bytes)),
+            time: io.time.clone(),
+        };
+        let mut store = Store::new(&sandbox.engine, host);
+        store.limiter(|h| &mut h.limiter);
+        arm(&mut store, &spec.limits)?;
+        let (func, instantiate_error) = match pre.instantiate(&mut store) {
+            Err(e) => (None, Some(end_from_instantiate_error(e))),
+            Ok(inst) => match inst
+                .get_typed_func::<(String, String, Vec<String>), (i32,)>(&mut store, &run)
+            {
+                Ok(f) => (Some(f), None),
+                Err(e) => (
+                    None,
+                    Some(RunEnd::HostError {
+                        message: format!("{e:#}"),
+                    }),
+                ),
+            },
+        };
+        Ok(Session {
+            store,
+            func,
+            io: io.clone(),
+            limits: spec.limits.clone(),
+            instantiate_error,
+        })
+    }
+
+    /// Calls `run(mode, target, args)` with a fresh `fuel` budget; returns how it ended and the
+    /// fuel it used. After a trap the instance is unusable and later calls report the same trap.
+    pub fn call(&mut self, mode: &str, target: &str, args: &[String], fuel: u64) -> (RunEnd, u64) {
+        if let Some(end) = &self.instantiate_error {
+            return (end.clone(), 0);
+        }
+        let Some(func) = self.func else {
+            return (
+                RunEnd::HostError {
+                    message: "session already ended".into(),
+                },
+                0,
+            );
+        };
+        if let Err(e) = self.store.set_fuel(fuel) {
+            return (
+                RunEnd::HostError {
+                    message: format!("{e:#}"),
+                },
+                0,
+            );
+        }
+        if let Err(m) = arm_epoch(&mut self.store, &self.limits) {
+            return (RunEnd::HostError { message: m }, 0);
+        }
+        let result = func
+            .call(
+                &mut self.store,
+                (mode.to_string(), target.to_string(), args.to_vec()),
+            )
+            .map(|(code,)| code);
+        let used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
+        let end = match result {
+            Ok(code) => RunEnd::Exit { code },
+            Err(e) => {
+                self.func = None;
+                let end = end_from_error(e);
+                self.instantiate_error = Some(end.clone());
+                end
+            }
+        };
+        (end, used)
+    }
+
+    /// One call as a complete [`RunOutcome`] (output captured since the previous call).
+    pub fn call_outcome(
+        &mut self,
+        mode: &str,
+        target: &str,
+        args: &[String],
+        fuel: u64,
+    ) -> RunOutcome {
+        let started = Instant::now();
+        self.io.stdout.clear();
+        self.io.stderr.clear();
+        let (end, used) = self.call(mode, target, args, fuel);
+        let l = &self.store.data().limiter;
+        let mem = MemoryStats {
+            peak: l.peak,
+            denied: l.denied,
+        };
+        self.io.finish(end, used, mem, started.elapsed())
+    }
+}
+
+/// The I/O side of one run: capture pipes and the probe/clock shared with WASI.
+#[derive(Clone)]
+struct RunIo {
+    stdout: CappedPipe,
+    stderr: CappedPipe,
+    probe: Arc<Probe>,
+    time: Arc<VirtualTime>,
+}
+
+impl RunIo {
+    fn new(spec: &RunSpec) -> Self {
+        let cap = usize::try_from(spec.limits.output_bytes).unwrap_or(usize::MAX);
+        let probe = Arc::new(Probe::default());
+        RunIo {
+            stdout: CappedPipe::new(cap),
+            stderr: CappedPipe::new(cap),
+            time: VirtualTime::new(spec.seed, probe.clone()),
+            probe,
+        }
+    }
+
+    /// A WASI context with nothing from the host: no env, no network, no inherited stdio;
+    /// stdin from memory; read-only preopens; seeded RNGs and the virtual clock.
+    fn wasi_builder(&self, spec: &RunSpec) -> Result<WasiCtxBuilder, String> {
+        let mut b = WasiCtxBuilder::new();
+        b.stdin(MemoryInputPipe::new(bytes::Bytes::copy_from_slice(
+            &spec.stdin,
+        )))
+        .stdout(self.stdout.clone())
+        .stderr(self.stderr.clone())
+        .secure_random(RecordingRng::new(spec.seed, 1, self.probe.clone()))
+        .insecure_random(RecordingRng::new(spec.seed, 2, self.probe.clone()))
+        .insecure_random_seed(0x6469_7869_745f_7365_6564_5f76_3100_0000)
+        .wall_clock(VirtualClock(self.time.clone()))
+        .monotonic_clock(VirtualClock(self.time.clone()))
+        .allow_blocking_current_thread(true);
+        for p in &spec.preopens {
+            b.preopened_dir(&p.host, &p.guest, FsPerms::ReadOnly)
+                .map_err(|e| format!("cannot preopen {}: {e:#}", p.host.display()))?;
+        }
+        Ok(b)
+    }
+
+    fn finish(&self, end: RunEnd, fuel_used: u64, mem: MemoryStats, wall: Duration) -> RunOutcome {
+        let (stdout, o1) = self.stdout.contents();
+        let (stderr, o2) = self.stderr.contents();
+        RunOutcome {
+            end,
+            stdout,
+            stderr,
+            output_overflow: o1 || o2,
+            fuel_used,
+            peak_memory: mem.peak as u64,
+            memory_denied: mem.denied,
+            wall,
+            read_entropy: self
+                .probe
+                .entropy
+                .load(std::sync::atomic::Ordering::Relaxed),
+            read_clock: self.probe.clock.load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
+fn arm<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
+    store.set_fuel(limits.fuel).map_err(|e| format!("{e:#}"))?;
+    arm_epoch(store, limits)
+}
+
+fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
+    let ticks = limits
+        .wall_time_ms
+        .div_ceil(EPOCH_TICK.as_millis() as u64)
+        .max(1)
+        + 1;
+    store.set_epoch_deadline(ticks);
+    store.epoch_deadline_trap();
+    Ok(())
+}
+
+/// Instantiation fails either because the guest trapped in its start code (a verdict) or because
+/// the host could not allocate the instance, e.g. an exhausted pool (a dixit problem).
+fn end_from_instantiate_error(e: wasmtime::Error) -> RunEnd {
+    if e.downcast_ref::<Trap>().is_some() || e.downcast_ref::<I32Exit>().is_some() {
+        end_from_error(e)
+    } else {
+        RunEnd::HostError {
+            message: format!("cannot instantiate: {e:#}"),
+        }
+    }
+}
+
+/// The one place a wasmtime error becomes a [`RunEnd`].
+fn end_from_error(e: wasmtime::Error) -> RunEnd {
+    if let Some(exit) = e.downcast_ref::<I32Exit>() {
+        return RunEnd::Exit { code: exit.0 };
+    }
+    if let Some(trap) = e.downcast_ref::<Trap>() {
+        let kind = match trap {
+            Trap::OutOfFuel => TrapKind::OutOfFuel,
+            Trap::Interrupt => TrapKind::Interrupt,
+            Trap::StackOverflow => TrapKind::StackOverflow,
+            _ => TrapKind::Other,
+        };
+        return RunEnd::Trap {
+            kind,
+            message: trap.to_string(),
+        };
+    }
+    // Errors raised by host functions on the guest's behalf (e.g. a refused write past the output
+    // limit, an invalid argument) end the guest like a trap does.
+    RunEnd::Trap {
+        kind: TrapKind::Other,
+        message: format!("{e:#}"),
+    }
+}

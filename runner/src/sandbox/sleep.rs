@@ -1,0 +1,176 @@
+//! Virtual sleeping. wasmtime-wasi implements sleeps with real host timers, so a guest calling
+//! `sleep(10**9)` would hold a host thread (the epoch safety net only interrupts running wasm).
+//! Here a sleep returns at once and advances the run's virtual clock instead: deterministic, free,
+//! and a guest that sleeps forever just runs out of fuel in its retry loop.
+
+use wasmtime::component::{Resource, ResourceTable};
+use wasmtime::{Caller, Extern, Linker};
+use wasmtime_wasi::p2::{subscribe, DynPollable, Pollable};
+
+use super::host::{P1Host, P2Host};
+
+/// A pollable that is always ready.
+struct Ready;
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for Ready {
+    async fn ready(&mut self) {}
+}
+
+fn ready(table: &mut ResourceTable) -> wasmtime::Result<Resource<DynPollable>> {
+    let r = table.push(Ready)?;
+    subscribe(table, r)
+}
+
+/// The `wasi:clocks/monotonic-clock` version wasmtime-wasi 48 provides (and that we shadow).
+const MONOTONIC_CLOCK: &str = "wasi:clocks/monotonic-clock@0.2.12";
+
+/// Shadows `subscribe-duration` and `subscribe-instant` of the component linker.
+pub(crate) fn add_p2(linker: &mut wasmtime::component::Linker<P2Host>) -> wasmtime::Result<()> {
+    linker.allow_shadowing(true);
+    let mut inst = linker.instance(MONOTONIC_CLOCK)?;
+    inst.func_wrap(
+        "subscribe-duration",
+        |mut store: wasmtime::StoreContextMut<'_, P2Host>, (nanos,): (u64,)| {
+            let host = store.data_mut();
+            let now = host.time.peek();
+            host.time.advance_to(now.saturating_add(nanos));
+            Ok((ready(&mut host.table)?,))
+        },
+    )?;
+    inst.func_wrap(
+        "subscribe-instant",
+        |mut store: wasmtime::StoreContextMut<'_, P2Host>, (when,): (u64,)| {
+            let host = store.data_mut();
+            host.time.advance_to(when);
+            Ok((ready(&mut host.table)?,))
+        },
+    )?;
+    linker.allow_shadowing(false);
+    Ok(())
+}
+
+// WASI preview 1 layout of `subscription` (48 bytes) and `event` (32 bytes).
+const SUBSCRIPTION_SIZE: usize = 48;
+const EVENT_SIZE: usize = 32;
+const EVENTTYPE_CLOCK: u8 = 0;
+const SUBCLOCKFLAG_ABSTIME: u16 = 1;
+const CLOCKID_REALTIME: u32 = 0;
+const ERRNO_SUCCESS: i32 = 0;
+const ERRNO_FAULT: i32 = 21;
+const ERRNO_INVAL: i32 = 28;
+
+/// Replaces `wasi_snapshot_preview1::poll_oneoff`: file-descriptor subscriptions (stdin and the
+/// capture pipes, always ready) are reported ready at once; otherwise the earliest clock
+/// subscription fires after advancing virtual time to its deadline.
+pub(crate) fn add_p1(linker: &mut Linker<P1Host>) -> wasmtime::Result<()> {
+    linker.allow_shadowing(true);
+    linker.func_wrap(
+        "wasi_snapshot_preview1",
+        "poll_oneoff",
+        |mut caller: Caller<'_, P1Host>, sub_ptr: i32, ev_ptr: i32, n: i32, nev_ptr: i32| -> i32 {
+            poll_oneoff(
+                &mut caller,
+                sub_ptr as u32,
+                ev_ptr as u32,
+                n as u32,
+                nev_ptr as u32,
+            )
+        },
+    )?;
+    linker.allow_shadowing(false);
+    Ok(())
+}
+
+struct Sub {
+    userdata: u64,
+    tag: u8,
+    deadline: u64,
+}
+
+fn poll_oneoff(
+    caller: &mut Caller<'_, P1Host>,
+    sub_ptr: u32,
+    ev_ptr: u32,
+    n: u32,
+    nev_ptr: u32,
+) -> i32 {
+    if n == 0 {
+        return ERRNO_INVAL;
+    }
+    let Some(Extern::Memory(memory)) = caller.get_export("memory") else {
+        return ERRNO_FAULT;
+    };
+    let time = caller.data().time.clone();
+    let now = time.peek();
+    let (mem, _) = memory.data_and_store_mut(&mut *caller);
+    let n = n as usize;
+    let Some(subs_bytes) = slice(mem, sub_ptr as usize, n * SUBSCRIPTION_SIZE) else {
+        return ERRNO_FAULT;
+    };
+    let mut subs = Vec::with_capacity(n);
+    for s in subs_bytes.chunks_exact(SUBSCRIPTION_SIZE) {
+        let userdata = u64::from_le_bytes(s[0..8].try_into().unwrap_or_default());
+        let tag = s[8];
+        let deadline = if tag == EVENTTYPE_CLOCK {
+            let id = u32::from_le_bytes(s[16..20].try_into().unwrap_or_default());
+            let timeout = u64::from_le_bytes(s[24..32].try_into().unwrap_or_default());
+            let flags = u16::from_le_bytes(s[40..42].try_into().unwrap_or_default());
+            if flags & SUBCLOCKFLAG_ABSTIME != 0 {
+                if id == CLOCKID_REALTIME {
+                    timeout.saturating_sub(time.wall_base_ns())
+                } else {
+                    timeout
+                }
+            } else {
+                now.saturating_add(timeout)
+            }
+        } else {
+            now
+        };
+        subs.push(Sub {
+            userdata,
+            tag,
+            deadline,
+        });
+    }
+    let fd_ready = subs.iter().any(|s| s.tag != EVENTTYPE_CLOCK);
+    let fire_at = if fd_ready {
+        now
+    } else {
+        subs.iter().map(|s| s.deadline).min().unwrap_or(now)
+    };
+    time.advance_to(fire_at);
+    let fired: Vec<&Sub> = subs
+        .iter()
+        .filter(|s| {
+            if fd_ready {
+                s.tag != EVENTTYPE_CLOCK
+            } else {
+                s.deadline <= fire_at
+            }
+        })
+        .collect();
+    let Some(events) = slice_mut(mem, ev_ptr as usize, fired.len() * EVENT_SIZE) else {
+        return ERRNO_FAULT;
+    };
+    for (e, s) in events.chunks_exact_mut(EVENT_SIZE).zip(&fired) {
+        e.fill(0);
+        e[0..8].copy_from_slice(&s.userdata.to_le_bytes());
+        e[10] = s.tag;
+    }
+    let count = fired.len() as u32;
+    let Some(nev) = slice_mut(mem, nev_ptr as usize, 4) else {
+        return ERRNO_FAULT;
+    };
+    nev.copy_from_slice(&count.to_le_bytes());
+    ERRNO_SUCCESS
+}
+
+fn slice(mem: &[u8], at: usize, len: usize) -> Option<&[u8]> {
+    mem.get(at..at.checked_add(len)?)
+}
+
+fn slice_mut(mem: &mut [u8], at: usize, len: usize) -> Option<&mut [u8]> {
+    mem.get_mut(at..at.checked_add(len)?)
+}

@@ -1,0 +1,224 @@
+//! I/O tests: the solution is a program; a test is a TOML file giving stdin (and args) and either
+//! the expected stdout with a comparison mode, or a checker program with testlib exit codes.
+//!
+//! ```toml
+//! stdin = "3\n1 2 3\n"
+//! args = []                 # optional
+//! expected = "6\n"
+//! compare = "tokens"        # exact | tokens (whitespace-insensitive, the default) | float
+//! tolerance = 1e-6          # float: absolute or relative difference allowed
+//! # checker = "check.py"    # instead of `expected`: run with `input output answer` paths;
+//! #                         # exits 0 ok, 1 wrong answer, 2 presentation error, 3 checker failure
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// How output is compared with the expected output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compare {
+    /// Byte for byte.
+    Exact,
+    /// Whitespace-separated tokens equal.
+    #[default]
+    Tokens,
+    /// Tokens equal, numbers within `tolerance` (absolute or relative).
+    Float,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    stdin: Option<String>,
+    stdin_file: Option<PathBuf>,
+    #[serde(default)]
+    args: Vec<String>,
+    expected: Option<String>,
+    expected_file: Option<PathBuf>,
+    #[serde(default)]
+    compare: Compare,
+    tolerance: Option<f64>,
+    checker: Option<PathBuf>,
+}
+
+/// A parsed I/O test.
+#[derive(Clone, Debug)]
+pub struct IoCase {
+    pub stdin: Vec<u8>,
+    pub args: Vec<String>,
+    /// Expected stdout (the answer file for a checker).
+    pub expected: Option<Vec<u8>>,
+    pub compare: Compare,
+    pub tolerance: f64,
+    /// A checker source file (absolute path).
+    pub checker: Option<PathBuf>,
+}
+
+impl IoCase {
+    /// Parses an I/O test file; errors name the file and the problem.
+    pub fn parse(path: &Path) -> Result<IoCase, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let raw: RawCase = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let read = |p: &Path| {
+            std::fs::read(base.join(p))
+                .map_err(|e| format!("{}: {}: {e}", path.display(), p.display()))
+        };
+        let stdin = match (raw.stdin, raw.stdin_file) {
+            (Some(s), None) => s.into_bytes(),
+            (None, Some(f)) => read(&f)?,
+            (None, None) => Vec::new(),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "{}: give `stdin` or `stdin_file`, not both",
+                    path.display()
+                ))
+            }
+        };
+        let expected = match (raw.expected, raw.expected_file) {
+            (Some(s), None) => Some(s.into_bytes()),
+            (None, Some(f)) => Some(read(&f)?),
+            (None, None) => None,
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "{}: give `expected` or `expected_file`, not both",
+                    path.display()
+                ))
+            }
+        };
+        let checker = raw.checker.map(|c| base.join(c));
+        if expected.is_none() && checker.is_none() {
+            return Err(format!(
+                "{}: an I/O test needs `expected` (or `expected_file`) or a `checker`",
+                path.display()
+            ));
+        }
+        if let Some(c) = &checker {
+            if !c.is_file() {
+                return Err(format!(
+                    "{}: checker {} not found",
+                    path.display(),
+                    c.display()
+                ));
+            }
+        }
+        Ok(IoCase {
+            stdin,
+            args: raw.args,
+            expected,
+            compare: raw.compare,
+            tolerance: raw.tolerance.unwrap_or(1e-6),
+            checker,
+        })
+    }
+
+    /// Compares `actual` with the expected output; `Err` says where they first differ.
+    pub fn compare(&self, actual: &[u8]) -> Result<(), String> {
+        let expected = self.expected.as_deref().unwrap_or_default();
+        match self.compare {
+            Compare::Exact => {
+                if actual == expected {
+                    Ok(())
+                } else {
+                    let at = actual
+                        .iter()
+                        .zip(expected)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(actual.len().min(expected.len()));
+                    Err(format!("output differs at byte {at}"))
+                }
+            }
+            Compare::Tokens | Compare::Float => {
+                let a = String::from_utf8_lossy(actual);
+                let e = String::from_utf8_lossy(expected);
+                let (mut at, mut et) = (a.split_whitespace(), e.split_whitespace());
+                for i in 1.. {
+                    match (at.next(), et.next()) {
+                        (None, None) => return Ok(()),
+                        (Some(x), Some(y)) if x == y => {}
+                        (Some(x), Some(y))
+                            if self.compare == Compare::Float && close(x, y, self.tolerance) => {}
+                        (Some(x), Some(y)) => {
+                            return Err(format!(
+                                "token {i}: expected {:?}, got {:?}",
+                                clip(y),
+                                clip(x)
+                            ))
+                        }
+                        (None, Some(y)) => {
+                            return Err(format!(
+                                "token {i}: expected {:?}, got end of output",
+                                clip(y)
+                            ))
+                        }
+                        (Some(x), None) => {
+                            return Err(format!(
+                                "token {i}: expected end of output, got {:?}",
+                                clip(x)
+                            ))
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn close(a: &str, b: &str, tol: f64) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
+            let d = (x - y).abs();
+            d <= tol || d <= tol * y.abs()
+        }
+        _ => false,
+    }
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(expected: &str, compare: Compare) -> IoCase {
+        IoCase {
+            stdin: vec![],
+            args: vec![],
+            expected: Some(expected.as_bytes().to_vec()),
+            compare,
+            tolerance: 1e-6,
+            checker: None,
+        }
+    }
+
+    #[test]
+    fn exact_is_byte_for_byte() {
+        assert!(case("6\n", Compare::Exact).compare(b"6\n").is_ok());
+        assert!(case("6\n", Compare::Exact).compare(b"6").is_err());
+    }
+
+    #[test]
+    fn tokens_ignore_whitespace_but_not_content() {
+        let c = case("1 2\n3\n", Compare::Tokens);
+        assert!(c.compare(b"1\n2 3").is_ok());
+        assert_eq!(
+            c.compare(b"1 2").unwrap_err(),
+            "token 3: expected \"3\", got end of output"
+        );
+        assert!(c.compare(b"1 2 4").is_err());
+    }
+
+    #[test]
+    fn float_within_tolerance() {
+        let c = case("0.3333333 x", Compare::Float);
+        assert!(c.compare(b"0.33333331 x").is_ok());
+        assert!(c.compare(b"0.3334 x").is_err());
+        assert!(c.compare(b"0.3333333 y").is_err());
+        assert!(case("1e9", Compare::Float).compare(b"1000000000.5").is_ok());
+    }
+}

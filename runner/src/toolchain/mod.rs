@@ -1,0 +1,997 @@
+//! Toolchains turn a solution (a folder) and a test (a file) into something the sandbox can run,
+//! and say how to judge the run.
+//!
+//! | test file | test kind | solution                        | pass means                    |
+//! |-----------|-----------|---------------------------------|-------------------------------|
+//! | `*.py`    | python    | Python files (`solution.py`)    | the test exits normally       |
+//! | `*.c`     | c         | C sources (+ headers)           | the test's `main` returns 0   |
+//! | `*.cpp`   | cpp       | C++ sources (+ headers)         | the test's `main` returns 0   |
+//! | `*.rs`    | rust      | `lib.rs` (crate `solution`)     | the test's `main` returns     |
+//! | `*.toml`  | io        | a program in any of the above   | output matches / checker OK   |
+//!
+//! - `python.rs`: the pre-initialised CPython component; `c.rs`: clang → wasm32-wasi;
+//!   `rust.rs`: rustc → wasm32-wasip1; `io.rs`: I/O test files and output comparison;
+//!   `snapshot.rs`: private read-only copies; `sdk.rs`: the embedded guest SDK;
+//!   `doctor.rs`: what is installed and how to install what is not.
+
+mod c;
+mod doctor;
+mod io;
+mod process;
+mod python;
+mod rust;
+mod sdk;
+mod snapshot;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+pub use c::CCompiler;
+pub use doctor::{doctor, DoctorCheck};
+pub use io::{Compare, IoCase};
+pub use python::{find_componentize_py, COMPONENTIZE_PY_VERSION};
+pub use rust::RustCompiler;
+pub use snapshot::Snapshot;
+
+use crate::sandbox::{
+    hash_parts, CompileSide, Entry, Limits, Preopen, Program, RunSpec, Sandbox, Verdict,
+    VerdictKind,
+};
+
+/// A language coders write solutions in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    Python,
+    C,
+    Cpp,
+    Rust,
+    /// A prebuilt WebAssembly command module (`main.wasm`): I/O tests only.
+    Wasm,
+}
+
+impl Language {
+    /// The name used in config files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Rust => "rust",
+            Language::Wasm => "wasm",
+        }
+    }
+
+    /// Guesses the language of a solution folder from its files.
+    pub fn detect(files: &[PathBuf]) -> Option<Language> {
+        let has = |exts: &[&str]| {
+            files.iter().any(|f| {
+                f.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| exts.contains(&e))
+            })
+        };
+        if has(&["py"]) {
+            Some(Language::Python)
+        } else if has(&["rs"]) {
+            Some(Language::Rust)
+        } else if has(&["cpp", "cc", "cxx"]) {
+            Some(Language::Cpp)
+        } else if has(&["c"]) {
+            Some(Language::C)
+        } else if has(&["wasm"]) {
+            Some(Language::Wasm)
+        } else {
+            None
+        }
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "python" => Ok(Language::Python),
+            "c" => Ok(Language::C),
+            "cpp" | "c++" => Ok(Language::Cpp),
+            "rust" => Ok(Language::Rust),
+            "wasm" => Ok(Language::Wasm),
+            _ => Err(format!(
+                "unknown language `{s}` (expected python, c, cpp, rust or wasm)"
+            )),
+        }
+    }
+}
+
+/// What kind of test a file is, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestKind {
+    Python,
+    C,
+    Cpp,
+    Rust,
+    Io,
+}
+
+impl TestKind {
+    /// The kind of a test file, by extension.
+    pub fn from_path(p: &Path) -> Option<TestKind> {
+        match p.extension().and_then(|e| e.to_str())? {
+            "py" => Some(TestKind::Python),
+            "c" => Some(TestKind::C),
+            "cpp" | "cc" | "cxx" => Some(TestKind::Cpp),
+            "rs" => Some(TestKind::Rust),
+            "toml" => Some(TestKind::Io),
+            _ => None,
+        }
+    }
+
+    /// The language a solution needs for this test kind (`None` for I/O: any).
+    pub fn language(self) -> Option<Language> {
+        match self {
+            TestKind::Python => Some(Language::Python),
+            TestKind::C => Some(Language::C),
+            TestKind::Cpp => Some(Language::Cpp),
+            TestKind::Rust => Some(Language::Rust),
+            TestKind::Io => None,
+        }
+    }
+
+    /// The file extension tests of this kind use.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TestKind::Python => "py",
+            TestKind::C => "c",
+            TestKind::Cpp => "cpp",
+            TestKind::Rust => "rs",
+            TestKind::Io => "toml",
+        }
+    }
+}
+
+/// A solution or test that did not build: which side, and the build log.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{side:?} does not build: {message}")]
+pub struct BuildError {
+    pub side: CompileSide,
+    pub message: String,
+}
+
+impl BuildError {
+    fn new(side: CompileSide, message: impl Into<String>) -> Self {
+        BuildError {
+            side,
+            message: message.into(),
+        }
+    }
+
+    /// The `compile_error` verdict for this failure (the log goes in `stderr`).
+    pub fn verdict(&self, seed: u64) -> Verdict {
+        let mut v = Verdict::not_run(
+            VerdictKind::CompileError,
+            Some(self.side),
+            process::first_error_line(&self.message),
+            seed,
+        );
+        v.stderr = self.message.clone();
+        v
+    }
+}
+
+/// A solution folder, snapshotted; its artifacts are built on first need and memoized.
+pub struct Solution {
+    /// Where it came from.
+    pub dir: PathBuf,
+    pub snapshot: Snapshot,
+    pub language: Language,
+    checked: OnceLock<Result<(), BuildError>>,
+    objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
+    rlib: OnceLock<Result<PathBuf, BuildError>>,
+    program: OnceLock<Result<Runnable, BuildError>>,
+}
+
+/// A test file, snapshotted (alone in its own directory).
+pub struct Test {
+    /// Where it came from.
+    pub path: PathBuf,
+    pub kind: TestKind,
+    pub snapshot: Snapshot,
+    file_name: String,
+    io: Option<IoCase>,
+    checked: OnceLock<Result<(), BuildError>>,
+    objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
+    checker: OnceLock<Result<Runnable, BuildError>>,
+}
+
+impl Test {
+    /// The parsed I/O case, for I/O tests.
+    pub fn io_case(&self) -> Option<&IoCase> {
+        self.io.as_ref()
+    }
+}
+
+/// A program plus how to enter it and what it sees.
+#[derive(Clone, Debug)]
+pub struct Runnable {
+    pub program: Program,
+    pub entry: Entry,
+    pub preopens: Vec<Preopen>,
+}
+
+impl Runnable {
+    fn with_args(&self, extra: &[String]) -> Runnable {
+        let mut r = self.clone();
+        match &mut r.entry {
+            Entry::Start { argv } => argv.extend_from_slice(extra),
+            Entry::Call { args, .. } => args.extend_from_slice(extra),
+        }
+        r
+    }
+}
+
+/// All toolchains over one sandbox. Compilers and the Python runtime are found (or built) on
+/// first use and kept for the life of the value; `&Toolchains` is shared by worker threads.
+pub struct Toolchains {
+    sandbox: Arc<Sandbox>,
+    python: OnceLock<Result<Program, String>>,
+    c: OnceLock<Result<CCompiler, String>>,
+    rust: OnceLock<Result<RustCompiler, String>>,
+    sdk: OnceLock<Result<sdk::Sdk, String>>,
+}
+
+impl Toolchains {
+    /// Toolchains running on `sandbox`.
+    pub fn new(sandbox: Arc<Sandbox>) -> Self {
+        Toolchains {
+            sandbox,
+            python: OnceLock::new(),
+            c: OnceLock::new(),
+            rust: OnceLock::new(),
+            sdk: OnceLock::new(),
+        }
+    }
+
+    /// The sandbox runs go to.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// The Python runtime (built once per machine, loaded once per process).
+    pub fn python_runtime(&self) -> Result<&Program, String> {
+        self.python
+            .get_or_init(|| python::load_runtime(&self.sandbox))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn cc(&self) -> Result<&CCompiler, String> {
+        self.c
+            .get_or_init(CCompiler::discover)
+            .as_ref()
+            .map_err(|e| format!("no C/C++ compiler for wasm32-wasi: {e}"))
+    }
+
+    fn rustc(&self) -> Result<&RustCompiler, String> {
+        self.rust
+            .get_or_init(RustCompiler::discover)
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn sdk(&self) -> Result<&sdk::Sdk, String> {
+        self.sdk
+            .get_or_init(|| sdk::Sdk::materialize(self.sandbox.cache()))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn build_dir(&self, what: &str) -> PathBuf {
+        self.sandbox.cache().root().join(what)
+    }
+
+    /// Snapshots a solution folder. `language` overrides detection from file extensions.
+    pub fn solution(&self, dir: &Path, language: Option<Language>) -> Result<Solution, String> {
+        if !dir.is_dir() {
+            return Err(format!("{}: not a directory", dir.display()));
+        }
+        let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir)?;
+        let language = match language {
+            Some(l) => l,
+            None => Language::detect(&snapshot.files).ok_or_else(|| {
+                format!(
+                    "{}: no source files (.py, .c, .cpp, .rs, .wasm) found",
+                    dir.display()
+                )
+            })?,
+        };
+        Ok(Solution {
+            dir: dir.to_path_buf(),
+            snapshot,
+            language,
+            checked: OnceLock::new(),
+            objects: OnceLock::new(),
+            rlib: OnceLock::new(),
+            program: OnceLock::new(),
+        })
+    }
+
+    /// Snapshots a test file; its kind comes from its extension. I/O tests are parsed here.
+    pub fn test(&self, path: &Path) -> Result<Test, String> {
+        let kind = TestKind::from_path(path).ok_or_else(|| {
+            format!(
+                "{}: unknown test kind (expected .py, .c, .cpp, .rs or .toml)",
+                path.display()
+            )
+        })?;
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("{}: not a file", path.display()))?;
+        let io = if kind == TestKind::Io {
+            Some(IoCase::parse(path)?)
+        } else {
+            None
+        };
+        let snapshot = snapshot::snapshot_file(self.sandbox.cache(), path, &file_name)?;
+        Ok(Test {
+            path: path.to_path_buf(),
+            kind,
+            snapshot,
+            file_name,
+            io,
+            checked: OnceLock::new(),
+            objects: Mutex::new(HashMap::new()),
+            checker: OnceLock::new(),
+        })
+    }
+
+    /// Builds what a solution needs for tests of `kind`, reporting the build error if any.
+    pub fn check_solution(&self, s: &Solution, kind: TestKind) -> Result<(), BuildError> {
+        if kind == TestKind::Io {
+            return self.solution_program(s).map(|_| ());
+        }
+        match s.language {
+            Language::Python => {
+                self.python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
+            }
+            Language::C | Language::Cpp => self.solution_objects(s).map(|_| ()),
+            Language::Rust => self.solution_rlib(s).map(|_| ()),
+            Language::Wasm => Err(BuildError::new(
+                CompileSide::Solution,
+                "a prebuilt .wasm solution can only take I/O tests",
+            )),
+        }
+    }
+
+    /// Builds what a test needs on its own (syntax check, object file, checker).
+    pub fn check_test(&self, t: &Test) -> Result<(), BuildError> {
+        match t.kind {
+            TestKind::Python => {
+                self.python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
+            }
+            TestKind::C | TestKind::Cpp => self.test_object(t, None).map(|_| ()),
+            // A Rust test only builds against a solution crate; it is checked per pair.
+            TestKind::Rust => Ok(()),
+            TestKind::Io => match &t.io.as_ref().and_then(|c| c.checker.clone()) {
+                Some(c) => self.checker(t, c).map(|_| ()),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// Runs `test` against `solution` once with `seed`. Build failures are `compile_error`
+    /// verdicts; nothing here returns an error.
+    pub fn run(&self, s: &Solution, t: &Test, seed: u64, limits: &Limits) -> Verdict {
+        if let Some(lang) = t.kind.language() {
+            if lang != s.language {
+                return BuildError::new(
+                    CompileSide::Link,
+                    format!(
+                        "a {} test needs a {} solution, not {}",
+                        t.kind.extension(),
+                        lang.as_str(),
+                        s.language.as_str()
+                    ),
+                )
+                .verdict(seed);
+            }
+        }
+        if let Err(e) = self.check_test(t) {
+            return e.verdict(seed);
+        }
+        if let Err(e) = self.check_solution(s, t.kind) {
+            return e.verdict(seed);
+        }
+        match t.kind {
+            TestKind::Io => self.run_io(s, t, seed, limits),
+            _ => match self.unit_runnable(s, t) {
+                Ok(r) => self.run_runnable(&r, Vec::new(), seed, limits),
+                Err(e) => e.verdict(seed),
+            },
+        }
+    }
+
+    fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict {
+        let spec = RunSpec {
+            entry: r.entry.clone(),
+            stdin: stdin.into(),
+            preopens: r.preopens.clone(),
+            limits: limits.clone(),
+            seed,
+        };
+        let outcome = self.sandbox.run(&r.program, &spec);
+        Verdict::from_outcome(&outcome, seed)
+    }
+
+    fn python_check(
+        &self,
+        cell: &OnceLock<Result<(), BuildError>>,
+        snap: &Snapshot,
+        guest: &str,
+        side: CompileSide,
+    ) -> Result<(), BuildError> {
+        cell.get_or_init(|| {
+            let rt = self
+                .python_runtime()
+                .map_err(|e| BuildError::new(side, e))?;
+            let spec = RunSpec {
+                entry: Entry::Call {
+                    mode: "check".into(),
+                    target: guest.into(),
+                    args: vec![],
+                },
+                stdin: Arc::from(Vec::new()),
+                preopens: vec![Preopen {
+                    host: snap.dir.clone(),
+                    guest: guest.into(),
+                }],
+                limits: Limits::default(),
+                seed: 0,
+            };
+            let v = Verdict::from_outcome(&self.sandbox.run(rt, &spec), 0);
+            match v.verdict {
+                VerdictKind::Pass => Ok(()),
+                VerdictKind::InternalError => Err(BuildError::new(
+                    side,
+                    format!("python check failed: {}", v.detail.unwrap_or_default()),
+                )),
+                _ => Err(BuildError::new(
+                    side,
+                    if v.stderr.is_empty() {
+                        v.detail.unwrap_or_default()
+                    } else {
+                        v.stderr
+                    },
+                )),
+            }
+        })
+        .clone()
+    }
+
+    fn solution_objects<'s>(&self, s: &'s Solution) -> Result<&'s Vec<PathBuf>, BuildError> {
+        s.objects
+            .get_or_init(|| {
+                let side = CompileSide::Solution;
+                let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
+                let headers = header_key(&s.snapshot);
+                let sources: Vec<&PathBuf> = s
+                    .snapshot
+                    .files
+                    .iter()
+                    .filter(|f| c::is_c_source(f))
+                    .collect();
+                if sources.is_empty() {
+                    return Err(BuildError::new(
+                        side,
+                        "no C/C++ source files in the solution",
+                    ));
+                }
+                let out = self.build_dir("obj");
+                sources
+                    .iter()
+                    .map(|f| {
+                        cc.compile(
+                            &s.snapshot.dir.join(f),
+                            &[&s.snapshot.dir],
+                            &[headers.as_bytes()],
+                            &out,
+                        )
+                        .map_err(|e| BuildError::new(side, e))
+                    })
+                    .collect()
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The test's object, compiled with the solution's headers on its include path (the key
+    /// includes them) so tests can `#include "solution.h"`.
+    fn test_object(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
+        let s = s.filter(|s| has_headers(&s.snapshot));
+        let headers = s.map(|s| header_key(&s.snapshot)).unwrap_or_default();
+        let mut memo = t.objects.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = memo.get(&headers) {
+            return r.clone();
+        }
+        // Without solution headers a failure is the test's own; with them it may be a mismatch.
+        let side = if s.is_none() {
+            CompileSide::Test
+        } else {
+            CompileSide::Link
+        };
+        let r = (|| {
+            let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
+            let sdk = self.sdk().map_err(|e| BuildError::new(side, e))?;
+            let assert_dir = sdk.path("c/assert");
+            let include_dir = sdk.path("c/include");
+            let mut incs: Vec<&Path> = vec![&assert_dir, &include_dir];
+            if let Some(s) = s {
+                incs.push(&s.snapshot.dir);
+            }
+            let src = t.snapshot.dir.join(&t.file_name);
+            cc.compile(
+                &src,
+                &incs,
+                &[headers.as_bytes(), sdk.hash.as_bytes()],
+                &self.build_dir("obj"),
+            )
+            .map_err(|e| BuildError::new(side, e))
+        })();
+        memo.insert(headers, r.clone());
+        r
+    }
+
+    fn solution_rlib<'s>(&self, s: &'s Solution) -> Result<&'s PathBuf, BuildError> {
+        s.rlib
+            .get_or_init(|| {
+                let side = CompileSide::Solution;
+                let rustc = self.rustc().map_err(|e| BuildError::new(side, e))?;
+                let root = ["lib.rs", "src/lib.rs"]
+                    .iter()
+                    .map(|r| s.snapshot.dir.join(r))
+                    .find(|p| p.is_file())
+                    .ok_or_else(|| {
+                        BuildError::new(side, "a Rust solution needs lib.rs or src/lib.rs")
+                    })?;
+                rustc
+                    .rlib(
+                        &root,
+                        "solution",
+                        &[s.snapshot.hash.as_bytes()],
+                        &self.build_dir("rlib"),
+                    )
+                    .map_err(|e| BuildError::new(side, e))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn guest_rlib(&self) -> Result<PathBuf, String> {
+        let rustc = self.rustc()?;
+        let sdk = self.sdk()?;
+        rustc.rlib(
+            &sdk.path("rust/lib.rs"),
+            "dixit",
+            &[sdk.hash.as_bytes()],
+            &self.build_dir("rlib"),
+        )
+    }
+
+    /// The runnable program for a unit test against a solution (same language).
+    fn unit_runnable(&self, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+        match t.kind {
+            TestKind::Python => {
+                let rt = self
+                    .python_runtime()
+                    .map_err(|e| BuildError::new(CompileSide::Test, e))?;
+                Ok(Runnable {
+                    program: rt.clone(),
+                    entry: Entry::Call {
+                        mode: "test".into(),
+                        target: format!("/test/{}", t.file_name),
+                        args: vec!["/solution".into()],
+                    },
+                    preopens: vec![
+                        Preopen {
+                            host: s.snapshot.dir.clone(),
+                            guest: "/solution".into(),
+                        },
+                        Preopen {
+                            host: t.snapshot.dir.clone(),
+                            guest: "/test".into(),
+                        },
+                    ],
+                })
+            }
+            TestKind::C | TestKind::Cpp => {
+                let cc = self
+                    .cc()
+                    .map_err(|e| BuildError::new(CompileSide::Link, e))?;
+                let mut objects = self.solution_objects(s)?.clone();
+                objects.push(self.test_object(t, Some(s))?);
+                let key = hash_parts(
+                    [b"c-link-v1".as_slice(), cc.version.as_bytes()]
+                        .into_iter()
+                        .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
+                );
+                let cxx = t.kind == TestKind::Cpp || s.language == Language::Cpp;
+                let program = self
+                    .sandbox
+                    .load_keyed(&key, || {
+                        cc.link(&objects, cxx)
+                            .map_err(|message| crate::sandbox::SandboxError::Link { message })
+                    })
+                    .map_err(|e| BuildError::new(CompileSide::Link, sandbox_message(e)))?;
+                Ok(Runnable {
+                    program,
+                    entry: Entry::Start {
+                        argv: vec!["test".into()],
+                    },
+                    preopens: vec![],
+                })
+            }
+            TestKind::Rust => {
+                let rustc = self
+                    .rustc()
+                    .map_err(|e| BuildError::new(CompileSide::Link, e))?;
+                let rlib = self.solution_rlib(s)?.clone();
+                let guest = self
+                    .guest_rlib()
+                    .map_err(|e| BuildError::new(CompileSide::Link, e))?;
+                let test_path = t.snapshot.dir.join(&t.file_name);
+                let key = hash_parts([
+                    b"rust-test-v2".as_slice(),
+                    rustc.version.as_bytes(),
+                    s.snapshot.hash.as_bytes(),
+                    t.snapshot.hash.as_bytes(),
+                    guest.as_os_str().as_encoded_bytes(),
+                ]);
+                let program = self
+                    .sandbox
+                    .load_keyed(&key, || {
+                        let dir = tempfile::tempdir().map_err(|e| {
+                            crate::sandbox::SandboxError::Link {
+                                message: e.to_string(),
+                            }
+                        })?;
+                        let root = dir.path().join("dixit_test_main.rs");
+                        std::fs::write(&root, rust::test_root(&test_path)).map_err(|e| {
+                            crate::sandbox::SandboxError::Link {
+                                message: e.to_string(),
+                            }
+                        })?;
+                        rustc
+                            .binary(
+                                &root,
+                                &t.snapshot.dir,
+                                &[("solution", &rlib), ("dixit", &guest)],
+                            )
+                            .map_err(|message| crate::sandbox::SandboxError::Link { message })
+                    })
+                    .map_err(|e| BuildError::new(CompileSide::Link, sandbox_message(e)))?;
+                Ok(Runnable {
+                    program,
+                    entry: Entry::Start {
+                        argv: vec!["test".into()],
+                    },
+                    preopens: vec![],
+                })
+            }
+            TestKind::Io => Err(BuildError::new(
+                CompileSide::Test,
+                "an I/O test is not a unit test",
+            )),
+        }
+    }
+
+    /// A solution as a standalone program (for I/O tests).
+    pub fn solution_program<'s>(&self, s: &'s Solution) -> Result<&'s Runnable, BuildError> {
+        s.program
+            .get_or_init(|| {
+                let side = CompileSide::Solution;
+                match s.language {
+                    Language::Python => {
+                        let main = python_main(&s.snapshot).ok_or_else(|| {
+                            BuildError::new(
+                                side,
+                                "a Python program needs main.py (or exactly one .py file)",
+                            )
+                        })?;
+                        self.python_check(&s.checked, &s.snapshot, "/solution", side)?;
+                        let rt = self
+                            .python_runtime()
+                            .map_err(|e| BuildError::new(side, e))?;
+                        Ok(Runnable {
+                            program: rt.clone(),
+                            entry: Entry::Call {
+                                mode: "main".into(),
+                                target: format!("/solution/{}", main.display()),
+                                args: vec![],
+                            },
+                            preopens: vec![Preopen {
+                                host: s.snapshot.dir.clone(),
+                                guest: "/solution".into(),
+                            }],
+                        })
+                    }
+                    Language::C | Language::Cpp => {
+                        let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
+                        let objects = self.solution_objects(s)?.clone();
+                        let key = hash_parts(
+                            [b"c-link-v1".as_slice(), cc.version.as_bytes()]
+                                .into_iter()
+                                .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
+                        );
+                        let cxx = s.language == Language::Cpp;
+                        let program = self
+                            .sandbox
+                            .load_keyed(&key, || {
+                                cc.link(&objects, cxx).map_err(|message| {
+                                    crate::sandbox::SandboxError::Link { message }
+                                })
+                            })
+                            .map_err(|e| BuildError::new(side, sandbox_message(e)))?;
+                        Ok(Runnable {
+                            program,
+                            entry: Entry::Start {
+                                argv: vec!["main".into()],
+                            },
+                            preopens: vec![],
+                        })
+                    }
+                    Language::Rust => {
+                        let rustc = self.rustc().map_err(|e| BuildError::new(side, e))?;
+                        let root = ["main.rs", "src/main.rs"]
+                            .iter()
+                            .map(|r| s.snapshot.dir.join(r))
+                            .find(|p| p.is_file())
+                            .ok_or_else(|| {
+                                BuildError::new(side, "a Rust program needs main.rs or src/main.rs")
+                            })?;
+                        let key = hash_parts([
+                            b"rust-bin-v2".as_slice(),
+                            rustc.version.as_bytes(),
+                            s.snapshot.hash.as_bytes(),
+                        ]);
+                        let program = self
+                            .sandbox
+                            .load_keyed(&key, || {
+                                rustc
+                                    .binary(&root, &s.snapshot.dir, &[])
+                                    .map_err(|message| crate::sandbox::SandboxError::Link {
+                                        message,
+                                    })
+                            })
+                            .map_err(|e| BuildError::new(side, sandbox_message(e)))?;
+                        Ok(Runnable {
+                            program,
+                            entry: Entry::Start {
+                                argv: vec!["main".into()],
+                            },
+                            preopens: vec![],
+                        })
+                    }
+                    Language::Wasm => {
+                        let f = s
+                            .snapshot
+                            .files
+                            .iter()
+                            .find(|f| f.extension().is_some_and(|e| e == "wasm"))
+                            .ok_or_else(|| BuildError::new(side, "no .wasm file"))?;
+                        let program = self
+                            .sandbox
+                            .load_file(&s.snapshot.dir.join(f))
+                            .map_err(|e| BuildError::new(side, sandbox_message(e)))?;
+                        let entry = match program.kind() {
+                            crate::sandbox::ProgramKind::Module => Entry::Start {
+                                argv: vec!["main".into()],
+                            },
+                            crate::sandbox::ProgramKind::Component => Entry::Call {
+                                mode: "main".into(),
+                                target: String::new(),
+                                args: vec![],
+                            },
+                        };
+                        Ok(Runnable {
+                            program,
+                            entry,
+                            preopens: vec![],
+                        })
+                    }
+                }
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// A checker program for an I/O test, built from one source file.
+    fn checker<'t>(&self, t: &'t Test, path: &Path) -> Result<&'t Runnable, BuildError> {
+        t.checker
+            .get_or_init(|| {
+                let side = CompileSide::Test;
+                let dir = path.parent().unwrap_or(Path::new("."));
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let snap = snapshot::snapshot_file(self.sandbox.cache(), path, &name)
+                    .map_err(|e| BuildError::new(side, e))?;
+                let _ = dir;
+                let lang = Language::detect(std::slice::from_ref(&PathBuf::from(&name)))
+                    .ok_or_else(|| {
+                        BuildError::new(side, format!("checker {name}: unknown language"))
+                    })?;
+                let checker = Solution {
+                    dir: path.to_path_buf(),
+                    snapshot: snap,
+                    language: lang,
+                    checked: OnceLock::new(),
+                    objects: OnceLock::new(),
+                    rlib: OnceLock::new(),
+                    program: OnceLock::new(),
+                };
+                let mut r = self
+                    .solution_program(&checker)
+                    .map_err(|e| BuildError::new(side, format!("checker: {}", e.message)))?
+                    .clone();
+                if let Entry::Call { target, .. } = &mut r.entry {
+                    *target = format!("/checker/{name}");
+                }
+                for p in &mut r.preopens {
+                    p.guest = "/checker".into();
+                }
+                Ok(r)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn run_io(&self, s: &Solution, t: &Test, seed: u64, limits: &Limits) -> Verdict {
+        let Some(case) = t.io.as_ref() else {
+            return Verdict::not_run(
+                VerdictKind::InternalError,
+                None,
+                "I/O test without a case",
+                seed,
+            );
+        };
+        let prog = match self.solution_program(s) {
+            Ok(p) => p.with_args(&case.args),
+            Err(e) => return e.verdict(seed),
+        };
+        let mut v = self.run_runnable(&prog, case.stdin.clone(), seed, limits);
+        if v.verdict != VerdictKind::Pass {
+            return v;
+        }
+        let judged = match &case.checker {
+            None => case
+                .compare(v.stdout.as_bytes())
+                .map_err(|d| (VerdictKind::WrongAnswer, d)),
+            Some(path) => self.run_checker(t, path, case, v.stdout.as_bytes(), seed, limits),
+        };
+        if let Err((kind, detail)) = judged {
+            v.verdict = kind;
+            v.detail = Some(detail);
+        }
+        v
+    }
+
+    fn run_checker(
+        &self,
+        t: &Test,
+        path: &Path,
+        case: &IoCase,
+        output: &[u8],
+        seed: u64,
+        limits: &Limits,
+    ) -> Result<(), (VerdictKind, String)> {
+        let checker = self
+            .checker(t, path)
+            .map_err(|e| (VerdictKind::CompileError, e.message))?;
+        let files = tempfile::tempdir().map_err(|e| (VerdictKind::InternalError, e.to_string()))?;
+        for (name, bytes) in [
+            ("input.txt", &case.stdin[..]),
+            ("output.txt", output),
+            ("answer.txt", case.expected.as_deref().unwrap_or_default()),
+        ] {
+            std::fs::write(files.path().join(name), bytes)
+                .map_err(|e| (VerdictKind::InternalError, e.to_string()))?;
+        }
+        let mut r = checker.with_args(&[
+            "/io/input.txt".into(),
+            "/io/output.txt".into(),
+            "/io/answer.txt".into(),
+        ]);
+        r.preopens.push(Preopen {
+            host: files.path().to_path_buf(),
+            guest: "/io".into(),
+        });
+        let v = self.run_runnable(&r, Vec::new(), seed, limits);
+        let msg = || {
+            let s = v.stderr.trim();
+            if s.is_empty() {
+                v.stdout.trim().chars().take(300).collect()
+            } else {
+                s.chars().take(300).collect::<String>()
+            }
+        };
+        match (v.verdict, v.exit_code) {
+            (VerdictKind::Pass, _) => Ok(()),
+            (_, Some(1)) => Err((
+                VerdictKind::WrongAnswer,
+                format!("checker: wrong answer: {}", msg()),
+            )),
+            (_, Some(2)) => Err((
+                VerdictKind::WrongAnswer,
+                format!("checker: presentation error: {}", msg()),
+            )),
+            (_, Some(3)) => Err((
+                VerdictKind::RuntimeError,
+                format!("checker failure: {}", msg()),
+            )),
+            (kind, _) => Err((
+                VerdictKind::RuntimeError,
+                format!(
+                    "checker crashed ({kind}): {}",
+                    v.detail.clone().unwrap_or_default()
+                ),
+            )),
+        }
+    }
+}
+
+fn sandbox_message(e: crate::sandbox::SandboxError) -> String {
+    match e {
+        crate::sandbox::SandboxError::Link { message } => message,
+        other => {
+            let mut s = other.to_string();
+            let mut src = std::error::Error::source(&other);
+            while let Some(e) = src {
+                s.push_str(": ");
+                s.push_str(&e.to_string());
+                src = e.source();
+            }
+            s
+        }
+    }
+}
+
+fn has_headers(snap: &Snapshot) -> bool {
+    snap.files.iter().any(|f| {
+        matches!(
+            f.extension().and_then(|e| e.to_str()),
+            Some("h" | "hpp" | "hh")
+        )
+    })
+}
+
+/// A key over the solution's header files (tests are compiled against them).
+fn header_key(snap: &Snapshot) -> String {
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    for f in snap.files.iter().filter(|f| {
+        matches!(
+            f.extension().and_then(|e| e.to_str()),
+            Some("h" | "hpp" | "hh")
+        )
+    }) {
+        parts.push(f.as_os_str().as_encoded_bytes().to_vec());
+        parts.push(std::fs::read(snap.dir.join(f)).unwrap_or_default());
+    }
+    hash_parts(parts.iter().map(|p| p.as_slice()))
+}
+
+fn python_main(snap: &Snapshot) -> Option<PathBuf> {
+    let py: Vec<&PathBuf> = snap
+        .files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "py"))
+        .collect();
+    py.iter()
+        .find(|f| f.as_os_str() == "main.py")
+        .map(|f| (*f).clone())
+        .or_else(|| (py.len() == 1).then(|| py[0].clone()))
+}

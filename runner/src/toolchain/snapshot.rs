@@ -1,0 +1,116 @@
+//! Content-addressed snapshots of solutions and tests. A run sees a private, read-only copy, so a
+//! solution cannot read other tests beside its test, and files cannot change between reruns.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::sandbox::ArtifactCache;
+
+/// Snapshot size bounds: a solution is source code, not a dataset.
+const MAX_FILES: usize = 2_000;
+const MAX_BYTES: u64 = 64 << 20;
+
+/// A private read-only copy of some files, named by the hash of their paths and contents.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The directory holding the copy.
+    pub dir: PathBuf,
+    /// Hash of the relative paths and contents.
+    pub hash: String,
+    /// Relative paths of the files, sorted.
+    pub files: Vec<PathBuf>,
+}
+
+/// Copies the regular files under `src` (hidden entries and symlinks skipped: a symlink could
+/// point outside) into the cache.
+pub fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, String> {
+    let mut files = Vec::new();
+    collect(src, Path::new(""), &mut files)?;
+    files.sort();
+    let mut total = 0u64;
+    let mut entries = Vec::with_capacity(files.len());
+    for rel in &files {
+        let bytes =
+            fs::read(src.join(rel)).map_err(|e| format!("{}: {e}", src.join(rel).display()))?;
+        total += bytes.len() as u64;
+        if total > MAX_BYTES {
+            return Err(format!(
+                "{}: more than {} MiB of files",
+                src.display(),
+                MAX_BYTES >> 20
+            ));
+        }
+        entries.push((rel.clone(), bytes));
+    }
+    materialize(cache, entries)
+}
+
+/// Snapshots one file as `name` in a directory of its own.
+pub fn snapshot_file(cache: &ArtifactCache, src: &Path, name: &str) -> Result<Snapshot, String> {
+    let bytes = fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
+    materialize(cache, vec![(PathBuf::from(name), bytes)])
+}
+
+/// Snapshots in-memory files (used when a test or solution is given as text).
+pub fn snapshot_bytes(
+    cache: &ArtifactCache,
+    entries: Vec<(PathBuf, Vec<u8>)>,
+) -> Result<Snapshot, String> {
+    materialize(cache, entries)
+}
+
+fn collect(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let dir = root.join(rel);
+    let rd = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in rd {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') || name == "__pycache__" {
+            continue;
+        }
+        let ft = entry
+            .file_type()
+            .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+        let child = rel.join(&name);
+        if ft.is_dir() {
+            collect(root, &child, out)?;
+        } else if ft.is_file() {
+            out.push(child);
+            if out.len() > MAX_FILES {
+                return Err(format!("{}: more than {MAX_FILES} files", root.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn materialize(
+    cache: &ArtifactCache,
+    entries: Vec<(PathBuf, Vec<u8>)>,
+) -> Result<Snapshot, String> {
+    let parts: Vec<Vec<u8>> = entries
+        .iter()
+        .flat_map(|(p, b)| [p.to_string_lossy().as_bytes().to_vec(), b.clone()])
+        .collect();
+    let hash = crate::sandbox::hash_parts(parts.iter().map(|v| v.as_slice()));
+    let dir = cache.path("snap", &hash, "d");
+    let files: Vec<PathBuf> = entries.iter().map(|(p, _)| p.clone()).collect();
+    if !dir.is_dir() {
+        let parent = dir.parent().unwrap_or(cache.root());
+        fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        let tmp = tempfile::tempdir_in(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        for (rel, bytes) in &entries {
+            let p = tmp.path().join(rel);
+            if let Some(d) = p.parent() {
+                fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+            }
+            fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        let tmp = tmp.keep();
+        if fs::rename(&tmp, &dir).is_err() {
+            // Another process made the same snapshot first: same content, keep theirs.
+            let _ = fs::remove_dir_all(&tmp);
+        }
+    }
+    Ok(Snapshot { dir, hash, files })
+}
