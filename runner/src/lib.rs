@@ -5,7 +5,13 @@
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
 //! tests into runnable artifacts.
 
+pub mod agents;
+pub mod budget;
 pub mod classify;
 pub mod cli;
+pub mod config;
+pub mod journal;
+pub mod protocol;
+pub mod report;
 pub mod sandbox;
 pub mod toolchain;

@@ -5,7 +5,10 @@ mod classify;
 mod doctor;
 mod exec;
 pub mod exit;
+mod init;
 pub mod output;
+mod replay;
+mod run;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,6 +60,12 @@ pub enum Command {
     /// Run one test against several solutions (with reruns) and classify it:
     /// TOO_EASY, IDEAL, TOO_HARD or INVALID.
     Classify(classify::ClassifyArgs),
+    /// Create an example project (spec, config, scripted agents, hidden tests).
+    Init(init::InitArgs),
+    /// Run the protocol on a project (or resume a stopped run) and report.
+    Run(run::RunArgs),
+    /// Re-execute a recorded run offline and check that every decision is reproduced.
+    Replay(replay::ReplayArgs),
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
@@ -134,6 +143,9 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Exec(a) => exec::run(g, a),
         Command::Classify(a) => classify::run(g, a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
+        Command::Init(a) => init::run(g, a),
+        Command::Run(a) => run::run(g, a),
+        Command::Replay(a) => replay::run(g, a),
     }
 }
 

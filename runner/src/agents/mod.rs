@@ -1,0 +1,123 @@
+//! Agents: a backend plus a state directory. Coders and testers are agents; they never see
+//! each other, only the prompts the protocol sends.
+//!
+//! - `backend.rs`: the [`Backend`] trait, messages, usage.
+//! - `state.rs`: the state directory, transcript, `save()`/`rollback()`.
+//! - `extract.rs`: code blocks in replies → file writes.
+//! - `script.rs`: scripted replies (tests, demos); `replay.rs`: replies from a journal.
+
+mod backend;
+mod extract;
+mod replay;
+mod script;
+mod state;
+
+use std::sync::Arc;
+
+pub use backend::{Backend, BackendError, Completion, Message, Request, Usage};
+pub use extract::{extract_files, sanitize, FileWrite};
+pub use replay::{first_difference, RecordedReply, Recording, ReplayBackend};
+pub use script::{Script, ScriptBackend};
+pub use state::{copy_dir, read_tree, AgentDir, Checkpoint, StateError};
+
+use crate::config::{AgentSettings, Role};
+
+/// One agent: who it is, how it answers, and its state directory.
+pub struct Agent {
+    pub name: String,
+    pub role: Role,
+    pub settings: AgentSettings,
+    pub state: AgentDir,
+    pub backend: Arc<dyn Backend>,
+    /// Calls made so far; never rolled back.
+    pub calls: u64,
+}
+
+/// The outcome of one turn: the reply and the files it wrote.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    pub call: u64,
+    pub prompt: String,
+    pub text: String,
+    pub files: Vec<FileWrite>,
+    pub usage: Usage,
+    pub model: String,
+    /// Set when the backend knew the cost (a recording); else priced by the caller.
+    pub cost_usd: Option<f64>,
+}
+
+impl Agent {
+    /// Sends `prompt` (after the conversation so far) and records the turn in the transcript and
+    /// workspace. Files come from the backend when it knows them, else from code blocks in the
+    /// reply (`default_file` for an unnamed block; only `exts` allowed).
+    pub async fn ask(
+        &mut self,
+        prompt: &str,
+        default_file: &str,
+        exts: &[&str],
+    ) -> Result<Turn, AskError> {
+        let call = self.calls;
+        let conversation = self.state.conversation_with(prompt);
+        let workspace = self.state.workspace();
+        let backend_dir = self.state.backend_dir();
+        let req = Request {
+            agent: &self.name,
+            role: self.role,
+            call,
+            system: self.state.system(),
+            messages: &conversation,
+            settings: &self.settings,
+            workspace: &workspace,
+            state_dir: &backend_dir,
+        };
+        let c = self.backend.complete(&req).await?;
+        self.calls += 1;
+        let sent = conversation
+            .last()
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let files = match c.files {
+            Some(f) => f,
+            None => extract_files(&c.text, default_file, exts),
+        };
+        self.state.push(Message::user(prompt))?;
+        self.state.push(Message::assistant(c.text.clone()))?;
+        self.state.apply(&files)?;
+        Ok(Turn {
+            call,
+            prompt: sent,
+            text: c.text,
+            files,
+            usage: c.usage,
+            model: c.model,
+            cost_usd: c.cost_usd,
+        })
+    }
+
+    /// Adds a message that needs no reply (a thank-you); it is sent with the next request.
+    pub fn tell(&mut self, text: &str) -> Result<(), StateError> {
+        self.state.push(Message::user(text))
+    }
+}
+
+/// Why a turn failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// The live backend for an agent spec other than `script` (the protocol builds `script` and
+/// `replay` itself).
+pub fn live_backend(
+    spec: &crate::config::AgentSpec,
+    backend: Option<&str>,
+) -> Result<Arc<dyn Backend>, String> {
+    Err(format!(
+        "{}: backend `{}` is not available in this build",
+        spec.name,
+        backend.unwrap_or("(none)")
+    ))
+}

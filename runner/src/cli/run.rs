@@ -1,0 +1,175 @@
+//! `dixit run`: runs (or resumes) the protocol on a project.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use clap::Args;
+
+use super::exit::{self, CliError, CliResult};
+use super::{toolchains, GlobalArgs};
+use crate::config::Project;
+use crate::journal::{Event, StopReason};
+use crate::protocol::{self, Observer, ProtocolError};
+use crate::report;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The project folder (with dixit.toml and spec.md) [default: .].
+    pub project: Option<PathBuf>,
+    /// Continue the run with this id (or path) from its journal instead of starting a new one.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// Where runs are kept [default: PROJECT/runs].
+    #[arg(long, value_name = "DIR")]
+    pub runs_dir: Option<PathBuf>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
+    let dir = a.project.clone().unwrap_or_else(|| PathBuf::from("."));
+    let project = Project::load(&dir).map_err(|e| {
+        CliError::usage(e)
+            .hint("a project is a folder with dixit.toml and spec.md; `dixit init DIR` makes one")
+    })?;
+    let runs_dir = a.runs_dir.clone().unwrap_or_else(|| dir.join("runs"));
+    let tc = Arc::new(toolchains(g)?);
+    let progress = Progress::new(g.quiet);
+    let observer: Arc<dyn Observer> = progress.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+    let outcome = rt.block_on(async {
+        match &a.resume {
+            None => {
+                protocol::start(
+                    &project,
+                    tc,
+                    &runs_dir,
+                    &protocol::default_backend,
+                    observer,
+                )
+                .await
+            }
+            Some(id) => {
+                let run_dir = resolve_run(&runs_dir, id)?;
+                protocol::resume(&project, &run_dir, tc, &protocol::default_backend, observer).await
+            }
+        }
+    });
+    progress.finish();
+    let outcome = outcome.map_err(protocol_error)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&outcome.summary).map_err(anyhow::Error::from)?
+        );
+    } else {
+        print!("{}", report::render(&outcome.summary, &outcome.run_dir));
+    }
+    Ok(match outcome.stop {
+        StopReason::Converged => exit::OK,
+        StopReason::HumanNeeded { .. } => exit::FAILED,
+        StopReason::RoundCap { .. } | StopReason::Budget { .. } => {
+            eprintln!(
+                "\nhint: resume with `dixit run {} --resume {}`",
+                dir.display(),
+                outcome.run_id
+            );
+            exit::CAPPED
+        }
+        StopReason::Error { .. } => {
+            eprintln!(
+                "\nhint: fix the cause, then resume with `dixit run {} --resume {}`",
+                dir.display(),
+                outcome.run_id
+            );
+            exit::ENVIRONMENT
+        }
+    })
+}
+
+/// A run given as a path, or as an id under `runs_dir`.
+pub fn resolve_run(runs_dir: &std::path::Path, id: &str) -> Result<PathBuf, ProtocolError> {
+    let as_path = PathBuf::from(id);
+    let dir = if as_path.join("journal.jsonl").is_file() {
+        as_path
+    } else {
+        runs_dir.join(id)
+    };
+    if !dir.join("journal.jsonl").is_file() {
+        return Err(ProtocolError::Setup(format!(
+            "no run `{id}`: {} has no journal.jsonl",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// Maps protocol errors to exit codes.
+pub fn protocol_error(e: ProtocolError) -> CliError {
+    match e {
+        ProtocolError::Journal(j @ crate::journal::JournalError::Diverged { .. }) => {
+            CliError::new(exit::DIVERGED, j)
+        }
+        ProtocolError::Journal(j) => CliError::usage(j),
+        ProtocolError::Config(c) => CliError::usage(c),
+        ProtocolError::Prompt(p) => CliError::usage(p),
+        ProtocolError::Setup(s) => CliError::usage(s),
+        ProtocolError::State(s) => CliError::new(exit::INTERNAL, s),
+    }
+}
+
+/// A live status line on stderr (only on a terminal, and not with --quiet).
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    state: Mutex<(u32, usize, String)>,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Arc<Progress> {
+        let bar = (!quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.enable_steady_tick(std::time::Duration::from_millis(120));
+            b
+        });
+        Arc::new(Progress {
+            bar,
+            state: Mutex::new((0, 0, String::new())),
+        })
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn event(&self, lane: &str, e: &Event) {
+        let Some(bar) = &self.bar else { return };
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match e {
+            Event::Round { round, suite } => {
+                s.0 = *round;
+                s.1 = *suite;
+            }
+            Event::SuiteChanged { size, .. } => s.1 = *size,
+            Event::Reply { purpose, .. } => s.2 = format!("{lane}: {purpose}"),
+            Event::Classified { class, .. } => s.2 = format!("{lane}: test {class}"),
+            Event::Judged { vector, .. } => {
+                s.2 = format!(
+                    "{lane}: {}/{} tests pass",
+                    vector.iter().filter(|p| **p).count(),
+                    vector.len()
+                )
+            }
+            Event::Hibernated { .. } => s.2 = format!("{lane}: hibernating"),
+            _ => return,
+        }
+        bar.set_message(format!("round {} · suite {} tests · {}", s.0, s.1, s.2));
+    }
+}

@@ -1,0 +1,224 @@
+//! Reading a journal.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use super::event::{Event, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR};
+use super::JournalError;
+use crate::agents::{RecordedReply, Recording};
+
+/// The lane of `Resumed` markers.
+pub(crate) const RESUME_LANE: &str = "resume";
+
+/// A journal read from disk.
+#[derive(Clone, Debug)]
+pub struct JournalFile {
+    pub path: PathBuf,
+    pub run_id: String,
+    pub dixit_version: String,
+    pub wasmtime_version: String,
+    pub project: ProjectSnapshot,
+    /// Every record after the header, in file order.
+    pub records: Vec<Record>,
+    /// Bytes up to the end of the last complete line (a resume truncates the file there).
+    pub good_len: u64,
+    /// Whether a half-written last line was dropped.
+    pub truncated_tail: bool,
+}
+
+impl JournalFile {
+    /// Reads and checks a journal.
+    pub fn read(path: &Path) -> Result<JournalFile, JournalError> {
+        let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = String::from_utf8_lossy(&bytes);
+        let mut records = Vec::new();
+        let mut header = None;
+        let mut offset = 0u64;
+        let mut good_len = 0u64;
+        let mut truncated_tail = false;
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for (i, raw) in lines.iter().enumerate() {
+            offset += raw.len() as u64;
+            let complete = raw.ends_with('\n');
+            let line = raw.trim_end();
+            if line.is_empty() {
+                good_len = offset;
+                continue;
+            }
+            let parsed: Result<Record, _> = serde_json::from_str(line);
+            let rec = match parsed {
+                Ok(r) => r,
+                Err(e) => {
+                    if !complete && i == lines.len() - 1 {
+                        truncated_tail = true; // a write cut short by a crash
+                        break;
+                    }
+                    return Err(JournalError::Corrupt {
+                        path: path.to_path_buf(),
+                        line: i + 1,
+                        message: e.to_string(),
+                    });
+                }
+            };
+            if !complete {
+                truncated_tail = true;
+                break;
+            }
+            good_len = offset;
+            if header.is_none() {
+                match rec.event {
+                    Event::Header {
+                        format,
+                        dixit,
+                        wasmtime,
+                        run_id,
+                        project,
+                    } => {
+                        check_format(path, &format)?;
+                        header = Some((run_id, dixit, wasmtime, project));
+                        continue;
+                    }
+                    _ => {
+                        return Err(JournalError::Format {
+                            path: path.to_path_buf(),
+                            message: "the first line is not a journal header".into(),
+                        })
+                    }
+                }
+            }
+            records.push(rec);
+        }
+        let (run_id, dixit_version, wasmtime_version, project) =
+            header.ok_or_else(|| JournalError::Format {
+                path: path.to_path_buf(),
+                message: "empty journal (no header)".into(),
+            })?;
+        Ok(JournalFile {
+            path: path.to_path_buf(),
+            run_id,
+            dixit_version,
+            wasmtime_version,
+            project,
+            records,
+            good_len,
+            truncated_tail,
+        })
+    }
+
+    /// The records that describe the run's decisions: `Resumed` markers removed, and stops and
+    /// refusals that a later resume superseded removed too.
+    pub fn effective(&self) -> Vec<&Record> {
+        let last_resume = self.records.iter().rposition(|r| r.lane == RESUME_LANE);
+        self.records
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| {
+                if r.lane == RESUME_LANE {
+                    return false;
+                }
+                let superseded = last_resume.is_some_and(|lr| *i < lr);
+                !(superseded
+                    && matches!(
+                        r.event,
+                        Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
+                    ))
+            })
+            .map(|(_, r)| r)
+            .collect()
+    }
+
+    /// Effective records by lane, in order.
+    pub fn lanes(&self) -> HashMap<String, VecDeque<Record>> {
+        let mut out: HashMap<String, VecDeque<Record>> = HashMap::new();
+        for r in self.effective() {
+            out.entry(r.lane.clone()).or_default().push_back(r.clone());
+        }
+        out
+    }
+
+    /// The recorded replies, by (agent, call).
+    pub fn recording(&self) -> Recording {
+        let mut rec = Recording::default();
+        for r in self.effective() {
+            if let Event::Failed { call, message } = &r.event {
+                rec.failures
+                    .insert((r.lane.clone(), *call), message.clone());
+            }
+            if let Event::Reply {
+                call,
+                prompt,
+                text,
+                files,
+                usage,
+                cost_usd,
+                model,
+                ..
+            } = &r.event
+            {
+                rec.replies.insert(
+                    (r.lane.clone(), *call),
+                    RecordedReply {
+                        prompt: prompt.clone(),
+                        text: text.clone(),
+                        files: files.clone(),
+                        usage: *usage,
+                        cost_usd: *cost_usd,
+                        model: model.clone(),
+                    },
+                );
+            }
+        }
+        rec
+    }
+
+    /// Calls the recording refused (budget), by (agent, call), with the cap.
+    pub fn refusals(&self) -> HashMap<(String, u64), String> {
+        self.effective()
+            .into_iter()
+            .filter_map(|r| match &r.event {
+                Event::Refused { call, cap } => Some(((r.lane.clone(), *call), cap.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How the run stopped, if it did (and was not resumed since).
+    pub fn stop(&self) -> Option<(StopReason, u32)> {
+        self.effective()
+            .into_iter()
+            .rev()
+            .find_map(|r| match &r.event {
+                Event::Stop { reason, round } => Some((reason.clone(), *round)),
+                _ => None,
+            })
+    }
+
+    /// Number of `Resumed` markers.
+    pub fn resumes(&self) -> u64 {
+        self.records
+            .iter()
+            .filter(|r| r.lane == RESUME_LANE)
+            .count() as u64
+    }
+}
+
+fn check_format(path: &Path, format: &str) -> Result<(), JournalError> {
+    let major = format
+        .strip_prefix("dixit-journal/")
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse::<u32>().ok())
+        .ok_or_else(|| JournalError::Format {
+            path: path.to_path_buf(),
+            message: format!("unknown journal format `{format}`"),
+        })?;
+    if major > FORMAT_MAJOR {
+        return Err(JournalError::Format {
+            path: path.to_path_buf(),
+            message: format!("written by a newer dixit (format {format}); this dixit reads dixit-journal/{FORMAT_MAJOR}.x"),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,440 @@
+//! Writing a journal, or verifying a re-execution against one.
+
+use std::collections::{HashMap, VecDeque};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::event::{Event, ProjectSnapshot, Record, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE};
+use super::reader::{JournalFile, RESUME_LANE};
+use super::JournalError;
+
+/// What happens when a lane produces more events than were recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastEnd {
+    /// Resume: the run continues live; new events are appended.
+    Append,
+    /// Replay: the re-execution must not go beyond the recording.
+    Fail,
+}
+
+struct Inner {
+    file: Option<File>,
+    seqs: HashMap<String, u64>,
+    expect: Option<(HashMap<String, VecDeque<Record>>, PastEnd)>,
+}
+
+/// An open journal. `emit` is safe to call from concurrent agent tasks.
+pub struct Journal {
+    path: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+impl Journal {
+    /// Creates a new journal whose first line is the header.
+    pub fn create(
+        path: &Path,
+        run_id: &str,
+        project: ProjectSnapshot,
+    ) -> Result<Journal, JournalError> {
+        let io = |source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(d) = path.parent() {
+            std::fs::create_dir_all(d).map_err(io)?;
+        }
+        let file = OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        let j = Journal {
+            path: path.to_path_buf(),
+            inner: Mutex::new(Inner {
+                file: Some(file),
+                seqs: HashMap::new(),
+                expect: None,
+            }),
+        };
+        j.emit(
+            RUN_LANE,
+            Event::Header {
+                format: format!("dixit-journal/{FORMAT_MAJOR}.{FORMAT_MINOR}"),
+                dixit: env!("CARGO_PKG_VERSION").into(),
+                wasmtime: crate::sandbox::wasmtime_version().into(),
+                run_id: run_id.into(),
+                project,
+            },
+        )?;
+        // The header does not count in the run lane's sequence.
+        j.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .seqs
+            .clear();
+        Ok(j)
+    }
+
+    /// Reopens a journal to continue its run: a half-written last line is cut off, a `Resumed`
+    /// marker is appended, and re-executed events are checked against the recorded ones until
+    /// each lane's recording runs out, after which they are appended.
+    pub fn resume(recorded: &JournalFile) -> Result<Journal, JournalError> {
+        let path = &recorded.path;
+        let io = |source| JournalError::Io {
+            path: path.clone(),
+            source,
+        };
+        let file = OpenOptions::new().write(true).open(path).map_err(io)?;
+        file.set_len(recorded.good_len).map_err(io)?;
+        drop(file);
+        let mut file = OpenOptions::new().append(true).open(path).map_err(io)?;
+        let marker = Record {
+            lane: RESUME_LANE.into(),
+            seq: recorded.resumes(),
+            t: now_ms(),
+            event: Event::Resumed,
+        };
+        writeln!(
+            file,
+            "{}",
+            serde_json::to_string(&marker).unwrap_or_default()
+        )
+        .map_err(io)?;
+        Ok(Journal {
+            path: path.clone(),
+            inner: Mutex::new(Inner {
+                file: Some(file),
+                seqs: HashMap::new(),
+                expect: Some((recorded.lanes(), PastEnd::Append)),
+            }),
+        })
+    }
+
+    /// A journal that only verifies: every event must equal the recorded one (replay).
+    /// Nothing is written.
+    pub fn verify(recorded: &JournalFile) -> Journal {
+        Journal {
+            path: recorded.path.clone(),
+            inner: Mutex::new(Inner {
+                file: None,
+                seqs: HashMap::new(),
+                expect: Some((recorded.lanes(), PastEnd::Fail)),
+            }),
+        }
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether this journal only verifies a recording (a replay).
+    pub fn is_replay(&self) -> bool {
+        matches!(
+            self.inner.lock().unwrap_or_else(|e| e.into_inner()).expect,
+            Some((_, PastEnd::Fail))
+        )
+    }
+
+    /// Records an event in `lane` (written and flushed, or checked against the recording).
+    pub fn emit(&self, lane: &str, event: Event) -> Result<(), JournalError> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let seq = {
+            let s = inner.seqs.entry(lane.to_string()).or_insert(0);
+            let seq = *s;
+            *s += 1;
+            seq
+        };
+        let rec = Record {
+            lane: lane.to_string(),
+            seq,
+            t: now_ms(),
+            event,
+        };
+        if let Some((lanes, past_end)) = inner.expect.as_mut() {
+            match lanes.get_mut(lane).and_then(|q| q.pop_front()) {
+                Some(expected) => {
+                    return compare(&expected, &rec);
+                }
+                None if *past_end == PastEnd::Fail => {
+                    return Err(JournalError::Diverged {
+                        lane: lane.into(),
+                        index: seq,
+                        detail: format!(
+                            "the re-execution produced `{}` but the recording ends here",
+                            rec.event.name()
+                        ),
+                    });
+                }
+                None => {}
+            }
+        }
+        if let Some(file) = inner.file.as_mut() {
+            let line = serde_json::to_string(&rec).map_err(|e| JournalError::Format {
+                path: self.path.clone(),
+                message: e.to_string(),
+            })?;
+            let io = |source| JournalError::Io {
+                path: self.path.clone(),
+                source,
+            };
+            writeln!(file, "{line}").map_err(io)?;
+            file.flush().map_err(io)?;
+            if matches!(rec.event, Event::Stop { .. }) {
+                file.sync_data().map_err(io)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// For a replay: fails if recorded events were never reproduced.
+    pub fn finish(&self) -> Result<(), JournalError> {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((lanes, PastEnd::Fail)) = &inner.expect {
+            let mut left: Vec<(&String, &VecDeque<Record>)> =
+                lanes.iter().filter(|(_, q)| !q.is_empty()).collect();
+            left.sort_by_key(|(l, _)| (*l).clone());
+            if let Some((lane, q)) = left.first() {
+                let first = &q[0];
+                return Err(JournalError::Diverged {
+                    lane: (*lane).clone(),
+                    index: first.seq,
+                    detail: format!(
+                        "the re-execution stopped before the recorded `{}` ({} more events)",
+                        first.event.name(),
+                        q.len()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Compares a recorded and a re-executed record (event and sequence number; not the time).
+fn compare(expected: &Record, got: &Record) -> Result<(), JournalError> {
+    let a = serde_json::to_value(&expected.event).unwrap_or_default();
+    let b = serde_json::to_value(&got.event).unwrap_or_default();
+    if a == b && expected.seq == got.seq {
+        return Ok(());
+    }
+    let detail = match first_diff(&a, &b, String::new()) {
+        Some((path, x, y)) => format!(
+            "recorded `{}` has {path} = {}, the re-execution produced `{}` with {path} = {}",
+            expected.event.name(),
+            clip(&x),
+            got.event.name(),
+            clip(&y)
+        ),
+        None => format!("sequence {} vs {}", expected.seq, got.seq),
+    };
+    Err(JournalError::Diverged {
+        lane: got.lane.clone(),
+        index: got.seq,
+        detail,
+    })
+}
+
+fn clip(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 160 {
+        format!("{}…", s.chars().take(160).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// The first path at which two JSON values differ.
+fn first_diff(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    at: String,
+) -> Option<(String, serde_json::Value, serde_json::Value)> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let (va, vb) = (
+                    x.get(k).cloned().unwrap_or(Value::Null),
+                    y.get(k).cloned().unwrap_or(Value::Null),
+                );
+                if va != vb {
+                    let p = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    return first_diff(&va, &vb, p);
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                let (va, vb) = (
+                    x.get(i).cloned().unwrap_or(Value::Null),
+                    y.get(i).cloned().unwrap_or(Value::Null),
+                );
+                if va != vb {
+                    return first_diff(&va, &vb, format!("{at}[{i}]"));
+                }
+            }
+            None
+        }
+        _ if a != b => Some((
+            if at.is_empty() {
+                "the event".into()
+            } else {
+                at
+            },
+            a.clone(),
+            b.clone(),
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::StopReason;
+
+    fn snapshot() -> ProjectSnapshot {
+        ProjectSnapshot {
+            config: "c".into(),
+            spec: "s".into(),
+            prompts: Default::default(),
+            hidden: Default::default(),
+        }
+    }
+
+    #[test]
+    fn round_trip_and_tolerant_tail() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        j.emit("coder-1", Event::Thanks).unwrap();
+        j.emit(
+            "run",
+            Event::Stop {
+                reason: StopReason::Converged,
+                round: 1,
+            },
+        )
+        .unwrap();
+        drop(j);
+        // A crash in the middle of a write leaves half a line.
+        let mut f = OpenOptions::new().append(true).open(&p).unwrap();
+        write!(f, "{{\"lane\":\"coder-1\",\"se").unwrap();
+        let r = JournalFile::read(&p).unwrap();
+        assert!(r.truncated_tail);
+        assert_eq!(r.records.len(), 3);
+        assert_eq!(r.run_id, "r1");
+        assert_eq!(r.stop(), Some((StopReason::Converged, 1)));
+        assert_eq!(r.records[1].event, Event::Thanks);
+    }
+
+    #[test]
+    fn corrupt_middle_line_names_the_line() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        drop(j);
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, format!("{text}not json\n{{}}\n")).unwrap();
+        let e = JournalFile::read(&p).unwrap_err().to_string();
+        assert!(e.contains("journal.jsonl:3:"), "{e}");
+    }
+
+    #[test]
+    fn newer_major_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        Journal::create(&p, "r1", snapshot()).unwrap();
+        let text = std::fs::read_to_string(&p)
+            .unwrap()
+            .replace("dixit-journal/1.0", "dixit-journal/2.0");
+        std::fs::write(&p, text).unwrap();
+        let e = JournalFile::read(&p).unwrap_err().to_string();
+        assert!(e.contains("newer dixit"), "{e}");
+    }
+
+    #[test]
+    fn verify_names_the_first_divergence() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        j.emit("run", Event::Round { round: 2, suite: 3 }).unwrap();
+        drop(j);
+        let rec = JournalFile::read(&p).unwrap();
+        let v = Journal::verify(&rec);
+        v.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        let e = v
+            .emit("run", Event::Round { round: 2, suite: 4 })
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("lane `run` at its event #1")
+                && e.contains("suite = 3")
+                && e.contains("suite = 4"),
+            "{e}"
+        );
+        let v = Journal::verify(&rec);
+        v.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        assert!(v
+            .finish()
+            .unwrap_err()
+            .to_string()
+            .contains("stopped before"));
+    }
+
+    #[test]
+    fn resume_supersedes_earlier_stop() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        j.emit(
+            "coder-1",
+            Event::Refused {
+                call: 3,
+                cap: "max_tokens".into(),
+            },
+        )
+        .unwrap();
+        j.emit(
+            "run",
+            Event::Stop {
+                reason: StopReason::Budget {
+                    agent: "coder-1".into(),
+                    cap: "max_tokens".into(),
+                },
+                round: 2,
+            },
+        )
+        .unwrap();
+        drop(j);
+        let rec = JournalFile::read(&p).unwrap();
+        assert!(rec.stop().is_some());
+        let j = Journal::resume(&rec).unwrap();
+        drop(j);
+        let rec = JournalFile::read(&p).unwrap();
+        assert_eq!(rec.stop(), None);
+        assert!(rec.refusals().is_empty());
+        assert_eq!(rec.resumes(), 1);
+    }
+}

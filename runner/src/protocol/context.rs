@@ -1,0 +1,286 @@
+//! What every step of the protocol shares: the project, the sandbox, the journal, the budget,
+//! and the journaled primitives every agent interaction goes through (`ask`, `save`,
+//! `rollback`, `thank`).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::sync::Mutex;
+
+use crate::agents::{Agent, AskError, BackendError, Checkpoint, Turn};
+use crate::budget::Budget;
+use crate::classify::Reruns;
+use crate::config::Config;
+use crate::journal::{Event, Journal, JournalError};
+use crate::sandbox::Limits;
+use crate::toolchain::{Language, TestKind, Toolchains};
+
+use super::prompts::{PromptError, Prompts};
+
+/// Receives every event as it is journaled (progress display, live reports).
+pub trait Observer: Send + Sync {
+    fn event(&self, lane: &str, event: &Event);
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+
+impl Observer for Quiet {
+    fn event(&self, _: &str, _: &Event) {}
+}
+
+/// Why the protocol could not go on. The first three end the run with a journaled stop;
+/// `Fatal` is an error of dixit itself (or a replay divergence).
+#[derive(Debug)]
+pub enum Halt {
+    Budget {
+        agent: String,
+        cap: String,
+    },
+    Backend {
+        agent: String,
+        message: String,
+    },
+    /// Another agent halted first (or a replay reached the end of its recording).
+    Stopped,
+    Fatal(ProtocolError),
+}
+
+/// Errors of the protocol machinery.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtocolError {
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    #[error(transparent)]
+    State(#[from] crate::agents::StateError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("{0}")]
+    Setup(String),
+}
+
+impl From<ProtocolError> for Halt {
+    fn from(e: ProtocolError) -> Self {
+        Halt::Fatal(e)
+    }
+}
+
+impl From<JournalError> for Halt {
+    fn from(e: JournalError) -> Self {
+        Halt::Fatal(e.into())
+    }
+}
+
+impl From<PromptError> for Halt {
+    fn from(e: PromptError) -> Self {
+        Halt::Fatal(e.into())
+    }
+}
+
+impl From<crate::agents::StateError> for Halt {
+    fn from(e: crate::agents::StateError) -> Self {
+        Halt::Fatal(e.into())
+    }
+}
+
+/// Shared state of one run.
+pub struct Ctx {
+    pub config: Config,
+    pub spec: String,
+    pub prompts: Prompts,
+    pub toolchains: Arc<Toolchains>,
+    pub journal: Journal,
+    pub budget: Budget,
+    pub observer: Arc<dyn Observer>,
+    pub run_dir: PathBuf,
+    /// Set by the first halt, so other agents start no new call (not in a replay, where each
+    /// agent goes exactly as far as its recording).
+    halted: AtomicBool,
+    /// The current round (0 before the first).
+    pub round: AtomicU32,
+    /// Statistics of the run so far, folded from its events.
+    pub summary: Mutex<crate::report::Summary>,
+    /// Replay of a run that stopped on a cap or error: a call past the recording means
+    /// "this agent was stopped here too", not a divergence.
+    replay_may_end: bool,
+}
+
+impl Ctx {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        config: Config,
+        spec: String,
+        prompts: Prompts,
+        toolchains: Arc<Toolchains>,
+        journal: Journal,
+        budget: Budget,
+        observer: Arc<dyn Observer>,
+        run_dir: PathBuf,
+        replay_may_end: bool,
+    ) -> Ctx {
+        Ctx {
+            config,
+            spec,
+            prompts,
+            toolchains,
+            journal,
+            budget,
+            observer,
+            run_dir,
+            halted: AtomicBool::new(false),
+            round: AtomicU32::new(0),
+            summary: Mutex::new(Default::default()),
+            replay_may_end,
+        }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.config.limits.limits()
+    }
+
+    pub fn reruns(&self) -> Reruns {
+        self.config.protocol.reruns
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.config.project.seed
+    }
+
+    pub fn language(&self) -> Language {
+        self.config.language()
+    }
+
+    pub fn test_kind(&self) -> TestKind {
+        self.config.test_kind()
+    }
+
+    /// Journals an event and shows it to the observer.
+    pub fn emit(&self, lane: &str, event: Event) -> Result<(), Halt> {
+        self.journal.emit(lane, event.clone())?;
+        self.summary
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(lane, &event);
+        self.observer.event(lane, &event);
+        Ok(())
+    }
+
+    /// One agent turn: budget check, the call, transcript and workspace updates, cost, journal.
+    pub async fn ask(
+        &self,
+        agent: &mut Agent,
+        purpose: &str,
+        prompt: &str,
+        default_file: &str,
+        exts: &[&str],
+    ) -> Result<Turn, Halt> {
+        if self.halted.load(Ordering::SeqCst) && !self.journal.is_replay() {
+            return Err(Halt::Stopped);
+        }
+        let call = agent.calls;
+        if let Err(cap) = self.budget.check(&agent.name, call) {
+            self.halted.store(true, Ordering::SeqCst);
+            self.emit(
+                &agent.name,
+                Event::Refused {
+                    call,
+                    cap: cap.clone(),
+                },
+            )?;
+            return Err(Halt::Budget {
+                agent: agent.name.clone(),
+                cap,
+            });
+        }
+        let turn = match agent.ask(prompt, default_file, exts).await {
+            Ok(t) => t,
+            Err(AskError::Backend(BackendError::EndOfRecording { .. })) if self.replay_may_end => {
+                return Err(Halt::Stopped)
+            }
+            Err(AskError::Backend(
+                e @ (BackendError::Diverged { .. } | BackendError::EndOfRecording { .. }),
+            )) => {
+                return Err(Halt::Fatal(ProtocolError::Journal(
+                    JournalError::Diverged {
+                        lane: agent.name.clone(),
+                        index: call,
+                        detail: e.to_string(),
+                    },
+                )))
+            }
+            Err(AskError::Backend(BackendError::Failed { message, .. })) => {
+                self.halted.store(true, Ordering::SeqCst);
+                self.emit(
+                    &agent.name,
+                    Event::Failed {
+                        call,
+                        message: message.clone(),
+                    },
+                )?;
+                return Err(Halt::Backend {
+                    agent: agent.name.clone(),
+                    message,
+                });
+            }
+            Err(AskError::State(e)) => return Err(e.into()),
+        };
+        let cost = turn
+            .cost_usd
+            .unwrap_or_else(|| self.budget.price(&turn.model, turn.usage));
+        self.budget.record(&agent.name, turn.usage, cost);
+        self.emit(
+            &agent.name,
+            Event::Reply {
+                call,
+                purpose: purpose.into(),
+                prompt: turn.prompt.clone(),
+                text: turn.text.clone(),
+                files: turn.files.clone(),
+                usage: turn.usage,
+                cost_usd: cost,
+                model: turn.model.clone(),
+            },
+        )?;
+        Ok(turn)
+    }
+
+    /// `agent.save()`, journaled.
+    pub fn save(&self, agent: &mut Agent) -> Result<Checkpoint, Halt> {
+        let cp = agent.state.save()?;
+        self.emit(&agent.name, Event::Checkpoint { id: cp.0 })?;
+        Ok(cp)
+    }
+
+    /// `agent.rollback(cp)`, journaled with the reason.
+    pub fn rollback(&self, agent: &mut Agent, cp: Checkpoint, why: &str) -> Result<(), Halt> {
+        agent.state.rollback(cp)?;
+        self.emit(
+            &agent.name,
+            Event::Rollback {
+                to: cp.0,
+                why: why.into(),
+            },
+        )
+    }
+
+    /// Thanks the agent (a message sent along with its next request).
+    pub fn thank(&self, agent: &mut Agent, template: &str) -> Result<(), Halt> {
+        let text = self.prompts.render(template, &[])?;
+        agent.tell(&text)?;
+        self.emit(&agent.name, Event::Thanks)
+    }
+
+    /// Runs CPU-bound sandbox work off the async runtime (on the blocking pool, which hands it
+    /// to rayon).
+    pub async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Toolchains) -> T + Send + 'static,
+    ) -> T {
+        let tc = self.toolchains.clone();
+        tokio::task::spawn_blocking(move || f(&tc))
+            .await
+            .expect("sandbox work panicked")
+    }
+}

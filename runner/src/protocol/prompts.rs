@@ -1,0 +1,302 @@
+//! Prompt templates: Markdown files with `{{name}}` placeholders, embedded in the binary from
+//! `runner/assets/prompts/` and overridable per project by `prompts/<name>.md`.
+//!
+//! The game is invisible: no template may mention other agents, coders, testers, games, scores,
+//! judges or rounds, and none may lie. A test renders every prompt the protocol can send and
+//! checks it (see `FORBIDDEN`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::config::{Config, Role};
+use crate::toolchain::TestKind;
+
+/// The embedded templates, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    (
+        "c_solution",
+        include_str!("../../assets/prompts/c_solution.md"),
+    ),
+    ("c_test", include_str!("../../assets/prompts/c_test.md")),
+    (
+        "coder_build_error",
+        include_str!("../../assets/prompts/coder_build_error.md"),
+    ),
+    (
+        "coder_fix",
+        include_str!("../../assets/prompts/coder_fix.md"),
+    ),
+    (
+        "coder_no_code",
+        include_str!("../../assets/prompts/coder_no_code.md"),
+    ),
+    (
+        "coder_solve",
+        include_str!("../../assets/prompts/coder_solve.md"),
+    ),
+    (
+        "coder_system",
+        include_str!("../../assets/prompts/coder_system.md"),
+    ),
+    (
+        "coder_system_defensive",
+        include_str!("../../assets/prompts/coder_system_defensive.md"),
+    ),
+    (
+        "coder_system_terse",
+        include_str!("../../assets/prompts/coder_system_terse.md"),
+    ),
+    (
+        "coder_thanks",
+        include_str!("../../assets/prompts/coder_thanks.md"),
+    ),
+    (
+        "cpp_solution",
+        include_str!("../../assets/prompts/cpp_solution.md"),
+    ),
+    ("cpp_test", include_str!("../../assets/prompts/cpp_test.md")),
+    (
+        "io_c_solution",
+        include_str!("../../assets/prompts/io_c_solution.md"),
+    ),
+    (
+        "io_cpp_solution",
+        include_str!("../../assets/prompts/io_cpp_solution.md"),
+    ),
+    (
+        "io_python_solution",
+        include_str!("../../assets/prompts/io_python_solution.md"),
+    ),
+    (
+        "io_rust_solution",
+        include_str!("../../assets/prompts/io_rust_solution.md"),
+    ),
+    ("io_test", include_str!("../../assets/prompts/io_test.md")),
+    (
+        "python_solution",
+        include_str!("../../assets/prompts/python_solution.md"),
+    ),
+    (
+        "python_test",
+        include_str!("../../assets/prompts/python_test.md"),
+    ),
+    (
+        "rust_solution",
+        include_str!("../../assets/prompts/rust_solution.md"),
+    ),
+    (
+        "rust_test",
+        include_str!("../../assets/prompts/rust_test.md"),
+    ),
+    (
+        "tester_first",
+        include_str!("../../assets/prompts/tester_first.md"),
+    ),
+    (
+        "tester_invalid",
+        include_str!("../../assets/prompts/tester_invalid.md"),
+    ),
+    (
+        "tester_more",
+        include_str!("../../assets/prompts/tester_more.md"),
+    ),
+    (
+        "tester_no_code",
+        include_str!("../../assets/prompts/tester_no_code.md"),
+    ),
+    (
+        "tester_system",
+        include_str!("../../assets/prompts/tester_system.md"),
+    ),
+    (
+        "tester_system_adversarial",
+        include_str!("../../assets/prompts/tester_system_adversarial.md"),
+    ),
+    (
+        "tester_thanks",
+        include_str!("../../assets/prompts/tester_thanks.md"),
+    ),
+    (
+        "tester_too_easy",
+        include_str!("../../assets/prompts/tester_too_easy.md"),
+    ),
+    (
+        "tester_too_hard",
+        include_str!("../../assets/prompts/tester_too_hard.md"),
+    ),
+];
+
+/// Words that would reveal the game (whole words, case-insensitive).
+pub const FORBIDDEN: &[&str] = &[
+    "agent",
+    "agents",
+    "coder",
+    "coders",
+    "tester",
+    "testers",
+    "game",
+    "games",
+    "player",
+    "players",
+    "score",
+    "scores",
+    "scoring",
+    "judge",
+    "judges",
+    "judged",
+    "judging",
+    "judgement",
+    "judgment",
+    "round",
+    "rounds",
+    "opponent",
+    "opponents",
+    "compete",
+    "competition",
+    "minority",
+    "majority",
+    "other implementations",
+];
+
+/// The words of `FORBIDDEN` that `text` contains.
+pub fn forbidden_words(text: &str) -> Vec<&'static str> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    FORBIDDEN
+        .iter()
+        .copied()
+        .filter(|f| {
+            if f.contains(' ') {
+                lower.contains(f)
+            } else {
+                words.contains(f)
+            }
+        })
+        .collect()
+}
+
+/// The templates in effect for a project.
+#[derive(Clone, Debug)]
+pub struct Prompts {
+    templates: BTreeMap<String, String>,
+    /// Language-specific instructions, resolved once.
+    solution_instructions: String,
+    test_instructions: String,
+}
+
+/// A template problem (a missing template or placeholder).
+#[derive(Debug, thiserror::Error)]
+#[error("prompt template `{name}`: {message}")]
+pub struct PromptError {
+    pub name: String,
+    pub message: String,
+}
+
+impl Prompts {
+    /// The built-in templates with the project's `prompts/*.md` overrides.
+    pub fn load(project_dir: &Path, config: &Config) -> Result<Prompts, PromptError> {
+        let mut templates: BTreeMap<String, String> = BUILTIN
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
+        if let Ok(rd) = std::fs::read_dir(project_dir.join("prompts")) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "md") {
+                    let name = p
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let text = std::fs::read_to_string(&p).map_err(|e| PromptError {
+                        name: name.clone(),
+                        message: e.to_string(),
+                    })?;
+                    templates.insert(name, text);
+                }
+            }
+        }
+        Prompts::from_templates(templates, config)
+    }
+
+    /// Prompts from an explicit template set (a journal's snapshot).
+    pub fn from_templates(
+        templates: BTreeMap<String, String>,
+        config: &Config,
+    ) -> Result<Prompts, PromptError> {
+        let lang = config.project.language.language().as_str();
+        let (sol, test) = match config.test_kind() {
+            TestKind::Io => (format!("io_{lang}_solution"), "io_test".to_string()),
+            _ => (format!("{lang}_solution"), format!("{lang}_test")),
+        };
+        let get = |n: &str| {
+            templates.get(n).cloned().ok_or_else(|| PromptError {
+                name: n.into(),
+                message: "missing".into(),
+            })
+        };
+        let p = Prompts {
+            solution_instructions: get(&sol)?.trim().to_string(),
+            test_instructions: get(&test)?.trim().to_string(),
+            templates: templates.clone(),
+        };
+        for spec in config.agent_specs() {
+            p.system(spec.role, spec.settings.prompt_variant.as_deref())?;
+        }
+        Ok(p)
+    }
+
+    /// Every template, for the journal's snapshot.
+    pub fn templates(&self) -> &BTreeMap<String, String> {
+        &self.templates
+    }
+
+    /// The system prompt of a role, optionally a variant (`coder_system_<variant>`).
+    pub fn system(&self, role: Role, variant: Option<&str>) -> Result<String, PromptError> {
+        let name = match variant {
+            Some(v) => format!("{}_system_{v}", role.as_str()),
+            None => format!("{}_system", role.as_str()),
+        };
+        self.render(&name, &[])
+    }
+
+    /// Renders a template in one pass: every `{{name}}` must be given, and values are inserted
+    /// verbatim (a spec containing braces is never re-expanded).
+    pub fn render(&self, name: &str, vars: &[(&str, &str)]) -> Result<String, PromptError> {
+        let t = self.templates.get(name).ok_or_else(|| PromptError {
+            name: name.into(),
+            message: "missing".into(),
+        })?;
+        let builtin = [
+            ("solution_instructions", self.solution_instructions.as_str()),
+            ("test_instructions", self.test_instructions.as_str()),
+        ];
+        let lookup = |k: &str| {
+            vars.iter()
+                .chain(builtin.iter())
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| *v)
+        };
+        let mut out = String::with_capacity(t.len());
+        let mut rest = t.trim_end();
+        while let Some(at) = rest.find("{{") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 2..];
+            let end = after.find("}}").ok_or_else(|| PromptError {
+                name: name.into(),
+                message: "unclosed `{{`".into(),
+            })?;
+            let key = after[..end].trim();
+            let value = lookup(key).ok_or_else(|| PromptError {
+                name: name.into(),
+                message: format!("unknown placeholder `{{{{{key}}}}}`"),
+            })?;
+            out.push_str(value);
+            rest = &after[end + 2..];
+        }
+        out.push_str(rest);
+        Ok(out)
+    }
+}
