@@ -399,12 +399,14 @@ impl Config {
                     )
                 }
                 Some("script" | "command" | "openai" | "anthropic") => {}
-                Some(other) => return bad(
-                    &format!("{key}.backend"),
-                    format!(
+                Some(other) => {
+                    return bad(
+                        &format!("{key}.backend"),
+                        format!(
                         "unknown backend `{other}` (expected script, openai, anthropic or command)"
                     ),
-                ),
+                    )
+                }
             }
             if (self.budget.max_usd.is_some() || self.budget.per_agent_usd.is_some())
                 && matches!(

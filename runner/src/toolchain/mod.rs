@@ -373,9 +373,10 @@ impl Toolchains {
             TestKind::Python => {
                 self.python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
             }
-            TestKind::C | TestKind::Cpp => self.test_object(t, None).map(|_| ()),
-            // A Rust test only builds against a solution crate; it is checked per pair.
-            TestKind::Rust => Ok(()),
+            // C/C++ tests may include the solution's header and Rust tests use the solution
+            // crate, so they only build against a solution: they are checked per pair, and a
+            // test that builds against no solution is classified INVALID.
+            TestKind::C | TestKind::Cpp | TestKind::Rust => Ok(()),
             TestKind::Io => match &t.io.as_ref().and_then(|c| c.checker.clone()) {
                 Some(c) => self.checker(t, c).map(|_| ()),
                 None => Ok(()),
