@@ -139,6 +139,21 @@ impl JournalFile {
         out
     }
 
+    /// What a resumed run must reproduce: the effective records without the stops, refusals
+    /// and failures that the resume supersedes (the resumed run decides those afresh).
+    pub fn lanes_to_resume(&self) -> HashMap<String, VecDeque<Record>> {
+        let mut out = self.lanes();
+        for q in out.values_mut() {
+            q.retain(|r| {
+                !matches!(
+                    r.event,
+                    Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
+                )
+            });
+        }
+        out
+    }
+
     /// The recorded replies, by (agent, call).
     pub fn recording(&self) -> Recording {
         let mut rec = Recording::default();

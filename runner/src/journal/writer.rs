@@ -114,7 +114,7 @@ impl Journal {
             inner: Mutex::new(Inner {
                 file: Some(file),
                 seqs: HashMap::new(),
-                expect: Some((recorded.lanes(), PastEnd::Append)),
+                expect: Some((recorded.lanes_to_resume(), PastEnd::Append)),
             }),
         })
     }

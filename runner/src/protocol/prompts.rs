@@ -300,3 +300,120 @@ impl Prompts {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(language: &str, tests: &str, variant: &str) -> Config {
+        Config::parse(
+            &format!(
+                "[project]\nlanguage = \"{language}\"\ntests = \"{tests}\"\n[agents]\nbackend = \"script\"\nscript = \"s\"\n{variant}"
+            ),
+            Path::new("dixit.toml"),
+        )
+        .unwrap()
+    }
+
+    /// Every prompt the protocol can send, for every language, test style and system variant.
+    #[test]
+    fn no_prompt_reveals_the_game_and_every_placeholder_is_filled() {
+        let variants = [
+            "",
+            "[coders]\nprompt_variant = \"terse\"\n[testers]\nprompt_variant = \"adversarial\"\n",
+            "[coders]\nprompt_variant = \"defensive\"\n",
+        ];
+        let vars: &[(&str, &str)] = &[
+            ("spec", "Write a function that adds two numbers."),
+            ("total", "5"),
+            ("failing_sentence", "Tests 2 and 4 fail; the others pass."),
+            ("vector", "1: pass, 2: FAIL, 3: pass, 4: FAIL, 5: pass"),
+            ("build_error", "SyntaxError: invalid syntax"),
+        ];
+        let mut rendered = 0;
+        for (lang, tests) in [
+            ("python", "unit"),
+            ("c", "unit"),
+            ("cpp", "unit"),
+            ("rust", "unit"),
+            ("python", "io"),
+            ("c", "io"),
+            ("rust", "io"),
+        ] {
+            for v in variants {
+                let c = config(lang, tests, v);
+                let p = Prompts::from_templates(
+                    BUILTIN
+                        .iter()
+                        .map(|(n, t)| (n.to_string(), t.to_string()))
+                        .collect(),
+                    &c,
+                )
+                .unwrap();
+                for spec in c.agent_specs() {
+                    let s = p
+                        .system(spec.role, spec.settings.prompt_variant.as_deref())
+                        .unwrap();
+                    assert!(
+                        forbidden_words(&s).is_empty(),
+                        "{lang}/{tests}: system prompt: {:?}",
+                        forbidden_words(&s)
+                    );
+                }
+                for (name, _) in BUILTIN
+                    .iter()
+                    .filter(|(n, _)| n.starts_with("coder_") || n.starts_with("tester_"))
+                {
+                    let text = p.render(name, vars).unwrap_or_else(|e| panic!("{e}"));
+                    assert!(
+                        !text.contains("{{"),
+                        "{name}: unfilled placeholder in {text}"
+                    );
+                    assert!(
+                        forbidden_words(&text).is_empty(),
+                        "{name} ({lang}/{tests}) says {:?}: {text}",
+                        forbidden_words(&text)
+                    );
+                    rendered += 1;
+                }
+            }
+        }
+        assert!(rendered > 100);
+    }
+
+    #[test]
+    fn the_guard_finds_what_it_should() {
+        assert_eq!(forbidden_words("Another coder wrote this"), ["coder"]);
+        assert_eq!(
+            forbidden_words("In this round, the judges..."),
+            ["judges", "round"]
+        );
+        assert!(forbidden_words("Round the result to two decimals").contains(&"round"));
+        assert!(forbidden_words("test suite of 5 tests; tests 3 and 7 fail").is_empty());
+    }
+
+    #[test]
+    fn rendering_is_one_pass_and_strict() {
+        let c = config("python", "unit", "");
+        let p = Prompts::from_templates(
+            BUILTIN
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect(),
+            &c,
+        )
+        .unwrap();
+        let s = p
+            .render("coder_solve", &[("spec", "use {{total}} literally")])
+            .unwrap();
+        assert!(
+            s.contains("use {{total}} literally"),
+            "values are not re-expanded"
+        );
+        assert!(p
+            .render("coder_fix", &[])
+            .unwrap_err()
+            .to_string()
+            .contains("{{total}}"));
+    }
+}

@@ -1,0 +1,812 @@
+//! End-to-end tests of the protocol (`dixit init/run/replay`) with script agents: every branch of
+//! the loop, the journal, resume after `kill -9`, replay, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn dixit(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("running dixit")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A Python project of `f(x)` with the given protocol settings and scripted replies.
+fn project(dir: &Path, protocol: &str, script: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("dixit.toml"),
+        format!("[project]\nlanguage = \"python\"\n[protocol]\n{protocol}\n[agents]\nbackend = \"script\"\nscript = \"script.toml\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spec.md"),
+        "Write `f(x)` in `solution.py`: for x >= 0 it returns 2*x; for x < 0 it returns 0.\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("script.toml"), script).unwrap();
+}
+
+/// A script entry whose reply is one Python code block.
+fn py(agent: &str, code: &str) -> String {
+    format!("[[{agent}]]\ntext = '''\n```python\n{code}\n```\n'''\n\n")
+}
+
+fn test_src(body: &str) -> String {
+    format!("from solution import f\n{body}")
+}
+
+const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
+const NEG_BUG: &str = "def f(x):\n    return 2 * x";
+
+fn the_run(dir: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+fn journal(run: &Path) -> Vec<Value> {
+    std::fs::read_to_string(run.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The events of one lane, as (event name, record).
+fn lane<'a>(j: &'a [Value], lane: &str) -> Vec<(&'a str, &'a Value)> {
+    j.iter()
+        .filter(|r| r["lane"] == lane)
+        .map(|r| (r["event"].as_str().unwrap(), r))
+        .collect()
+}
+
+fn names(events: &[(&str, &Value)]) -> Vec<String> {
+    events
+        .iter()
+        .map(|(n, r)| match *n {
+            "classified" => format!("classified:{}", r["class"].as_str().unwrap()),
+            "judged" => format!(
+                "judged:{}",
+                r["vector"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| if v.as_bool().unwrap() { '1' } else { '0' })
+                    .collect::<String>()
+            ),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+fn stop(j: &[Value]) -> &Value {
+    j.iter()
+        .rev()
+        .find(|r| r["event"] == "stop")
+        .expect("a stop event")
+}
+
+#[test]
+fn too_easy_then_nudge_then_ideal() {
+    let t = tempfile::tempdir().unwrap();
+    let script = [
+        py("coder-1", RIGHT),
+        py("coder-2", NEG_BUG),
+        py("coder-3", RIGHT),
+        py("tester-1", &test_src("assert f(1) == 2")),
+        py("tester-1", &test_src("assert f(-1) == 0")),
+    ]
+    .concat();
+    project(t.path(), "coders = 3\ntesters = 1\nmax_rounds = 1", &script);
+    let o = dixit(&["run", "."], t.path());
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "a round cap is a resumable stop: {}",
+        text(&o)
+    );
+    let j = journal(&the_run(t.path()));
+    let tester = lane(&j, "tester-1");
+    assert_eq!(
+        names(&tester),
+        [
+            "checkpoint",
+            "reply",
+            "classified:TOO_EASY",
+            "checkpoint",
+            "reply",
+            "classified:IDEAL",
+            "thanks",
+            "accepted"
+        ]
+    );
+    let nudge = tester[4].1["prompt"].as_str().unwrap();
+    assert!(nudge.contains("a little too simple"), "{nudge}");
+    assert_eq!(tester[5].1["failures"], 1);
+    let added = j.iter().find(|r| r["event"] == "suite_changed").unwrap();
+    assert!(added["added"][0]["source"]
+        .as_str()
+        .unwrap()
+        .contains("f(-1)"));
+}
+
+#[test]
+fn too_hard_twice_hibernates_then_revives() {
+    let t = tempfile::tempdir().unwrap();
+    let zero_bug = "def f(x):\n    return 1 if x == 0 else 2 * x";
+    let script = [
+        py("coder-1", RIGHT),
+        py("coder-2", RIGHT),
+        py("coder-3", zero_bug),
+        py("coder-3", RIGHT), // its fix for f(0) also fixes negatives
+        py("coder-4", NEG_BUG),
+        py("coder-5", NEG_BUG),
+        py("tester-1", &test_src("assert f(-1) == 0")),
+        py("tester-1", &test_src("assert f(-5) == 0")),
+        py("tester-2", &test_src("assert f(0) == 0")),
+        py("tester-2", &test_src("assert f(2) == 4")),
+        py("tester-2", &test_src("assert f(3) == 6")),
+    ]
+    .concat();
+    project(
+        t.path(),
+        "coders = 5\ntesters = 2\nmax_rounds = 2\nmax_tester_retries = 1",
+        &script,
+    );
+    let o = dixit(&["run", "."], t.path());
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let j = journal(&the_run(t.path()));
+    let t1 = names(&lane(&j, "tester-1"));
+    let hib = t1
+        .iter()
+        .position(|n| n == "hibernated")
+        .expect("hibernated");
+    assert_eq!(
+        t1[..hib],
+        [
+            "checkpoint",
+            "reply",
+            "classified:TOO_HARD",
+            "checkpoint",
+            "reply",
+            "classified:TOO_HARD"
+        ]
+    );
+    // Round 2: coder-3 caught up, so 2 of 5 fail the first test: IDEAL; the tester wakes up.
+    assert_eq!(
+        t1[hib + 1..],
+        [
+            "classified:IDEAL",
+            "revived",
+            "rollback",
+            "thanks",
+            "accepted"
+        ]
+    );
+    let changes: Vec<&Value> = j.iter().filter(|r| r["event"] == "suite_changed").collect();
+    assert_eq!(changes.len(), 2);
+    assert_eq!(changes[1]["added"][0]["author"], "tester-1");
+    assert!(changes[1]["added"][0]["source"]
+        .as_str()
+        .unwrap()
+        .contains("f(-1)"));
+    // Its transcript was rolled back to just after the revived test, then thanked.
+    let tr = std::fs::read_to_string(the_run(t.path()).join("agents/tester-1/transcript.jsonl"))
+        .unwrap();
+    assert!(
+        !tr.contains("f(-5)"),
+        "the second too-hard test was rolled back"
+    );
+}
+
+#[test]
+fn invalid_tests_go_back_to_their_author_with_the_error() {
+    let t = tempfile::tempdir().unwrap();
+    let script = [
+        py("coder-1", RIGHT),
+        py("coder-2", NEG_BUG),
+        py("coder-3", RIGHT),
+        py("tester-1", "from solution import f\nassert f(1) =="),
+        py("tester-1", &test_src("assert f(-1) == 0")),
+        "[[tester-2]]\ntext = \"I think f(2) should be 4.\"\n\n".to_string(),
+        py("tester-2", &test_src("assert f(-3) == 0")),
+    ]
+    .concat();
+    project(t.path(), "coders = 3\ntesters = 2\nmax_rounds = 1", &script);
+    let o = dixit(&["run", "."], t.path());
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let j = journal(&the_run(t.path()));
+    let t1 = lane(&j, "tester-1");
+    assert_eq!(
+        names(&t1)[..6],
+        [
+            "checkpoint",
+            "reply",
+            "classified:INVALID",
+            "checkpoint",
+            "reply",
+            "classified:IDEAL"
+        ]
+    );
+    assert!(t1[2].1["build_error"]
+        .as_str()
+        .unwrap()
+        .contains("SyntaxError"));
+    let nudge = t1[4].1["prompt"].as_str().unwrap();
+    assert!(
+        nudge.contains("does not build") && nudge.contains("SyntaxError"),
+        "{nudge}"
+    );
+    let t2 = lane(&j, "tester-2");
+    assert_eq!(
+        names(&t2)[..6],
+        [
+            "checkpoint",
+            "reply",
+            "classified:INVALID",
+            "checkpoint",
+            "reply",
+            "classified:IDEAL"
+        ]
+    );
+    assert!(t2[4].1["prompt"]
+        .as_str()
+        .unwrap()
+        .contains("could not find a test"));
+    assert!(
+        !j.iter().any(|r| r["event"] == "hibernated"),
+        "INVALID never counts as TOO_HARD"
+    );
+}
+
+/// Round 1 adds two tests; coder-2 fails the second.
+fn two_test_script(coder2: &[&str]) -> String {
+    let mut s = vec![
+        py("coder-1", RIGHT),
+        py(
+            "coder-3",
+            "def f(x):\n    return 2 * x + (1 if x == 7 else 0) if x >= 0 else 0",
+        ),
+        py("coder-3", RIGHT),
+        py("tester-1", &test_src("assert f(7) == 14")),
+        py("tester-2", &test_src("assert f(-2) == 0")),
+        py("tester-1", &test_src("assert f(1) == 2")),
+        py("tester-1", &test_src("assert f(2) == 4")),
+        py("tester-2", &test_src("assert f(3) == 6")),
+        py("tester-2", &test_src("assert f(4) == 8")),
+    ];
+    for c in coder2 {
+        s.push(py("coder-2", c));
+    }
+    s.concat()
+}
+
+#[test]
+fn a_regressing_coder_is_rolled_back_to_its_best_attempt() {
+    let t = tempfile::tempdir().unwrap();
+    let worse = "def f(x):\n    return -1";
+    project(
+        t.path(),
+        "coders = 3\ntesters = 2\nmax_rounds = 2\nmax_tester_retries = 1",
+        &two_test_script(&[NEG_BUG, worse, RIGHT]),
+    );
+    let o = dixit(&["run", "."], t.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "round 2 adds no test: converged: {}",
+        text(&o)
+    );
+    let run = the_run(t.path());
+    let j = journal(&run);
+    let c2 = lane(&j, "coder-2");
+    assert_eq!(
+        names(&c2),
+        [
+            "reply",
+            "judged:",
+            "judged:10",
+            "checkpoint",
+            "reply",
+            "judged:00",
+            "rollback",
+            "reply",
+            "judged:11",
+            "thanks"
+        ]
+    );
+    // Both fix prompts name only the test the best attempt fails.
+    for i in [4, 7] {
+        assert!(
+            c2[i].1["prompt"]
+                .as_str()
+                .unwrap()
+                .contains("Test 2 fails; the others pass."),
+            "{}",
+            c2[i].1["prompt"]
+        );
+    }
+    let tr = std::fs::read_to_string(run.join("agents/coder-2/transcript.jsonl")).unwrap();
+    assert!(
+        !tr.contains("return -1"),
+        "the regressing attempt is gone from the history"
+    );
+    let final_code =
+        std::fs::read_to_string(run.join("implementations/coder-2/solution.py")).unwrap();
+    assert!(
+        final_code.contains("2 * x if x >= 0 else 0"),
+        "{final_code}"
+    );
+}
+
+#[test]
+fn a_coder_that_cannot_pass_stops_for_a_human() {
+    let t = tempfile::tempdir().unwrap();
+    project(
+        t.path(),
+        "coders = 3\ntesters = 2\nmax_rounds = 3\nmax_tester_retries = 1\nmax_coder_retries = 2",
+        &two_test_script(&[NEG_BUG, NEG_BUG, NEG_BUG]),
+    );
+    let o = dixit(&["run", "."], t.path());
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "human needed exits 1: {}",
+        text(&o)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("human judgement needed: coder-2 cannot pass test 2"),
+        "{out}"
+    );
+    let j = journal(&the_run(t.path()));
+    let s = stop(&j);
+    assert_eq!(s["reason"], "human_needed");
+    assert_eq!(s["coder"], "coder-2");
+    assert_eq!(s["failing"], serde_json::json!([2]));
+    assert_eq!(
+        names(&lane(&j, "coder-2"))
+            .iter()
+            .filter(|n| *n == "reply")
+            .count(),
+        3,
+        "1 solve + 2 retries"
+    );
+}
+
+#[test]
+fn the_demo_converges_and_reports() {
+    let t = tempfile::tempdir().unwrap();
+    let o = dixit(&["init", "demo"], t.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let o = dixit(&["run", "demo"], t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("converged"), "{out}");
+    let run = the_run(&t.path().join("demo"));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["stop"]["reason"], "converged");
+    assert_eq!(summary["suite"].as_array().unwrap().len(), 3);
+    assert_eq!(summary["testers"]["tester-2"]["hibernations"], 1);
+    for c in ["coder-1", "coder-2", "coder-3"] {
+        assert_eq!(
+            summary["coders"][c]["hidden"],
+            serde_json::json!([1, 1]),
+            "{c} passes the hidden tests"
+        );
+        assert!(run
+            .join("implementations")
+            .join(c)
+            .join("solution.py")
+            .is_file());
+    }
+    for n in 1..=3 {
+        assert!(run.join(format!("suite/test_{n:03}.py")).is_file());
+    }
+    let j = journal(&run);
+    // coder-2 fails the unsorted-input test, fixes it, and is thanked.
+    assert_eq!(
+        names(&lane(&j, "coder-2"))[..7],
+        [
+            "reply",
+            "judged:",
+            "judged:01",
+            "checkpoint",
+            "reply",
+            "judged:11",
+            "thanks"
+        ]
+    );
+}
+
+#[test]
+fn every_init_language_runs_to_convergence() {
+    for lang in ["c", "rust", "io"] {
+        let t = tempfile::tempdir().unwrap();
+        let o = dixit(&["init", "p", "--language", lang], t.path());
+        assert!(o.status.success(), "{lang}: {}", text(&o));
+        let o = dixit(&["run", "p", "--json"], t.path());
+        assert_eq!(o.status.code(), Some(0), "{lang}: {}", text(&o));
+        let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(s["stop"]["reason"], "converged", "{lang}");
+        assert!(s["suite"].as_array().unwrap().len() >= 2, "{lang}: {s}");
+        for (name, c) in s["coders"].as_object().unwrap() {
+            let (p, total) = (
+                c["hidden"][0].as_u64().unwrap(),
+                c["hidden"][1].as_u64().unwrap(),
+            );
+            assert_eq!(p, total, "{lang}: {name} fails hidden tests");
+        }
+    }
+}
+
+/// The demo with every reply slowed down and given a usage.
+fn slow_demo(dir: &Path, delay_ms: u64, tokens: u64) {
+    let o = dixit(&["init", "demo"], dir);
+    assert!(o.status.success());
+    let p = dir.join("demo/script.toml");
+    let s = std::fs::read_to_string(&p).unwrap().replace(
+        "text = '''",
+        &format!("delay_ms = {delay_ms}\nusage = {{ prompt_tokens = {tokens}, completion_tokens = {tokens} }}\ntext = '''"),
+    );
+    std::fs::write(p, s).unwrap();
+}
+
+/// What a run's final state is: summary (without id), suite and implementations.
+fn final_state(run: &Path) -> String {
+    let mut s: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    s.as_object_mut().unwrap().remove("run_id");
+    let mut out = s.to_string();
+    for sub in [
+        "suite",
+        "implementations/coder-1",
+        "implementations/coder-2",
+        "implementations/coder-3",
+    ] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(run.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            out.push_str(&format!(
+                "\n{}:\n{}",
+                f.file_name().unwrap().to_string_lossy(),
+                std::fs::read_to_string(&f).unwrap()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn kill_9_mid_run_then_resume_reaches_the_same_state() {
+    let base = tempfile::tempdir().unwrap();
+    slow_demo(base.path(), 0, 10);
+    assert_eq!(
+        dixit(&["run", "demo", "-q"], base.path()).status.code(),
+        Some(0)
+    );
+    let expected = final_state(&the_run(&base.path().join("demo")));
+    for kill_at in [6usize, 25, 60] {
+        let t = tempfile::tempdir().unwrap();
+        slow_demo(t.path(), 60, 10);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+            .args(["run", "demo", "-q"])
+            .current_dir(t.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let journal_lines = || {
+            std::fs::read_dir(t.path().join("demo/runs"))
+                .ok()
+                .and_then(|mut d| d.next())
+                .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("journal.jsonl")).ok())
+                .map(|s| s.lines().count())
+                .unwrap_or(0)
+        };
+        let started = std::time::Instant::now();
+        while journal_lines() < kill_at && started.elapsed() < std::time::Duration::from_secs(60) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let run = the_run(&t.path().join("demo"));
+        let id = run.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            journal(&run).iter().all(|r| r["event"] != "stop"),
+            "killed before the end (at {kill_at} lines)"
+        );
+        let o = dixit(&["run", "demo", "-q", "--resume", &id], t.path());
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "resume after kill at {kill_at} lines: {}",
+            text(&o)
+        );
+        assert_eq!(final_state(&run), expected, "killed at {kill_at} lines");
+        let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+        assert!(
+            o.status.success(),
+            "the resumed journal replays: {}",
+            text(&o)
+        );
+    }
+}
+
+#[test]
+fn a_budget_cap_stops_the_run_resumably() {
+    let t = tempfile::tempdir().unwrap();
+    slow_demo(t.path(), 0, 50);
+    let cfg = t.path().join("demo/dixit.toml");
+    let original = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, format!("{original}\n[budget]\nmax_tokens = 900\n")).unwrap();
+    let o = dixit(&["run", "demo"], t.path());
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("budget cap reached"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--resume"),
+        "{}",
+        text(&o)
+    );
+    let run = the_run(&t.path().join("demo"));
+    let j = journal(&run);
+    assert_eq!(stop(&j)["reason"], "budget");
+    assert!(j.iter().any(|r| r["event"] == "refused"));
+    let spent: u64 = j
+        .iter()
+        .filter(|r| r["event"] == "reply")
+        .map(|_| 100)
+        .sum();
+    assert!(
+        (900..1100).contains(&spent),
+        "at most one call per agent past the cap: {spent}"
+    );
+    // The stopped run replays exactly, refusal included.
+    let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+    assert!(o.status.success(), "{}", text(&o));
+    // Raise the cap and resume: the run completes as if it had never stopped.
+    std::fs::write(&cfg, format!("{original}\n[budget]\nmax_tokens = 100000\n")).unwrap();
+    let id = run.file_name().unwrap().to_string_lossy().into_owned();
+    let o = dixit(&["run", "demo", "--resume", &id], t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let base = tempfile::tempdir().unwrap();
+    slow_demo(base.path(), 0, 50);
+    assert_eq!(
+        dixit(&["run", "demo", "-q"], base.path()).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        final_state(&run),
+        final_state(&the_run(&base.path().join("demo")))
+    );
+    let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn replay_is_exact_on_one_and_two_threads_and_names_a_divergence() {
+    let t = tempfile::tempdir().unwrap();
+    assert!(dixit(&["init", "demo"], t.path()).status.success());
+    assert_eq!(
+        dixit(&["run", "demo", "-q"], t.path()).status.code(),
+        Some(0)
+    );
+    let run = the_run(&t.path().join("demo"));
+    for jobs in ["1", "2"] {
+        let o = dixit(&["-j", jobs, "replay", run.to_str().unwrap()], t.path());
+        assert!(o.status.success(), "-j{jobs}: {}", text(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("reproduced exactly"));
+    }
+    // Tamper with a recorded reply: coder-2's fix no longer sorts.
+    let p = run.join("journal.jsonl");
+    let j = std::fs::read_to_string(&p).unwrap();
+    let tampered: Vec<String> = j
+        .lines()
+        .map(|l| {
+            if l.contains("\"lane\":\"coder-2\"") && l.contains("\"purpose\":\"fix\"") {
+                l.replace("sorted(values)", "list(values)")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert_ne!(tampered.join("\n"), j.trim_end());
+    std::fs::write(&p, tampered.join("\n") + "\n").unwrap();
+    let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("divergence in lane `coder-2`") && err.contains("judged"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_gets_clear_errors() {
+    let t = tempfile::tempdir().unwrap();
+    assert!(dixit(&["init", "p"], t.path()).status.success());
+    let cfg = t.path().join("p/dixit.toml");
+    let good = std::fs::read_to_string(&cfg).unwrap();
+
+    std::fs::write(&cfg, good.replace("[protocol]", "[protocol]\ncodrs = 4")).unwrap();
+    let o = dixit(&["run", "p"], t.path());
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("dixit.toml") && e.contains("codrs"), "{e}");
+
+    std::fs::write(&cfg, good.replace("minority = 0.4", "minority = 1.4")).unwrap();
+    let e = String::from_utf8_lossy(&dixit(&["run", "p"], t.path()).stderr).into_owned();
+    assert!(e.contains("protocol.minority"), "{e}");
+
+    std::fs::write(
+        &cfg,
+        good.replace("backend = \"script\"", "backend = \"telepathy\""),
+    )
+    .unwrap();
+    let e = String::from_utf8_lossy(&dixit(&["run", "p"], t.path()).stderr).into_owned();
+    assert!(e.contains("telepathy"), "{e}");
+
+    std::fs::write(&cfg, &good).unwrap();
+    std::fs::remove_file(t.path().join("p/spec.md")).unwrap();
+    let o = dixit(&["run", "p"], t.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("spec.md"),
+        "{}",
+        text(&o)
+    );
+
+    let o = dixit(&["run", "nowhere"], t.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("nowhere/dixit.toml"),
+        "{}",
+        text(&o)
+    );
+
+    // A corrupt journal line names the file and line; resuming a finished run is refused.
+    std::fs::write(t.path().join("p/spec.md"), "Write `median(values)`.\n").unwrap();
+    assert!(dixit(&["init", "q"], t.path()).status.success());
+    assert_eq!(dixit(&["run", "q", "-q"], t.path()).status.code(), Some(0));
+    let run = the_run(&t.path().join("q"));
+    let id = run.file_name().unwrap().to_string_lossy().into_owned();
+    let o = dixit(&["run", "q", "--resume", &id], t.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("nothing to resume"),
+        "{}",
+        text(&o)
+    );
+    let p = run.join("journal.jsonl");
+    let mut lines: Vec<String> = std::fs::read_to_string(&p)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines[5] = "{\"lane\": \"coder-1\", \"seq\": oops".into();
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("journal.jsonl:6: corrupt journal line"),
+        "{}",
+        text(&o)
+    );
+    let o = dixit(&["replay", "no-such-run"], t.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no run `no-such-run`"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Lines of code worth looking for (long enough not to be common words).
+fn code_lines(src: &str) -> Vec<String> {
+    src.lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.len() >= 18 && !l.starts_with("from solution import") && !l.starts_with("#include")
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_game_is_invisible_in_every_transcript() {
+    for lang in ["python", "c"] {
+        let t = tempfile::tempdir().unwrap();
+        assert!(dixit(&["init", "p", "--language", lang], t.path())
+            .status
+            .success());
+        assert_eq!(dixit(&["run", "p", "-q"], t.path()).status.code(), Some(0));
+        let run = the_run(&t.path().join("p"));
+        let j = journal(&run);
+        let tests: Vec<String> = j
+            .iter()
+            .filter(|r| r["event"] == "reply" && r["lane"].as_str().unwrap().starts_with("tester"))
+            .flat_map(|r| {
+                r["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|f| code_lines(f["content"].as_str().unwrap_or("")))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let solutions: Vec<String> = j
+            .iter()
+            .filter(|r| r["event"] == "reply" && r["lane"].as_str().unwrap().starts_with("coder"))
+            .flat_map(|r| {
+                r["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|f| code_lines(f["content"].as_str().unwrap_or("")))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(!tests.is_empty() && !solutions.is_empty());
+        for agent in std::fs::read_dir(run.join("agents")).unwrap() {
+            let agent = agent.unwrap().path();
+            let name = agent.file_name().unwrap().to_string_lossy().into_owned();
+            let transcript = std::fs::read_to_string(agent.join("transcript.jsonl")).unwrap();
+            for line in transcript.lines() {
+                let m: Value = serde_json::from_str(line).unwrap();
+                if m["role"] == "assistant" {
+                    continue; // the agent's own words
+                }
+                let content = m["content"].as_str().unwrap();
+                let leaked = if name.starts_with("coder") {
+                    &tests
+                } else {
+                    &solutions
+                };
+                for l in leaked.iter().filter(|l| !is_own(&j, &name, l)) {
+                    assert!(
+                        !content.contains(l.as_str()),
+                        "{lang}: {name} was sent `{l}`"
+                    );
+                }
+                let bad = dixit::protocol::forbidden_words(content);
+                assert!(
+                    bad.is_empty(),
+                    "{lang}: {name} was sent {bad:?} in: {content}"
+                );
+            }
+        }
+    }
+}
+
+/// Whether `line` is in one of `agent`'s own replies (then it is not a leak).
+fn is_own(j: &[Value], agent: &str, line: &str) -> bool {
+    j.iter().any(|r| {
+        r["lane"] == agent
+            && r["event"] == "reply"
+            && r["text"].as_str().unwrap_or("").contains(line)
+    })
+}
