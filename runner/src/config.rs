@@ -211,8 +211,11 @@ pub struct AgentSettings {
     pub max_tokens: Option<u32>,
     /// Seconds before a request (or a command turn) times out.
     pub timeout_s: Option<u64>,
-    /// Attempts per call on 429/5xx/timeouts.
+    /// Attempts per call on 429/5xx/timeouts (default 4).
     pub retries: Option<u32>,
+    /// Delay before the first retry in milliseconds (default 500); it doubles each retry, plus
+    /// up to 50 % jitter; a `Retry-After` header takes precedence.
+    pub retry_delay_ms: Option<u64>,
     /// A system-prompt variant: a template `system_<variant>.md` for the agent's role.
     pub prompt_variant: Option<String>,
     /// command: the command line (argv); `{prompt}` is replaced by the prompt, otherwise the
@@ -243,6 +246,7 @@ impl AgentSettings {
             max_tokens,
             timeout_s,
             retries,
+            retry_delay_ms,
             prompt_variant,
             command,
             env,

@@ -79,6 +79,8 @@ pub struct Completion {
     pub files: Option<Vec<super::FileWrite>>,
     /// The cost, when it is already known (a recording); otherwise priced from `usage`.
     pub cost_usd: Option<f64>,
+    /// Guardrail violations the host undid or refused during the turn.
+    pub violations: Vec<String>,
 }
 
 /// Why a backend gave no reply. The run stops and can be resumed.

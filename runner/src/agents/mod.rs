@@ -6,16 +6,23 @@
 //! - `extract.rs`: code blocks in replies → file writes.
 //! - `script.rs`: scripted replies (tests, demos); `replay.rs`: replies from a journal.
 
+mod anthropic;
 mod backend;
+mod command;
 mod extract;
+mod http;
+mod openai;
 mod replay;
 mod script;
 mod state;
 
 use std::sync::Arc;
 
+pub use anthropic::{messages_body, parse_messages, Anthropic, ANTHROPIC_VERSION};
 pub use backend::{Backend, BackendError, Completion, Message, Request, Usage};
+pub use command::CommandAgent;
 pub use extract::{extract_files, sanitize, FileWrite};
+pub use openai::{chat_body, parse_chat, OpenAi};
 pub use replay::{first_difference, RecordedReply, Recording, ReplayBackend};
 pub use script::{Script, ScriptBackend};
 pub use state::{copy_dir, read_tree, AgentDir, Checkpoint, StateError};
@@ -44,6 +51,8 @@ pub struct Turn {
     pub model: String,
     /// Set when the backend knew the cost (a recording); else priced by the caller.
     pub cost_usd: Option<f64>,
+    /// Guardrail violations undone or refused during the turn.
+    pub violations: Vec<String>,
 }
 
 impl Agent {
@@ -56,6 +65,7 @@ impl Agent {
         default_file: &str,
         exts: &[&str],
     ) -> Result<Turn, AskError> {
+        let tampered = self.state.verify_workspace()?;
         let call = self.calls;
         let conversation = self.state.conversation_with(prompt);
         let workspace = self.state.workspace();
@@ -91,6 +101,17 @@ impl Agent {
             usage: c.usage,
             model: c.model,
             cost_usd: c.cost_usd,
+            violations: if tampered.is_empty() {
+                c.violations
+            } else {
+                // Replays get these back from the recording, and find nothing to restore.
+                let mut v: Vec<String> = tampered
+                    .into_iter()
+                    .map(|t| format!("its workspace was changed from outside: {t}"))
+                    .collect();
+                v.extend(c.violations);
+                v
+            },
         })
     }
 
@@ -109,15 +130,22 @@ pub enum AskError {
     State(#[from] StateError),
 }
 
-/// The live backend for an agent spec other than `script` (the protocol builds `script` and
-/// `replay` itself).
+/// The live backend of an agent: `openai`, `anthropic` or `command` (the protocol builds
+/// `script` and `replay` itself).
 pub fn live_backend(
     spec: &crate::config::AgentSpec,
     backend: Option<&str>,
+    project_dir: &std::path::Path,
+    run_seed: u64,
 ) -> Result<Arc<dyn Backend>, String> {
-    Err(format!(
-        "{}: backend `{}` is not available in this build",
-        spec.name,
-        backend.unwrap_or("(none)")
-    ))
+    match backend {
+        Some("openai") => Ok(Arc::new(OpenAi::new(spec, run_seed)?)),
+        Some("anthropic") => Ok(Arc::new(Anthropic::new(spec)?)),
+        Some("command") => Ok(Arc::new(CommandAgent::new(spec, project_dir)?)),
+        other => Err(format!(
+            "{}: unknown backend `{}`",
+            spec.name,
+            other.unwrap_or("(none)")
+        )),
+    }
 }

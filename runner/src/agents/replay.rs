@@ -18,6 +18,7 @@ pub struct RecordedReply {
     pub usage: Usage,
     pub cost_usd: f64,
     pub model: String,
+    pub violations: Vec<String>,
 }
 
 /// Recorded turns by (agent, call number).
@@ -74,6 +75,7 @@ impl Backend for ReplayBackend {
                     model: r.model.clone(),
                     files: Some(r.files.clone()),
                     cost_usd: Some(r.cost_usd),
+                    violations: r.violations.clone(),
                 })
             }
             None if self.live.is_none()

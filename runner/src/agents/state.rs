@@ -44,6 +44,8 @@ pub struct AgentDir {
     next_checkpoint: u64,
     /// Mirror of transcript.jsonl.
     messages: Vec<Message>,
+    /// What the workspace should hold: only the host (and the agent's own turns) change it.
+    expected: Vec<(String, Vec<u8>)>,
 }
 
 impl AgentDir {
@@ -64,6 +66,7 @@ impl AgentDir {
             checkpoints,
             next_checkpoint: 0,
             messages: Vec::new(),
+            expected: Vec::new(),
         };
         io(&a.transcript_path(), fs::write(a.transcript_path(), ""))?;
         a.push(Message {
@@ -130,8 +133,43 @@ impl AgentDir {
         Ok(())
     }
 
+    /// Checks that nothing but this agent changed its workspace since the host last touched it
+    /// (another agent's process could write here); restores it if something did, and says what.
+    pub fn verify_workspace(&mut self) -> Result<Vec<String>, StateError> {
+        let now = read_tree(&self.workspace())?;
+        if now == self.expected {
+            return Ok(Vec::new());
+        }
+        let ws = self.workspace();
+        let mut restored = Vec::new();
+        for (p, _) in now
+            .iter()
+            .filter(|(p, _)| !self.expected.iter().any(|(q, _)| q == p))
+        {
+            io(&ws.join(p), fs::remove_file(ws.join(p)))?;
+            restored.push(format!("removed {p}"));
+        }
+        for (p, c) in &self.expected {
+            if !now.iter().any(|(q, d)| q == p && d == c) {
+                let path = ws.join(p);
+                if let Some(d) = path.parent() {
+                    io(d, fs::create_dir_all(d))?;
+                }
+                io(&path, fs::write(&path, c))?;
+                restored.push(format!("restored {p}"));
+            }
+        }
+        Ok(restored)
+    }
+
+    /// Records the workspace as it is now as its expected state.
+    fn settle(&mut self) -> Result<(), StateError> {
+        self.expected = read_tree(&self.workspace())?;
+        Ok(())
+    }
+
     /// Writes (or deletes) files in the workspace.
-    pub fn apply(&self, files: &[FileWrite]) -> Result<(), StateError> {
+    pub fn apply(&mut self, files: &[FileWrite]) -> Result<(), StateError> {
         let ws = self.workspace();
         for f in files {
             let p = ws.join(&f.path);
@@ -149,7 +187,7 @@ impl AgentDir {
                 }
             }
         }
-        Ok(())
+        self.settle()
     }
 
     /// Copies the whole directory to a new checkpoint.
@@ -183,7 +221,8 @@ impl AgentDir {
             }
         }
         copy_dir(&from, &self.dir)?;
-        self.reload()
+        self.reload()?;
+        self.settle()
     }
 
     fn reload(&mut self) -> Result<(), StateError> {

@@ -147,6 +147,9 @@ pub enum Event {
         usage: Usage,
         cost_usd: f64,
         model: String,
+        /// Guardrail violations the host undid or refused during the turn.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        violations: Vec<String>,
     },
     /// A call was not made: it would have passed a budget cap.
     Refused {

@@ -170,6 +170,7 @@ impl JournalFile {
                 usage,
                 cost_usd,
                 model,
+                violations,
                 ..
             } = &r.event
             {
@@ -182,6 +183,7 @@ impl JournalFile {
                         usage: *usage,
                         cost_usd: *cost_usd,
                         model: model.clone(),
+                        violations: violations.clone(),
                     },
                 );
             }

@@ -241,6 +241,7 @@ impl Ctx {
                 usage: turn.usage,
                 cost_usd: cost,
                 model: turn.model.clone(),
+                violations: turn.violations.clone(),
             },
         )?;
         Ok(turn)

@@ -46,18 +46,22 @@ pub struct RunOutcome {
     pub summary: Summary,
 }
 
-/// Makes the live backend of an agent. Issue-4 backends plug in here.
+/// Makes the live backend of an agent from its spec, the project folder and the run's seed.
 pub type BackendFactory =
-    dyn Fn(&AgentSpec, &Path) -> Result<Arc<dyn Backend>, String> + Send + Sync;
+    dyn Fn(&AgentSpec, &Path, u64) -> Result<Arc<dyn Backend>, String> + Send + Sync;
 
-/// The backends this build knows: `script` (more are added by [`crate::agents`] as they exist).
-pub fn default_backend(spec: &AgentSpec, project_dir: &Path) -> Result<Arc<dyn Backend>, String> {
+/// The backends of this build: `script`, and the live ones of [`crate::agents::live_backend`].
+pub fn default_backend(
+    spec: &AgentSpec,
+    project_dir: &Path,
+    seed: u64,
+) -> Result<Arc<dyn Backend>, String> {
     match spec.settings.backend.as_deref() {
         Some("script") => {
             let path = project_dir.join(spec.settings.script.clone().unwrap_or_default());
             Ok(Arc::new(ScriptBackend::new(Script::load(&path)?)))
         }
-        other => crate::agents::live_backend(spec, other),
+        other => crate::agents::live_backend(spec, other, project_dir, seed),
     }
 }
 
@@ -97,6 +101,9 @@ pub async fn start(
 ) -> Result<RunOutcome, ProtocolError> {
     let prompts = Prompts::load(&project.dir, &project.config)?;
     let run_id = new_run_id();
+    // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
+    let runs_dir = std::path::absolute(runs_dir)
+        .map_err(|e| ProtocolError::Setup(format!("{}: {e}", runs_dir.display())))?;
     let run_dir = runs_dir.join(&run_id);
     let snapshot = ProjectSnapshot {
         config: project.config_text.clone(),
@@ -110,7 +117,8 @@ pub async fn start(
     for spec in project.config.agent_specs() {
         live.insert(
             spec.name.clone(),
-            backends(&spec, &project.dir).map_err(ProtocolError::Setup)?,
+            backends(&spec, &project.dir, project.config.project.seed)
+                .map_err(ProtocolError::Setup)?,
         );
     }
     let ctx = Ctx::new(
@@ -137,6 +145,8 @@ pub async fn resume(
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
 ) -> Result<RunOutcome, ProtocolError> {
+    let run_dir = &std::path::absolute(run_dir)
+        .map_err(|e| ProtocolError::Setup(format!("{}: {e}", run_dir.display())))?;
     let recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
     if let Some((stop, round)) = recorded.stop() {
         if !stop.resumable() {
@@ -151,7 +161,8 @@ pub async fn resume(
     let recording = Arc::new(recorded.recording());
     let mut agents = BTreeMap::new();
     for spec in project.config.agent_specs() {
-        let live = backends(&spec, &project.dir).map_err(ProtocolError::Setup)?;
+        let live = backends(&spec, &project.dir, project.config.project.seed)
+            .map_err(ProtocolError::Setup)?;
         agents.insert(
             spec.name.clone(),
             Arc::new(ReplayBackend::new(recording.clone(), Some(live))) as Arc<dyn Backend>,
@@ -333,6 +344,17 @@ async fn execute(
             round,
         },
     )?;
+    for c in &mut coders {
+        // A final implementation is what the coder wrote, whatever another process did since.
+        let restored = c.agent.state.verify_workspace()?;
+        if !restored.is_empty() {
+            let what = restored.join(", ");
+            tracing::warn!(
+                "{}: workspace changed from outside; restored {what}",
+                c.agent.name
+            );
+        }
+    }
     let summary = write_outputs(
         ctx,
         run_id,
