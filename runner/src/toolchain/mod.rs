@@ -373,9 +373,9 @@ impl Toolchains {
             TestKind::Python => {
                 self.python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
             }
-            TestKind::C | TestKind::Cpp => self.test_object(t, None).map(|_| ()),
-            // A Rust test only builds against a solution crate; it is checked per pair.
-            TestKind::Rust => Ok(()),
+            // C/C++ tests may include the solution's headers and a Rust test uses the solution
+            // crate: both are built per pair (`unit_runnable`).
+            TestKind::C | TestKind::Cpp | TestKind::Rust => Ok(()),
             TestKind::Io => match &t.io.as_ref().and_then(|c| c.checker.clone()) {
                 Some(c) => self.checker(t, c).map(|_| ()),
                 None => Ok(()),
@@ -509,20 +509,25 @@ impl Toolchains {
     }
 
     /// The test's object, compiled with the solution's headers on its include path (the key
-    /// includes them) so tests can `#include "solution.h"`.
+    /// includes them) so tests can `#include "solution.h"`. A failure is the test's own when the
+    /// test does not compile alone either (or the solution has no headers), else the pair's.
     fn test_object(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
         let s = s.filter(|s| has_headers(&s.snapshot));
+        let r = self.test_object_with(t, s);
+        match (r, s) {
+            (Err(e), Some(_)) if self.test_object_with(t, None).is_ok() => Err(e),
+            (Err(e), _) => Err(BuildError::new(CompileSide::Test, e.message)),
+            (ok, _) => ok,
+        }
+    }
+
+    fn test_object_with(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
         let headers = s.map(|s| header_key(&s.snapshot)).unwrap_or_default();
         let mut memo = t.objects.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = memo.get(&headers) {
             return r.clone();
         }
-        // Without solution headers a failure is the test's own; with them it may be a mismatch.
-        let side = if s.is_none() {
-            CompileSide::Test
-        } else {
-            CompileSide::Link
-        };
+        let side = CompileSide::Link;
         let r = (|| {
             let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
             let sdk = self.sdk().map_err(|e| BuildError::new(side, e))?;
@@ -871,7 +876,17 @@ impl Toolchains {
             None => case
                 .compare(v.stdout.as_bytes())
                 .map_err(|d| (VerdictKind::WrongAnswer, d)),
-            Some(path) => self.run_checker(t, path, case, v.stdout.as_bytes(), seed, limits),
+            Some(path) => {
+                let (judged, checker) =
+                    self.run_checker(t, path, case, v.stdout.as_bytes(), seed, limits);
+                // The checker's use of entropy or a clock makes the pair's verdict seed-dependent
+                // too: without this, `reruns = auto` would skip the reruns of a random checker.
+                if let Some(c) = checker {
+                    v.read_entropy |= c.read_entropy;
+                    v.read_clock |= c.read_clock;
+                }
+                judged
+            }
         };
         if let Err((kind, detail)) = judged {
             v.verdict = kind;
@@ -888,18 +903,23 @@ impl Toolchains {
         output: &[u8],
         seed: u64,
         limits: &Limits,
-    ) -> Result<(), (VerdictKind, String)> {
-        let checker = self
-            .checker(t, path)
-            .map_err(|e| (VerdictKind::CompileError, e.message))?;
-        let files = tempfile::tempdir().map_err(|e| (VerdictKind::InternalError, e.to_string()))?;
+    ) -> (Result<(), (VerdictKind, String)>, Option<Verdict>) {
+        let checker = match self.checker(t, path) {
+            Ok(c) => c,
+            Err(e) => return (Err((VerdictKind::CompileError, e.message)), None),
+        };
+        let files = match tempfile::tempdir() {
+            Ok(f) => f,
+            Err(e) => return (Err((VerdictKind::InternalError, e.to_string())), None),
+        };
         for (name, bytes) in [
             ("input.txt", &case.stdin[..]),
             ("output.txt", output),
             ("answer.txt", case.expected.as_deref().unwrap_or_default()),
         ] {
-            std::fs::write(files.path().join(name), bytes)
-                .map_err(|e| (VerdictKind::InternalError, e.to_string()))?;
+            if let Err(e) = std::fs::write(files.path().join(name), bytes) {
+                return (Err((VerdictKind::InternalError, e.to_string())), None);
+            }
         }
         let mut r = checker.with_args(&[
             "/io/input.txt".into(),
@@ -919,7 +939,7 @@ impl Toolchains {
                 s.chars().take(300).collect::<String>()
             }
         };
-        match (v.verdict, v.exit_code) {
+        let judged = match (v.verdict, v.exit_code) {
             (VerdictKind::Pass, _) => Ok(()),
             (_, Some(1)) => Err((
                 VerdictKind::WrongAnswer,
@@ -940,7 +960,8 @@ impl Toolchains {
                     v.detail.clone().unwrap_or_default()
                 ),
             )),
-        }
+        };
+        (judged, Some(v))
     }
 }
 
