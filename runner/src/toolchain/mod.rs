@@ -295,8 +295,14 @@ impl Toolchains {
 
     /// Snapshots a solution folder. `language` overrides detection from file extensions.
     pub fn solution(&self, dir: &Path, language: Option<Language>) -> Result<Solution, String> {
+        if !dir.exists() {
+            return Err(format!("solution folder {} does not exist", dir.display()));
+        }
         if !dir.is_dir() {
-            return Err(format!("{}: not a directory", dir.display()));
+            return Err(format!(
+                "{} is not a folder (a solution is a folder of source files)",
+                dir.display()
+            ));
         }
         let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir)?;
         let language = match language {
@@ -317,6 +323,39 @@ impl Toolchains {
             rlib: OnceLock::new(),
             program: OnceLock::new(),
         })
+    }
+
+    /// Snapshots a solution folder for tests of `kind`: the solution's language (detected, unless
+    /// given) must be the one the test needs. C and C++ mix: a C++ test may use a C solution.
+    pub fn solution_for(
+        &self,
+        dir: &Path,
+        kind: TestKind,
+        language: Option<Language>,
+    ) -> Result<Solution, String> {
+        let mut s = self.solution(dir, language)?;
+        let Some(needed) = kind.language() else {
+            return Ok(s);
+        };
+        let c_family = |l| matches!(l, Language::C | Language::Cpp);
+        if c_family(needed) && c_family(s.language) {
+            s.language = if kind == TestKind::Cpp {
+                Language::Cpp
+            } else {
+                s.language
+            };
+            return Ok(s);
+        }
+        if s.language != needed {
+            return Err(format!(
+                "{} is a {} solution, but a .{} test needs a {} solution",
+                dir.display(),
+                s.language.as_str(),
+                kind.extension(),
+                needed.as_str()
+            ));
+        }
+        Ok(s)
     }
 
     /// Snapshots a test file; its kind comes from its extension. I/O tests are parsed here.
@@ -387,7 +426,8 @@ impl Toolchains {
     /// verdicts; nothing here returns an error.
     pub fn run(&self, s: &Solution, t: &Test, seed: u64, limits: &Limits) -> Verdict {
         if let Some(lang) = t.kind.language() {
-            if lang != s.language {
+            let c_family = |l| matches!(l, Language::C | Language::Cpp);
+            if lang != s.language && !(c_family(lang) && c_family(s.language)) {
                 return BuildError::new(
                     CompileSide::Link,
                     format!(
@@ -600,16 +640,7 @@ impl Toolchains {
                         target: format!("/test/{}", t.file_name),
                         args: vec!["/solution".into()],
                     },
-                    preopens: vec![
-                        Preopen {
-                            host: s.snapshot.dir.clone(),
-                            guest: "/solution".into(),
-                        },
-                        Preopen {
-                            host: t.snapshot.dir.clone(),
-                            guest: "/test".into(),
-                        },
-                    ],
+                    preopens: pair_preopens(s, t),
                 })
             }
             TestKind::C | TestKind::Cpp => {
@@ -636,7 +667,7 @@ impl Toolchains {
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    preopens: vec![],
+                    preopens: pair_preopens(s, t),
                 })
             }
             TestKind::Rust => {
@@ -683,7 +714,7 @@ impl Toolchains {
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    preopens: vec![],
+                    preopens: pair_preopens(s, t),
                 })
             }
             TestKind::Io => Err(BuildError::new(
@@ -745,7 +776,7 @@ impl Toolchains {
                             entry: Entry::Start {
                                 argv: vec!["main".into()],
                             },
-                            preopens: vec![],
+                            preopens: vec![solution_preopen(s)],
                         })
                     }
                     Language::Rust => {
@@ -777,7 +808,7 @@ impl Toolchains {
                             entry: Entry::Start {
                                 argv: vec!["main".into()],
                             },
-                            preopens: vec![],
+                            preopens: vec![solution_preopen(s)],
                         })
                     }
                     Language::Wasm => {
@@ -962,6 +993,26 @@ impl Toolchains {
             )),
         };
         (judged, Some(v))
+    }
+}
+
+/// What every unit-test run sees, read-only: the solution's snapshot at `/solution` and the
+/// test's at `/test`, whatever the language.
+fn pair_preopens(s: &Solution, t: &Test) -> Vec<Preopen> {
+    vec![solution_preopen(s), test_preopen(t)]
+}
+
+fn solution_preopen(s: &Solution) -> Preopen {
+    Preopen {
+        host: s.snapshot.dir.clone(),
+        guest: "/solution".into(),
+    }
+}
+
+fn test_preopen(t: &Test) -> Preopen {
+    Preopen {
+        host: t.snapshot.dir.clone(),
+        guest: "/test".into(),
     }
 }
 
