@@ -14,7 +14,7 @@ use wasmtime::{
 
 use super::cache::{hash_parts, ArtifactCache};
 use super::host::{P1Host, P2Host};
-use super::{sleep, SandboxError};
+use super::{exit, sleep, SandboxError};
 
 /// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -132,6 +132,7 @@ impl Sandbox {
         wasmtime_wasi::p1::add_to_linker_sync(&mut p1, |h: &mut P1Host| &mut h.wasi)
             .map_err(SandboxError::Engine)?;
         sleep::add_p1(&mut p1).map_err(SandboxError::Engine)?;
+        exit::add_p1(&mut p1).map_err(SandboxError::Engine)?;
         let mut p2 = component::Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut p2).map_err(SandboxError::Engine)?;
         sleep::add_p2(&mut p2).map_err(SandboxError::Engine)?;
