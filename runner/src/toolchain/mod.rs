@@ -32,7 +32,9 @@ use serde::{Deserialize, Serialize};
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};
 pub use io::{Compare, IoCase};
-pub use python::{find_componentize_py, COMPONENTIZE_PY_VERSION};
+pub use python::{
+    find_componentize_py, runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
+};
 pub use rust::RustCompiler;
 pub use snapshot::Snapshot;
 
@@ -188,7 +190,8 @@ pub struct Solution {
     pub dir: PathBuf,
     pub snapshot: Snapshot,
     pub language: Language,
-    checked: OnceLock<Result<(), BuildError>>,
+    /// Python: the syntax check, and the directory of the cached compiled code if any.
+    checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
     rlib: OnceLock<Result<PathBuf, BuildError>>,
     program: OnceLock<Result<Runnable, BuildError>>,
@@ -202,7 +205,8 @@ pub struct Test {
     pub snapshot: Snapshot,
     file_name: String,
     io: Option<IoCase>,
-    checked: OnceLock<Result<(), BuildError>>,
+    /// Python: the syntax check, and the directory of the cached compiled code if any.
+    checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
     checker: OnceLock<Result<Runnable, BuildError>>,
 }
@@ -287,6 +291,11 @@ impl Toolchains {
             .get_or_init(|| sdk::Sdk::materialize(self.sandbox.cache()))
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The directory holding `dixit.h` (for building a test natively, as the benchmark does).
+    pub fn c_include_dir(&self) -> Result<PathBuf, String> {
+        Ok(self.sdk()?.path("c/include"))
     }
 
     fn build_dir(&self, what: &str) -> PathBuf {
@@ -394,9 +403,9 @@ impl Toolchains {
             return self.solution_program(s).map(|_| ());
         }
         match s.language {
-            Language::Python => {
-                self.python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
-            }
+            Language::Python => self
+                .python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
+                .map(|_| ()),
             Language::C | Language::Cpp => self.solution_objects(s).map(|_| ()),
             Language::Rust => self.solution_rlib(s).map(|_| ()),
             Language::Wasm => Err(BuildError::new(
@@ -409,9 +418,9 @@ impl Toolchains {
     /// Builds what a test needs on its own (syntax check, object file, checker).
     pub fn check_test(&self, t: &Test) -> Result<(), BuildError> {
         match t.kind {
-            TestKind::Python => {
-                self.python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
-            }
+            TestKind::Python => self
+                .python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
+                .map(|_| ()),
             // C/C++ tests may include the solution's headers and a Rust test uses the solution
             // crate: both are built per pair (`unit_runnable`).
             TestKind::C | TestKind::Cpp | TestKind::Rust => Ok(()),
@@ -455,7 +464,14 @@ impl Toolchains {
         }
     }
 
-    fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict {
+    /// Runs a prepared [`Runnable`] once (the hot path of every run; `run` finds the runnable).
+    pub fn run_runnable(
+        &self,
+        r: &Runnable,
+        stdin: Vec<u8>,
+        seed: u64,
+        limits: &Limits,
+    ) -> Verdict {
         let spec = RunSpec {
             entry: r.entry.clone(),
             stdin: stdin.into(),
@@ -469,45 +485,16 @@ impl Toolchains {
 
     fn python_check(
         &self,
-        cell: &OnceLock<Result<(), BuildError>>,
+        cell: &OnceLock<Result<Option<PathBuf>, BuildError>>,
         snap: &Snapshot,
         guest: &str,
         side: CompileSide,
-    ) -> Result<(), BuildError> {
+    ) -> Result<Option<PathBuf>, BuildError> {
         cell.get_or_init(|| {
             let rt = self
                 .python_runtime()
                 .map_err(|e| BuildError::new(side, e))?;
-            let spec = RunSpec {
-                entry: Entry::Call {
-                    mode: "check".into(),
-                    target: guest.into(),
-                    args: vec![],
-                },
-                stdin: Arc::from(Vec::new()),
-                preopens: vec![Preopen {
-                    host: snap.dir.clone(),
-                    guest: guest.into(),
-                }],
-                limits: Limits::default(),
-                seed: 0,
-            };
-            let v = Verdict::from_outcome(&self.sandbox.run(rt, &spec), 0);
-            match v.verdict {
-                VerdictKind::Pass => Ok(()),
-                VerdictKind::InternalError => Err(BuildError::new(
-                    side,
-                    format!("python check failed: {}", v.detail.unwrap_or_default()),
-                )),
-                _ => Err(BuildError::new(
-                    side,
-                    if v.stderr.is_empty() {
-                        v.detail.unwrap_or_default()
-                    } else {
-                        v.stderr
-                    },
-                )),
-            }
+            python::check(&self.sandbox, rt, snap, guest, side)
         })
         .clone()
     }
@@ -627,13 +614,13 @@ impl Toolchains {
     }
 
     /// The runnable program for a unit test against a solution (same language).
-    fn unit_runnable(&self, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+    pub fn unit_runnable(&self, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
         match t.kind {
             TestKind::Python => {
                 let rt = self
                     .python_runtime()
                     .map_err(|e| BuildError::new(CompileSide::Test, e))?;
-                Ok(Runnable {
+                let mut r = Runnable {
                     program: rt.clone(),
                     entry: Entry::Call {
                         mode: "test".into(),
@@ -641,7 +628,10 @@ impl Toolchains {
                         args: vec!["/solution".into()],
                     },
                     preopens: pair_preopens(s, t),
-                })
+                };
+                python::use_code(&mut r, &s.checked, "solution");
+                python::use_code(&mut r, &t.checked, "test");
+                Ok(r)
             }
             TestKind::C | TestKind::Cpp => {
                 let cc = self
@@ -741,18 +731,17 @@ impl Toolchains {
                         let rt = self
                             .python_runtime()
                             .map_err(|e| BuildError::new(side, e))?;
-                        Ok(Runnable {
+                        let mut r = Runnable {
                             program: rt.clone(),
                             entry: Entry::Call {
                                 mode: "main".into(),
                                 target: format!("/solution/{}", main.display()),
                                 args: vec![],
                             },
-                            preopens: vec![Preopen {
-                                host: s.snapshot.dir.clone(),
-                                guest: "/solution".into(),
-                            }],
-                        })
+                            preopens: vec![solution_preopen(s)],
+                        };
+                        python::use_code(&mut r, &s.checked, "solution");
+                        Ok(r)
                     }
                     Language::C | Language::Cpp => {
                         let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
@@ -877,7 +866,7 @@ impl Toolchains {
                 if let Entry::Call { target, .. } = &mut r.entry {
                     *target = format!("/checker/{name}");
                 }
-                for p in &mut r.preopens {
+                for p in r.preopens.iter_mut().filter(|p| p.guest == "/solution") {
                     p.guest = "/checker".into();
                 }
                 Ok(r)
