@@ -3,8 +3,10 @@
 //! WebAssembly under wasmtime with fuel, memory and output limits.
 //!
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
-//! tests into runnable artifacts.
+//! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
+//! classifies tests; [`bench`] measures all of it against native runs; [`cli`] is the binary.
 
+pub mod bench;
 pub mod classify;
 pub mod cli;
 pub mod sandbox;

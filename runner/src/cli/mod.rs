@@ -1,6 +1,7 @@
 //! The command line: argument definitions, one file per command, and the one place errors are
 //! printed. Commands return an exit code (see `exit.rs`); a failing verdict is data, not an error.
 
+mod bench;
 mod classify;
 mod doctor;
 mod exec;
@@ -60,6 +61,13 @@ pub enum Command {
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
+    /// Measure per-run latency and runs/s of C, Rust and Python guests against native
+    /// fork/exec, classification time, and a second invocation's runtime load.
+    Bench(bench::BenchArgs),
+    /// Internal: load the cached Python runtime once and print the timings as JSON (the child
+    /// process of `dixit bench`'s second-invocation measurement).
+    #[command(name = "bench-load-python", hide = true)]
+    BenchLoadPython,
 }
 
 #[derive(Debug, Subcommand)]
@@ -134,6 +142,8 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Exec(a) => exec::run(g, a),
         Command::Classify(a) => classify::run(g, a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
+        Command::Bench(a) => bench::run(g, a),
+        Command::BenchLoadPython => bench::load_python(g),
     }
 }
 
