@@ -226,3 +226,86 @@ impl Report {
         self.targets = t;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, median_us: f64) -> GuestRow {
+        GuestRow {
+            name: name.into(),
+            kind: "wasm".into(),
+            latency: Stats {
+                median_us,
+                p90_us: median_us,
+                mean_us: median_us,
+                samples: 1,
+            },
+            throughput: vec![],
+            baseline: None,
+            speedup: None,
+        }
+    }
+
+    #[test]
+    fn ratios_and_targets() {
+        let mut rows = vec![
+            row("C guest", 5.0),
+            row("Rust guest", 25.0),
+            row("Python guest (fresh instance)", 1_000.0),
+            row("C native (fork/exec)", 500.0),
+            row("python3 -I -S (fork/exec)", 12_000.0),
+        ];
+        link_baselines(&mut rows);
+        assert_eq!(rows[0].speedup, Some(100.0));
+        assert_eq!(rows[1].speedup, Some(20.0));
+        assert_eq!(rows[2].speedup, Some(12.0));
+        assert_eq!(rows[3].speedup, None);
+        let mut r = Report {
+            wasmtime: "x",
+            cpus: 2,
+            pagemap: true,
+            python: "python3".into(),
+            guests: rows,
+            classify: vec![],
+            runtime_load: None,
+            targets: vec![],
+        };
+        r.finish(Some(LoadRow {
+            engine_us: 1_000.0,
+            load_us: 2_000.0,
+            compiled: false,
+            samples: 3,
+        }));
+        let met = |what: &str| {
+            r.targets
+                .iter()
+                .find(|t| t.what == what)
+                .unwrap_or_else(|| panic!("no target {what}"))
+                .met
+        };
+        assert!(met("C guest: median per run"));
+        assert!(met("C guest: faster than native C fork/exec"));
+        assert!(!met("Rust guest: median per run"));
+        assert!(!met("Rust guest: faster than native C fork/exec"));
+        assert!(met("Python guest: median per run (fresh instance)"));
+        assert!(met("Python guest: faster than python3 -I -S"));
+        assert!(met("second invocation: Python runtime load"));
+        assert!(met("second invocation: nothing compiled"));
+    }
+
+    #[test]
+    fn load_medians() {
+        let s = |e, l, c| LoadRow {
+            engine_us: e,
+            load_us: l,
+            compiled: c,
+            samples: 1,
+        };
+        let m = LoadRow::median(&[s(3.0, 1.0, false), s(1.0, 9.0, false), s(2.0, 5.0, true)]);
+        assert_eq!(
+            (m.engine_us, m.load_us, m.compiled, m.samples),
+            (2.0, 5.0, true, 3)
+        );
+    }
+}

@@ -99,3 +99,18 @@ pub fn run_matrix(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rerun_seeds_are_distinct_and_rerun_zero_is_the_base() {
+        assert_eq!(rerun_seed(42, 0), 42);
+        let mut seeds: Vec<u64> = (0..1000).map(|r| rerun_seed(42, r)).collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        assert_eq!(seeds.len(), 1000);
+        assert_ne!(rerun_seed(1, 1), rerun_seed(2, 1));
+    }
+}

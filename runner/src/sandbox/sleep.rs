@@ -21,8 +21,7 @@ pub const SLEEP_FUEL_PER_MS: u64 = 1_000_000;
 /// Takes the fuel a sleep of `nanos` costs from the store; when the store has less, empties it
 /// and ends the run as out of fuel (the guest would have slept past its time limit).
 fn charge(mut store: impl AsContextMut, nanos: u64) -> wasmtime::Result<()> {
-    let cost = u64::try_from(u128::from(nanos) * u128::from(SLEEP_FUEL_PER_MS) / 1_000_000)
-        .unwrap_or(u64::MAX);
+    let cost = sleep_cost(nanos);
     if cost == 0 {
         return Ok(());
     }
@@ -33,6 +32,11 @@ fn charge(mut store: impl AsContextMut, nanos: u64) -> wasmtime::Result<()> {
         return Err(Trap::OutOfFuel.into());
     }
     store.set_fuel(left - cost)
+}
+
+/// The fuel a sleep of `nanos` costs (saturating: sleeping for ever costs all there is).
+fn sleep_cost(nanos: u64) -> u64 {
+    u64::try_from(u128::from(nanos) * u128::from(SLEEP_FUEL_PER_MS) / 1_000_000).unwrap_or(u64::MAX)
 }
 
 /// A pollable that is always ready.
@@ -209,4 +213,22 @@ fn slice(mem: &[u8], at: usize, len: usize) -> Option<&[u8]> {
 
 fn slice_mut(mem: &mut [u8], at: usize, len: usize) -> Option<&mut [u8]> {
     mem.get_mut(at..at.checked_add(len)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeping_costs_fuel_in_proportion() {
+        assert_eq!(sleep_cost(0), 0);
+        assert_eq!(sleep_cost(1), 1, "one unit per nanosecond");
+        assert_eq!(sleep_cost(1_000_000), SLEEP_FUEL_PER_MS);
+        assert_eq!(sleep_cost(500_000_000), 500 * SLEEP_FUEL_PER_MS);
+        assert_eq!(sleep_cost(u64::MAX), u64::MAX, "for ever costs everything");
+        // The default budget covers a few seconds of sleep, not a day.
+        let budget = crate::sandbox::Limits::default().fuel;
+        assert!(sleep_cost(2_000_000_000) < budget);
+        assert!(sleep_cost(86_400_000_000_000) > budget);
+    }
 }

@@ -1056,3 +1056,52 @@ fn python_main(snap: &Snapshot) -> Option<PathBuf> {
         .map(|f| (*f).clone())
         .or_else(|| (py.len() == 1).then(|| py[0].clone()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_kinds_by_extension() {
+        let kind = |p: &str| TestKind::from_path(Path::new(p));
+        assert_eq!(kind("t.py"), Some(TestKind::Python));
+        assert_eq!(kind("dir/t.c"), Some(TestKind::C));
+        assert_eq!(kind("t.cc"), Some(TestKind::Cpp));
+        assert_eq!(kind("t.rs"), Some(TestKind::Rust));
+        assert_eq!(kind("t.toml"), Some(TestKind::Io));
+        assert_eq!(kind("t.txt"), None);
+        assert_eq!(kind("Makefile"), None);
+    }
+
+    #[test]
+    fn solution_languages_by_files() {
+        let detect =
+            |files: &[&str]| Language::detect(&files.iter().map(PathBuf::from).collect::<Vec<_>>());
+        assert_eq!(detect(&["solution.py"]), Some(Language::Python));
+        assert_eq!(detect(&["solution.c", "solution.h"]), Some(Language::C));
+        assert_eq!(detect(&["a.c", "b.cpp"]), Some(Language::Cpp));
+        assert_eq!(detect(&["src/lib.rs"]), Some(Language::Rust));
+        assert_eq!(detect(&["main.wasm"]), Some(Language::Wasm));
+        assert_eq!(detect(&["notes.txt"]), None);
+        assert_eq!("c++".parse::<Language>(), Ok(Language::Cpp));
+        assert!("cobol".parse::<Language>().is_err());
+    }
+
+    #[test]
+    fn python_program_entry() {
+        let snap = |files: &[&str]| Snapshot {
+            dir: PathBuf::new(),
+            hash: String::new(),
+            files: files.iter().map(PathBuf::from).collect(),
+        };
+        assert_eq!(
+            python_main(&snap(&["main.py", "util.py"])),
+            Some(PathBuf::from("main.py"))
+        );
+        assert_eq!(
+            python_main(&snap(&["solve.py", "data.txt"])),
+            Some(PathBuf::from("solve.py"))
+        );
+        assert_eq!(python_main(&snap(&["a.py", "b.py"])), None);
+    }
+}

@@ -172,11 +172,7 @@ pub(super) fn use_code(
         return;
     };
     let guest = format!("/dixit-code/{side}");
-    let at = args.iter().take_while(|a| a.starts_with(CODE_ARG)).count();
-    if at == 0 {
-        args.insert(0, CODE_END.into());
-    }
-    args.insert(at, format!("{CODE_ARG}{guest}/{CODE_FILE}"));
+    insert_code_arg(args, &format!("{guest}/{CODE_FILE}"));
     r.preopens.push(crate::sandbox::Preopen {
         host: dir.clone(),
         guest,
@@ -185,3 +181,38 @@ pub(super) fn use_code(
 
 const CODE_ARG: &str = "--dixit-code=";
 const CODE_END: &str = "--dixit-code-end";
+
+/// Adds `--dixit-code=PATH` to the leading block of code arguments (the runner's
+/// `_take_code_args`), opening the block with its end marker when it is the first.
+fn insert_code_arg(args: &mut Vec<String>, path: &str) {
+    let at = args.iter().take_while(|a| a.starts_with(CODE_ARG)).count();
+    if at == 0 {
+        args.insert(0, CODE_END.into());
+    }
+    args.insert(at, format!("{CODE_ARG}{path}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_args_lead_and_end_with_the_marker() {
+        let mut args = vec!["/solution".to_string()];
+        insert_code_arg(&mut args, "/dixit-code/solution/code.marshal");
+        insert_code_arg(&mut args, "/dixit-code/test/code.marshal");
+        assert_eq!(
+            args,
+            [
+                "--dixit-code=/dixit-code/solution/code.marshal",
+                "--dixit-code=/dixit-code/test/code.marshal",
+                "--dixit-code-end",
+                "/solution"
+            ]
+        );
+        // The guest runner parses exactly this protocol.
+        let runner = super::sdk::file("python/dixit_runner.py");
+        assert!(runner.contains(&format!("_CODE_ARG = \"{CODE_ARG}\"")));
+        assert!(runner.contains(&format!("_CODE_END = \"{CODE_END}\"")));
+    }
+}
