@@ -61,6 +61,7 @@ pub fn run(
     opts: &BenchOptions,
     progress: &dyn Progress,
 ) -> Result<Report, String> {
+    let load_before = report::load_average();
     progress.step("building the benchmark programs");
     let p = Programs::build(tc)?;
     let limits = Limits::default();
@@ -99,6 +100,7 @@ pub fn run(
     let classify = classify_rows(tc, &p, opts, &limits)?;
     let mut report = Report::new(guests, classify, &p);
     report.pagemap = tc.sandbox().resets_with_pagemap();
+    report.load_average = (load_before, report::load_average());
     Ok(report)
 }
 

@@ -111,10 +111,22 @@ pub struct Report {
     /// Whether freed instances are reset with `PAGEMAP_SCAN` (see `Sandbox::resets_with_pagemap`).
     pub pagemap: bool,
     pub python: String,
+    /// The 1-minute load average before and after (Linux): other processes share the CPUs.
+    pub load_average: (Option<f64>, Option<f64>),
     pub guests: Vec<GuestRow>,
     pub classify: Vec<ClassifyRow>,
     pub runtime_load: Option<LoadRow>,
     pub targets: Vec<Target>,
+}
+
+/// The 1-minute load average, where the system says (`/proc/loadavg`).
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The native row each guest is compared with.
@@ -150,6 +162,7 @@ impl Report {
                 .unwrap_or(1),
             pagemap: false,
             python: p.python.clone(),
+            load_average: (None, None),
             guests,
             classify,
             runtime_load: None,
@@ -266,6 +279,7 @@ mod tests {
             cpus: 2,
             pagemap: true,
             python: "python3".into(),
+            load_average: (None, None),
             guests: rows,
             classify: vec![],
             runtime_load: None,

@@ -132,8 +132,12 @@ fn rate(r: f64) -> String {
 
 /// The human-readable report.
 pub fn table(r: &Report, seconds: f64) -> String {
+    let load = match r.load_average {
+        (Some(a), Some(b)) => format!(", load average {a:.1} → {b:.1}"),
+        _ => String::new(),
+    };
     let mut s = format!(
-        "dixit bench: wasmtime {}, {} CPUs, memory reset by {}, {seconds} s per measurement, native Python {}\n\n",
+        "dixit bench: wasmtime {}, {} CPUs{load}, memory reset by {}, {seconds} s per measurement\nnative Python: {}\n\n",
         r.wasmtime,
         r.cpus,
         if r.pagemap { "PAGEMAP_SCAN" } else { "madvise" },

@@ -651,7 +651,10 @@ impl Toolchains {
                         cc.link(&objects, cxx)
                             .map_err(|message| crate::sandbox::SandboxError::Link { message })
                     })
-                    .map_err(|e| BuildError::new(CompileSide::Link, sandbox_message(e)))?;
+                    .map_err(|e| {
+                        let log = sandbox_message(e);
+                        BuildError::new(rust::failed_side(&log, &t.file_name), log)
+                    })?;
                 Ok(Runnable {
                     program,
                     entry: Entry::Start {
@@ -698,7 +701,10 @@ impl Toolchains {
                             )
                             .map_err(|message| crate::sandbox::SandboxError::Link { message })
                     })
-                    .map_err(|e| BuildError::new(CompileSide::Link, sandbox_message(e)))?;
+                    .map_err(|e| {
+                        let log = sandbox_message(e);
+                        BuildError::new(rust::failed_side(&log, &t.file_name), log)
+                    })?;
                 Ok(Runnable {
                     program,
                     entry: Entry::Start {
