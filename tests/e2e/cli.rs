@@ -212,6 +212,7 @@ fn bench_reports_everything() {
             "C guest",
             "Rust guest",
             "Python guest (fresh instance)",
+            "Python guest (reused instance)",
             "C native (fork/exec)",
             "python3 -I -S (fork/exec)"
         ]

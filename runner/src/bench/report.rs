@@ -134,6 +134,10 @@ const BASELINES: &[(&str, &str)] = &[
     ("C guest", "C native (fork/exec)"),
     ("Rust guest", "C native (fork/exec)"),
     ("Python guest (fresh instance)", "python3 -I -S (fork/exec)"),
+    (
+        "Python guest (reused instance)",
+        "python3 -I -S (fork/exec)",
+    ),
 ];
 
 /// Fills in `baseline` and `speedup` of the guest rows.
