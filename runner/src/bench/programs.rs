@@ -183,8 +183,16 @@ fn real_python() -> Result<String, String> {
         .output()
         .map_err(|e| format!("python3 not found for the native baseline: {e}"))?;
     let exe = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if exe.is_empty() || super::is_shim(Path::new(&exe)) {
+    if exe.is_empty() || is_shim(Path::new(&exe)) {
         return Err("cannot find the python3 interpreter for the native baseline".into());
     }
     Ok(exe)
+}
+
+/// Whether `path` looks like a pyenv/asdf shim (a shell script), which would add its own start-up
+/// to the native baseline.
+fn is_shim(path: &Path) -> bool {
+    std::fs::read(path)
+        .map(|b| b.starts_with(b"#!"))
+        .unwrap_or(false)
 }
