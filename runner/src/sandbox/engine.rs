@@ -254,6 +254,11 @@ impl Sandbox {
 ///   `memset` of a fixed prefix is wasted on C guests, whose 8 MiB stack comes first.
 /// - Lazy table initialisation (the default) stays: eager initialisation made the Rust guest
 ///   40 % slower and helped Python by under 0.1 ms.
+/// - Known limit: fresh instances barely scale across threads of one process. Resetting and
+///   re-protecting memories changes this process's page tables, which costs TLB-shootdown IPIs
+///   on every core running it (perf on 2 threads: ~7 % of cycles in IPI handling); reused
+///   instances (`Session`) scale. Worker processes instead of threads would avoid it;
+///   `decommit_batch_size` did not measurably help.
 fn engine_config(config: &SandboxConfig, pagemap: bool) -> Config {
     let mut pool = PoolingAllocationConfig::default();
     let slots = config.max_concurrent_runs.max(1);
