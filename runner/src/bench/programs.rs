@@ -106,26 +106,7 @@ impl Programs {
 
         let c_bin = root.join("c/native-test");
         let include = tc.c_include_dir()?;
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let out = Command::new(&cc)
-            .arg("-O2")
-            .arg("-I")
-            .arg(&include)
-            .arg("-I")
-            .arg(root.join("c/solution"))
-            .arg(root.join("c/solution/solution.c"))
-            .arg(root.join("c/test.c"))
-            .arg("-o")
-            .arg(&c_bin)
-            .arg("-lm")
-            .output()
-            .map_err(|e| format!("native C build: cannot run `{cc}`: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "native C build with `{cc}` failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
+        build_native_c(&include, &root.join("c"), &c_bin)?;
         let python = real_python()?;
         let python_native = vec![
             python.clone(),
@@ -158,6 +139,44 @@ impl Programs {
             _dir: dir,
         })
     }
+}
+
+/// Builds the C check natively with the system compiler: `$CC`, else the first of `cc`, `gcc`
+/// and `clang` that starts.
+fn build_native_c(include: &Path, c: &Path, out: &Path) -> Result<(), String> {
+    let candidates: Vec<String> = match std::env::var("CC") {
+        Ok(cc) => vec![cc],
+        Err(_) => ["cc", "gcc", "clang"].map(String::from).to_vec(),
+    };
+    let mut tried = Vec::new();
+    for cc in &candidates {
+        let run = Command::new(cc)
+            .arg("-O2")
+            .arg("-I")
+            .arg(include)
+            .arg("-I")
+            .arg(c.join("solution"))
+            .arg(c.join("solution/solution.c"))
+            .arg(c.join("test.c"))
+            .arg("-o")
+            .arg(out)
+            .arg("-lm")
+            .output();
+        match run {
+            Ok(o) if o.status.success() => return Ok(()),
+            Ok(o) => {
+                return Err(format!(
+                    "native C build with `{cc}` failed: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                ))
+            }
+            Err(e) => tried.push(format!("{cc}: {e}")),
+        }
+    }
+    Err(format!(
+        "no native C compiler for the fork/exec baseline ({})",
+        tried.join("; ")
+    ))
 }
 
 /// Runs a native program once (stdio discarded); it must exit 0.
