@@ -4,13 +4,19 @@ componentize-py builds this module into a pre-initialised CPython component: eve
 at module level below is already loaded when a run starts, so a run costs about a millisecond.
 The host calls `run(mode, target, args)` once per run:
 
-  check  target: a file or directory; compiles every .py file; exit 1 with the SyntaxError.
+  check  target: a file or directory; compiles every .py file; exit 1 with the SyntaxError. With
+         args ["--emit-code"], a clean check writes the compiled code objects (a marshalled
+         {path: code} dict) to stdout, for the host to cache.
   test   target: a test file; args[0]: the solution directory. The test runs as __main__ with the
          solution importable (`from solution import f`); then any test_* functions and
          unittest.TestCase classes it defines are run, pytest/unittest style.
   main   target: a program file, args: its argv[1:]. Runs it as __main__ (I/O solutions, checkers).
   exec   target: Python source; args[0]: a solution file. Runs the solution, then the source, in
          one fresh namespace (the CodeT convention for `assert f(x) == y` tests).
+
+The host may put ["--dixit-code=PATH", ..., "--dixit-code-end"] before the mode's own args:
+marshalled code from earlier checks. Files with cached code are not compiled again (compiling is most of a small test's cost),
+and top-level modules of the solution directory are loaded straight from it.
 
 Exit codes: 0 pass; 1 a failed assertion (AssertionError, unittest failure) or sys.exit(1);
 2 an uncaught exception; SystemExit(n) gives n.
@@ -28,6 +34,8 @@ import io
 import types
 import traceback
 import builtins
+import marshal
+import importlib.machinery
 
 # Standard-library modules LLM-written code commonly uses: pre-imported into the snapshot.
 _PRELOAD = (
@@ -102,17 +110,100 @@ for _name in dir(_random.Random):
         setattr(_random, _name, getattr(_LAZY, _name))
 
 
-_SOLUTION_DIRS = []
+# Code objects from the host's cache for this run ({guest path: code}); see `_take_code_args`.
+_CODE = {}
+# Top-level modules of the solution directory with cached code ({module name: path}).
+_TOP = {}
 
 
 def _forget_solution_modules():
-    """Drops modules imported from a solution directory, so every run imports them afresh."""
-    for name, mod in list(sys.modules.items()):
-        f = getattr(mod, "__file__", None) or ""
-        if any(f.startswith(d.rstrip("/") + "/") for d in _SOLUTION_DIRS):
-            del sys.modules[name]
-    for name in ("solution", "__dixit_test__"):
-        sys.modules.pop(name, None)
+    """Drops every module imported since start-up, so a run imports its solution afresh.
+
+    In a fresh instance there is nothing to drop; in a session (one instance, many runs) this
+    keeps one run's solution from leaking into the next.
+    """
+    for name in [n for n in sys.modules if n not in _BASE_MODULES]:
+        del sys.modules[name]
+
+
+def _take_code_args(args):
+    """Strips the leading ["--dixit-code=PATH", ..., "--dixit-code-end"] from args and loads the
+    code they name. Without the end marker nothing is stripped, so a program's own arguments are
+    never mistaken for these."""
+    _CODE.clear()
+    _TOP.clear()
+    if _CODE_END not in args:
+        return args
+    end = args.index(_CODE_END)
+    if not all(a.startswith(_CODE_ARG) for a in args[:end]):
+        return args
+    for a in args[:end]:
+        try:
+            with open(a[len(_CODE_ARG):], "rb") as f:
+                _CODE.update(marshal.loads(f.read()))
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # no usable cache: the files are compiled as usual
+    return args[end + 1:]
+
+
+_CODE_ARG = "--dixit-code="
+_CODE_END = "--dixit-code-end"
+
+
+def _index_top_modules(directory):
+    prefix = directory.rstrip("/") + "/"
+    for path in _CODE:
+        if path.startswith(prefix) and path.endswith(".py") and "/" not in path[len(prefix):]:
+            name = path[len(prefix):-3]
+            if name.isidentifier():
+                _TOP[name] = path
+
+
+def _code_for(path):
+    code = _CODE.get(path)
+    if code is None:
+        with open(path, "r", encoding="utf-8") as f:
+            code = compile(f.read(), path, "exec")
+    return code
+
+
+class _CachedLoader:
+    """Loads a top-level solution module from cached code (the file is the code's source)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(_code_for(self.path), module.__dict__)
+
+    def get_source(self, fullname):
+        with open(self.path, "r", encoding="utf-8") as f:
+            return f.read()
+
+
+class _CachedFinder:
+    """First on sys.meta_path: finds the solution's top-level modules that have cached code."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is not None:
+            return None
+        p = _TOP.get(name)
+        if p is None:
+            return None
+        spec = importlib.machinery.ModuleSpec(name, _CachedLoader(p), origin=p)
+        spec.has_location = True
+        return spec
+
+    @staticmethod
+    def invalidate_caches():
+        pass
+
+
+sys.meta_path.insert(0, _CachedFinder)
 
 
 def _exit_code(exc):
@@ -127,10 +218,48 @@ def _exit_code(exc):
     tb = exc.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
         tb = tb.tb_next  # the runner's own frames say nothing about the test
-    traceback.print_exception(type(exc), exc, tb)
+    try:
+        sys.stderr.write("".join(_format_exception(exc, tb, set())))
+    except Exception:
+        traceback.print_exception(type(exc), exc, tb)
     if isinstance(exc, AssertionError):
         return 1
     return 2
+
+
+_CAUSE = "\nThe above exception was the direct cause of the following exception:\n\n"
+_CONTEXT = "\nDuring handling of the above exception, another exception occurred:\n\n"
+
+
+def _format_exception(exc, tb, seen):
+    """The standard traceback text without the column carets.
+
+    `traceback.print_exception` costs about 2 M instructions per failing run (most of a failing
+    run), mostly in building TracebackException and locating the carets; this prints the same
+    frames, source lines, chained exceptions and final message for a fraction. Exception groups
+    and syntax errors keep the standard module's formatting.
+    """
+    import linecache
+
+    seen.add(id(exc))
+    out = []
+    cause, context = exc.__cause__, exc.__context__
+    if cause is not None and id(cause) not in seen:
+        out += _format_exception(cause, cause.__traceback__, seen) + [_CAUSE]
+    elif context is not None and not exc.__suppress_context__ and id(context) not in seen:
+        out += _format_exception(context, context.__traceback__, seen) + [_CONTEXT]
+    if isinstance(exc, (BaseExceptionGroup, SyntaxError)):
+        return out + traceback.format_exception(type(exc), exc, tb, chain=False)
+    if tb is not None:
+        out.append("Traceback (most recent call last):\n")
+        for frame, lineno in traceback.walk_tb(tb):
+            code = frame.f_code
+            out.append(f'  File "{code.co_filename}", line {lineno}, in {code.co_name}\n')
+            line = linecache.getline(code.co_filename, lineno, frame.f_globals).strip()
+            if line:
+                out.append(f"    {line}\n")
+    out += traceback.format_exception_only(type(exc), exc)
+    return out
 
 
 def _collect_and_run(ns, filename):
@@ -165,9 +294,7 @@ def _collect_and_run(ns, filename):
 
 
 def _run_file(path, name):
-    with open(path, "r", encoding="utf-8") as f:
-        src = f.read()
-    code = compile(src, path, "exec")
+    code = _code_for(path)
     ns = {"__name__": name, "__file__": path, "__builtins__": builtins}
     mod = types.ModuleType(name)
     mod.__dict__.update(ns)
@@ -176,7 +303,7 @@ def _run_file(path, name):
     return mod.__dict__
 
 
-def _mode_check(target):
+def _mode_check(target, args=()):
     paths = []
     if os.path.isdir(target):
         for root, _dirs, files in os.walk(target):
@@ -184,23 +311,29 @@ def _mode_check(target):
     else:
         paths.append(target)
     bad = 0
+    compiled = {}
     for p in sorted(paths):
         try:
             with open(p, "r", encoding="utf-8") as f:
-                compile(f.read(), p, "exec")
+                compiled[p] = compile(f.read(), p, "exec")
         except SyntaxError as e:
             bad += 1
             print(f"{p}:{e.lineno}:{e.offset}: SyntaxError: {e.msg}", file=sys.stderr)
         except (UnicodeDecodeError, ValueError) as e:
             bad += 1
             print(f"{p}: {e}", file=sys.stderr)
-    return 1 if bad else 0
+    if bad:
+        return 1
+    if "--emit-code" in args:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(marshal.dumps(compiled))
+    return 0
 
 
 def _mode_test(target, args):
     sol = args[0] if args else "/solution"
-    _SOLUTION_DIRS[:] = [sol]
     _forget_solution_modules()
+    _index_top_modules(sol)
     sys.path[:0] = [sol]
     sys.argv = [target]
     ns = _run_file(target, "__main__")
@@ -210,8 +343,8 @@ def _mode_test(target, args):
 
 def _mode_main(target, args):
     d = os.path.dirname(target) or "."
-    _SOLUTION_DIRS[:] = [d]
     _forget_solution_modules()
+    _index_top_modules(d)
     sys.path[:0] = [d]
     sys.argv = [target] + list(args)
     _run_file(target, "__main__")
@@ -225,7 +358,7 @@ def _mode_exec(target, args):
     ns = {"__name__": "__main__", "__builtins__": builtins}
     if args:
         path = args[0]
-        code = _COMPILED.get(path)
+        code = _COMPILED.get(path) or _CODE.get(path)
         if code is None:
             with open(path, "r", encoding="utf-8") as f:
                 code = compile(f.read(), path, "exec")
@@ -235,8 +368,28 @@ def _mode_exec(target, args):
     return 0
 
 
+def _warm_up_failure_path():
+    """Formats one failing assertion's traceback at build time, so the lazy set-up on the
+    failure path (source lines, caret anchors, colour checks, compiled patterns) is in the
+    snapshot instead of being redone by every failing run."""
+    import linecache
+
+    name = "<dixit-warm-up>"
+    src = "def check(xs):\n    assert xs[0] + 1 == 3, xs\n\ncheck([1])\n"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    try:
+        exec(compile(src, name, "exec"), {"__name__": "__dixit_warm_up__"})
+    except AssertionError as exc:
+        traceback.format_exception(type(exc), exc, exc.__traceback__)
+    finally:
+        linecache.cache.pop(name, None)
+
+
+_warm_up_failure_path()
+
 _MODES = {"test": _mode_test, "main": _mode_main, "exec": _mode_exec}
 _BASE_PATH = list(sys.path)
+_BASE_MODULES = frozenset(sys.modules)
 
 
 class WitWorld(wit_world.WitWorld):
@@ -245,9 +398,9 @@ class WitWorld(wit_world.WitWorld):
         sys.path[:] = _BASE_PATH
         try:
             if mode == "check":
-                code = _mode_check(target)
+                code = _mode_check(target, args)
             elif mode in _MODES:
-                code = _MODES[mode](target, args)
+                code = _MODES[mode](target, _take_code_args(list(args)))
             else:
                 print(f"dixit runner: unknown mode {mode!r}", file=sys.stderr)
                 code = 2

@@ -3,9 +3,11 @@
 //! WebAssembly under wasmtime with fuel, memory and output limits.
 //!
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
-//! tests into runnable artifacts.
+//! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
+//! classifies tests; [`bench`] measures all of it against native runs; [`cli`] is the binary.
 
 pub mod agents;
+pub mod bench;
 pub mod budget;
 pub mod classify;
 pub mod cli;

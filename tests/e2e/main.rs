@@ -1,5 +1,25 @@
-//! The end-to-end tests: one binary driving the real `dixit`.
+//! End-to-end tests: the real `dixit` binary on the fixtures.
+//!
+//! - `support.rs`: running the binary (with a time limit: a hung host fails the test), fixture
+//!   paths, JSON, tree hashes.
+//! - `classify.rs`: every class in every test kind; reruns reproducible by seed; `--reruns auto`.
+//! - `exec.rs`: single verdicts and exit codes; determinism.
+//! - `hostile.rs`: the hostile corpus table (`fixtures/hostile/`), file-integrity checks, and the
+//!   check that every hostile file is exercised.
+//! - `protocol.rs`: every branch of the loop with script agents; resume, replay, bad input.
+//! - `live_agents.rs` + `fault_server.rs`: the openai, anthropic and command backends (a
+//!   fault-injecting server on loopback), and a real run on the local model (ignored by default).
+//! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
+//!
+//! All tests share the artifact cache (`$DIXIT_CACHE`, else `~/.cache/dixit/cache`): it is
+//! content-addressed, so tests and other processes never disturb each other. The first test to
+//! run builds the toolchains once (see `support::warm_up`). No test asserts on timing.
 
+mod classify;
+mod cli;
+mod exec;
 mod fault_server;
+mod hostile;
 mod live_agents;
 mod protocol;
+mod support;

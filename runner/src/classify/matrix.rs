@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::Reruns;
-use crate::sandbox::{splitmix64, Limits, Verdict};
+use crate::sandbox::{splitmix64, Limits, Verdict, VerdictKind};
 use crate::toolchain::{Solution, Test, Toolchains};
 
 /// The verdict of one (test, solution) pair over its reruns.
@@ -48,6 +48,14 @@ pub fn run_cell(
     let mut last = None;
     for r in 0..max {
         let v = tc.run(s, t, rerun_seed(base_seed, r), limits);
+        if v.verdict == VerdictKind::CompileError {
+            // Nothing ran: a build failure does not depend on the seed.
+            return Cell {
+                verdict: v,
+                runs: 0,
+                skipped: 0,
+            };
+        }
         let deterministic = !v.seed_dependent();
         let failed = !v.passed();
         let runs = r + 1;
@@ -90,4 +98,19 @@ pub fn run_matrix(
         out.push(it.by_ref().take(solutions.len()).collect());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rerun_seeds_are_distinct_and_rerun_zero_is_the_base() {
+        assert_eq!(rerun_seed(42, 0), 42);
+        let mut seeds: Vec<u64> = (0..1000).map(|r| rerun_seed(42, r)).collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        assert_eq!(seeds.len(), 1000);
+        assert_ne!(rerun_seed(1, 1), rerun_seed(2, 1));
+    }
 }

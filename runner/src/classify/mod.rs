@@ -206,6 +206,47 @@ mod tests {
         assert_eq!(class_of(3, 7, 0.4), Class::TooHard);
     }
 
+    fn cell(kind: VerdictKind, side: Option<CompileSide>) -> Cell {
+        let mut verdict = crate::sandbox::Verdict::not_run(kind, side, "x", 1);
+        if kind == VerdictKind::Pass {
+            verdict.detail = None;
+        }
+        Cell {
+            verdict,
+            runs: 1,
+            skipped: 0,
+        }
+    }
+
+    #[test]
+    fn invalid_only_when_the_test_itself_does_not_build() {
+        let test_broken = || cell(VerdictKind::CompileError, Some(CompileSide::Test));
+        let c = Classification::from_cells(vec![test_broken(), test_broken()], 0.4);
+        assert_eq!(c.class, Class::Invalid);
+        assert_eq!(c.build_error.as_deref(), Some(""));
+        let link = || cell(VerdictKind::CompileError, Some(CompileSide::Link));
+        assert_eq!(
+            Classification::from_cells(vec![link(), test_broken()], 0.4).class,
+            Class::Invalid,
+            "it builds with no solution"
+        );
+        // A solution that does not build is that solution's failure, not the test's.
+        let cells = vec![
+            cell(VerdictKind::Pass, None),
+            cell(VerdictKind::Pass, None),
+            cell(VerdictKind::CompileError, Some(CompileSide::Solution)),
+        ];
+        let c = Classification::from_cells(cells, 0.4);
+        assert_eq!((c.class, c.failures), (Class::Ideal, 1));
+        // Building against one solution but not another: a failure of that pair.
+        let cells = vec![cell(VerdictKind::Pass, None), link()];
+        assert_eq!(Classification::from_cells(cells, 0.4).class, Class::TooHard);
+        assert_eq!(
+            Classification::from_cells(vec![], 0.4).class,
+            Class::TooEasy
+        );
+    }
+
     #[test]
     fn reruns_parse_and_print() {
         assert_eq!("auto".parse::<Reruns>().unwrap(), Reruns::Auto(20));

@@ -47,7 +47,7 @@ pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
     let solutions = a
         .solutions
         .iter()
-        .map(|d| tc.solution(d, test.kind.language()))
+        .map(|d| tc.solution_for(d, test.kind, None))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
     let limits = a.limits.apply(Limits::default());

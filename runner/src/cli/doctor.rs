@@ -14,14 +14,18 @@ pub fn run(g: &GlobalArgs, json: bool) -> CliResult {
         );
     } else {
         for c in &checks {
-            let mark = if c.ok { "ok     " } else { "MISSING" };
+            let mark = match (c.ok, c.required) {
+                (true, _) => "ok     ",
+                (false, true) => "MISSING",
+                (false, false) => "absent ",
+            };
             println!("{mark}  {:8} {}", c.name, c.detail);
             if let Some(f) = &c.fix {
                 println!("         {:8} install: {f}", "");
             }
         }
     }
-    Ok(if checks.iter().all(|c| c.ok) {
+    Ok(if checks.iter().all(|c| c.ok || !c.required) {
         exit::OK
     } else {
         exit::ENVIRONMENT

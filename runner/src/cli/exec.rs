@@ -47,10 +47,10 @@ impl clap::ValueEnum for Language {
 
 pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
     let tc = toolchains(g)?;
-    let solution = tc
-        .solution(&a.solution, a.language)
-        .map_err(CliError::usage)?;
     let test = tc.test(&a.test).map_err(CliError::usage)?;
+    let solution = tc
+        .solution_for(&a.solution, test.kind, a.language)
+        .map_err(CliError::usage)?;
     let limits = a.limits.apply(Limits::default());
     let v = tc.run(&solution, &test, a.seed, &limits);
     if a.json {

@@ -1,6 +1,7 @@
 //! The command line: argument definitions, one file per command, and the one place errors are
 //! printed. Commands return an exit code (see `exit.rs`); a failing verdict is data, not an error.
 
+mod bench;
 mod classify;
 mod doctor;
 mod exec;
@@ -69,6 +70,13 @@ pub enum Command {
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
+    /// Measure per-run latency and runs/s of C, Rust and Python guests against native
+    /// fork/exec, classification time, and a second invocation's runtime load.
+    Bench(bench::BenchArgs),
+    /// Internal: load the cached Python runtime once and print the timings as JSON (the child
+    /// process of `dixit bench`'s second-invocation measurement).
+    #[command(name = "bench-load-python", hide = true)]
+    BenchLoadPython,
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,6 +154,8 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),
         Command::Replay(a) => replay::run(g, a),
+        Command::Bench(a) => bench::run(g, a),
+        Command::BenchLoadPython => bench::load_python(g),
     }
 }
 

@@ -335,3 +335,79 @@ pub fn splitmix64(mut x: u64) -> u64 {
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasmtime::ResourceLimiter;
+
+    #[test]
+    fn capped_pipe_keeps_what_fits_and_flags_the_rest() {
+        let p = CappedPipe::new(5);
+        assert!(p.push(b"abc"));
+        assert!(!p.push(b"defg"), "crossing the cap is refused");
+        assert_eq!(p.contents(), (b"abcde".to_vec(), true));
+        p.clear();
+        assert_eq!(p.contents(), (Vec::new(), false));
+        assert!(p.push(b"12345"), "exactly the cap fits");
+    }
+
+    #[test]
+    fn memory_limiter_counts_all_memories_and_remembers_refusals() {
+        let mut l = MemoryLimiter::new(100);
+        assert!(l.memory_growing(0, 60, None).unwrap());
+        assert!(l.memory_growing(0, 30, None).unwrap(), "a second memory");
+        assert_eq!((l.total, l.peak, l.denied), (90, 90, false));
+        assert!(!l.memory_growing(60, 80, None).unwrap(), "90 + 20 > 100");
+        assert!(l.denied);
+        assert!(l.memory_growing(30, 40, None).unwrap());
+        l.memory_grow_failed(wasmtime::format_err!("no room"))
+            .unwrap();
+        assert_eq!(l.total, 90, "a growth that failed later is not counted");
+        assert!(!l.table_growing(0, MAX_TABLE_ELEMENTS + 1, None).unwrap());
+    }
+
+    #[test]
+    fn virtual_time_is_seeded_and_recorded() {
+        let probe = Arc::new(Probe::default());
+        let t = VirtualTime::new(1, probe.clone());
+        assert_eq!(t.peek(), 0);
+        assert!(
+            !probe.clock.load(Ordering::Relaxed),
+            "peeking is not reading"
+        );
+        let a = HostMonotonicClock::now(&VirtualClock(t.clone()));
+        let b = HostMonotonicClock::now(&VirtualClock(t.clone()));
+        assert!(b > a, "two reads never return the same instant");
+        assert!(probe.clock.load(Ordering::Relaxed));
+        t.advance_to(5_000_000);
+        assert!(HostMonotonicClock::now(&VirtualClock(t.clone())) > 5_000_000);
+        t.advance_to(10);
+        assert!(t.peek() > 5_000_000, "time never goes back");
+        let other = VirtualTime::new(2, Arc::new(Probe::default()));
+        assert_ne!(
+            t.wall_base_ns(),
+            other.wall_base_ns(),
+            "the date depends on the seed"
+        );
+        assert_eq!(
+            t.wall_base_ns(),
+            VirtualTime::new(1, Arc::new(Probe::default())).wall_base_ns()
+        );
+    }
+
+    #[test]
+    fn rng_is_seeded_per_stream_and_recorded() {
+        let probe = Arc::new(Probe::default());
+        let draw = |seed, stream| {
+            let mut r = RecordingRng::new(seed, stream, probe.clone());
+            (r.try_next_u64().unwrap(), r.try_next_u64().unwrap())
+        };
+        assert!(!probe.entropy.load(Ordering::Relaxed));
+        assert_eq!(draw(1, 1), draw(1, 1));
+        assert!(probe.entropy.load(Ordering::Relaxed));
+        assert_ne!(draw(1, 1), draw(2, 1));
+        assert_ne!(draw(1, 1), draw(1, 2));
+        assert_ne!(splitmix64(1), splitmix64(2));
+    }
+}

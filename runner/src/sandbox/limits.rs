@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
     /// Fuel units (about one per WebAssembly instruction). Default 4·10⁹: about a second of
-    /// guest CPU on this class of machine, and several seconds for interpreted Python.
+    /// guest CPU on this class of machine, and several seconds for interpreted Python. Sleeping
+    /// is paid from the same budget (10⁶ units per virtual millisecond, see `sleep.rs`), so
+    /// the default allows about four seconds of sleep in total.
     pub fuel: u64,
     /// Total bytes of all linear memories of the run. Default 256 MiB.
     pub memory_bytes: u64,

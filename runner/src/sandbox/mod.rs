@@ -9,6 +9,7 @@
 //! - `cache.rs`: the content-addressed artifact cache.
 //! - `host.rs`: per-run host state: WASI context, memory limiter, capped output, seeded RNG, clock.
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
+//! - `exit.rs`: `proc_exit` with any status, reported as that exit code.
 //! - `limits.rs`: the limits of one run and what each does not bound.
 //! - `run.rs`: one run, start to finish; also a [`Session`] for the `solution` isolation level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
@@ -16,6 +17,7 @@
 mod cache;
 mod engine;
 mod error;
+mod exit;
 mod host;
 mod limits;
 mod run;

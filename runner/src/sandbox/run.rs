@@ -420,9 +420,10 @@ fn end_from_error(e: wasmtime::Error) -> RunEnd {
         };
     }
     // Errors raised by host functions on the guest's behalf (e.g. a refused write past the output
-    // limit, an invalid argument) end the guest like a trap does.
+    // limit, an invalid argument) end the guest like a trap does. The root cause is the message;
+    // the outer layers only carry a wasm backtrace.
     RunEnd::Trap {
         kind: TrapKind::Other,
-        message: format!("{e:#}"),
+        message: e.root_cause().to_string(),
     }
 }

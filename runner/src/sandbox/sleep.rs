@@ -1,13 +1,43 @@
 //! Virtual sleeping. wasmtime-wasi implements sleeps with real host timers, so a guest calling
 //! `sleep(10**9)` would hold a host thread (the epoch safety net only interrupts running wasm).
-//! Here a sleep returns at once and advances the run's virtual clock instead: deterministic, free,
-//! and a guest that sleeps forever just runs out of fuel in its retry loop.
+//! Here a sleep returns at once and advances the run's virtual clock instead, and is paid for in
+//! fuel ([`SLEEP_FUEL_PER_MS`]): sleeping counts against the run's time budget as it would on a
+//! judge, deterministically, and a guest that sleeps for longer than its budget allows (or
+//! forever) ends with `time_limit` at once. Without the charge, virtual time ran away: CPython's
+//! `time.sleep(1e9)` in a loop overflowed its clock arithmetic after a few iterations and the run
+//! ended in a misleading `OverflowError`.
 
 use wasmtime::component::{Resource, ResourceTable};
-use wasmtime::{Caller, Extern, Linker};
+use wasmtime::{AsContextMut, Caller, Extern, Linker, Trap};
 use wasmtime_wasi::p2::{subscribe, DynPollable, Pollable};
 
 use super::host::{P1Host, P2Host};
+
+/// Fuel charged per millisecond of virtual sleep: 10⁶ per ms (10⁹ per second), about a fifth of
+/// a second of guest computation per second slept. The default budget of 4·10⁹ allows about four
+/// seconds of sleep in total.
+pub const SLEEP_FUEL_PER_MS: u64 = 1_000_000;
+
+/// Takes the fuel a sleep of `nanos` costs from the store; when the store has less, empties it
+/// and ends the run as out of fuel (the guest would have slept past its time limit).
+fn charge(mut store: impl AsContextMut, nanos: u64) -> wasmtime::Result<()> {
+    let cost = sleep_cost(nanos);
+    if cost == 0 {
+        return Ok(());
+    }
+    let mut store = store.as_context_mut();
+    let left = store.get_fuel()?;
+    if cost > left {
+        store.set_fuel(0)?;
+        return Err(Trap::OutOfFuel.into());
+    }
+    store.set_fuel(left - cost)
+}
+
+/// The fuel a sleep of `nanos` costs (saturating: sleeping for ever costs all there is).
+fn sleep_cost(nanos: u64) -> u64 {
+    u64::try_from(u128::from(nanos) * u128::from(SLEEP_FUEL_PER_MS) / 1_000_000).unwrap_or(u64::MAX)
+}
 
 /// A pollable that is always ready.
 struct Ready;
@@ -32,6 +62,7 @@ pub(crate) fn add_p2(linker: &mut wasmtime::component::Linker<P2Host>) -> wasmti
     inst.func_wrap(
         "subscribe-duration",
         |mut store: wasmtime::StoreContextMut<'_, P2Host>, (nanos,): (u64,)| {
+            charge(&mut store, nanos)?;
             let host = store.data_mut();
             let now = host.time.peek();
             host.time.advance_to(now.saturating_add(nanos));
@@ -41,6 +72,8 @@ pub(crate) fn add_p2(linker: &mut wasmtime::component::Linker<P2Host>) -> wasmti
     inst.func_wrap(
         "subscribe-instant",
         |mut store: wasmtime::StoreContextMut<'_, P2Host>, (when,): (u64,)| {
+            let now = store.data().time.peek();
+            charge(&mut store, when.saturating_sub(now))?;
             let host = store.data_mut();
             host.time.advance_to(when);
             Ok((ready(&mut host.table)?,))
@@ -68,7 +101,12 @@ pub(crate) fn add_p1(linker: &mut Linker<P1Host>) -> wasmtime::Result<()> {
     linker.func_wrap(
         "wasi_snapshot_preview1",
         "poll_oneoff",
-        |mut caller: Caller<'_, P1Host>, sub_ptr: i32, ev_ptr: i32, n: i32, nev_ptr: i32| -> i32 {
+        |mut caller: Caller<'_, P1Host>,
+         sub_ptr: i32,
+         ev_ptr: i32,
+         n: i32,
+         nev_ptr: i32|
+         -> wasmtime::Result<i32> {
             poll_oneoff(
                 &mut caller,
                 sub_ptr as u32,
@@ -94,19 +132,19 @@ fn poll_oneoff(
     ev_ptr: u32,
     n: u32,
     nev_ptr: u32,
-) -> i32 {
+) -> wasmtime::Result<i32> {
     if n == 0 {
-        return ERRNO_INVAL;
+        return Ok(ERRNO_INVAL);
     }
     let Some(Extern::Memory(memory)) = caller.get_export("memory") else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     let time = caller.data().time.clone();
     let now = time.peek();
     let (mem, _) = memory.data_and_store_mut(&mut *caller);
     let n = n as usize;
     let Some(subs_bytes) = slice(mem, sub_ptr as usize, n * SUBSCRIPTION_SIZE) else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     let mut subs = Vec::with_capacity(n);
     for s in subs_bytes.chunks_exact(SUBSCRIPTION_SIZE) {
@@ -140,7 +178,9 @@ fn poll_oneoff(
     } else {
         subs.iter().map(|s| s.deadline).min().unwrap_or(now)
     };
+    charge(&mut *caller, fire_at.saturating_sub(now))?;
     time.advance_to(fire_at);
+    let (mem, _) = memory.data_and_store_mut(&mut *caller);
     let fired: Vec<&Sub> = subs
         .iter()
         .filter(|s| {
@@ -152,7 +192,7 @@ fn poll_oneoff(
         })
         .collect();
     let Some(events) = slice_mut(mem, ev_ptr as usize, fired.len() * EVENT_SIZE) else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     for (e, s) in events.chunks_exact_mut(EVENT_SIZE).zip(&fired) {
         e.fill(0);
@@ -161,10 +201,10 @@ fn poll_oneoff(
     }
     let count = fired.len() as u32;
     let Some(nev) = slice_mut(mem, nev_ptr as usize, 4) else {
-        return ERRNO_FAULT;
+        return Ok(ERRNO_FAULT);
     };
     nev.copy_from_slice(&count.to_le_bytes());
-    ERRNO_SUCCESS
+    Ok(ERRNO_SUCCESS)
 }
 
 fn slice(mem: &[u8], at: usize, len: usize) -> Option<&[u8]> {
@@ -173,4 +213,22 @@ fn slice(mem: &[u8], at: usize, len: usize) -> Option<&[u8]> {
 
 fn slice_mut(mem: &mut [u8], at: usize, len: usize) -> Option<&mut [u8]> {
     mem.get_mut(at..at.checked_add(len)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleeping_costs_fuel_in_proportion() {
+        assert_eq!(sleep_cost(0), 0);
+        assert_eq!(sleep_cost(1), 1, "one unit per nanosecond");
+        assert_eq!(sleep_cost(1_000_000), SLEEP_FUEL_PER_MS);
+        assert_eq!(sleep_cost(500_000_000), 500 * SLEEP_FUEL_PER_MS);
+        assert_eq!(sleep_cost(u64::MAX), u64::MAX, "for ever costs everything");
+        // The default budget covers a few seconds of sleep, not a day.
+        let budget = crate::sandbox::Limits::default().fuel;
+        assert!(sleep_cost(2_000_000_000) < budget);
+        assert!(sleep_cost(86_400_000_000_000) > budget);
+    }
 }

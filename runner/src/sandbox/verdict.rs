@@ -190,3 +190,107 @@ fn judge(o: &RunOutcome) -> (VerdictKind, Option<String>) {
         RunEnd::HostError { .. } => unreachable!("handled above"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn outcome(end: RunEnd) -> RunOutcome {
+        RunOutcome {
+            end,
+            stdout: b"out".to_vec(),
+            stderr: Vec::new(),
+            output_overflow: false,
+            fuel_used: 10,
+            peak_memory: 1 << 20,
+            memory_denied: false,
+            wall: Duration::from_micros(5),
+            read_entropy: false,
+            read_clock: false,
+        }
+    }
+
+    fn exit(code: i32) -> RunOutcome {
+        outcome(RunEnd::Exit { code })
+    }
+
+    fn trap(kind: TrapKind) -> RunOutcome {
+        outcome(RunEnd::Trap {
+            kind,
+            message: "x".into(),
+        })
+    }
+
+    fn kind(o: &RunOutcome) -> VerdictKind {
+        Verdict::from_outcome(o, 7).verdict
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(kind(&exit(0)), VerdictKind::Pass);
+        assert_eq!(kind(&exit(1)), VerdictKind::WrongAnswer);
+        for code in [2, 3, 126, 255, -1] {
+            assert_eq!(kind(&exit(code)), VerdictKind::RuntimeError, "exit {code}");
+        }
+        let v = Verdict::from_outcome(&exit(255), 7);
+        assert_eq!(v.exit_code, Some(255));
+        assert_eq!(v.detail.as_deref(), Some("exit code 255"));
+        assert_eq!(v.seed, 7);
+        assert_eq!(v.stdout, "out");
+    }
+
+    #[test]
+    fn traps() {
+        assert_eq!(kind(&trap(TrapKind::OutOfFuel)), VerdictKind::TimeLimit);
+        assert_eq!(kind(&trap(TrapKind::Interrupt)), VerdictKind::WallTimeLimit);
+        assert_eq!(
+            kind(&trap(TrapKind::StackOverflow)),
+            VerdictKind::RuntimeError
+        );
+        assert_eq!(kind(&trap(TrapKind::Other)), VerdictKind::RuntimeError);
+        let host = outcome(RunEnd::HostError {
+            message: "pool exhausted".into(),
+        });
+        assert_eq!(kind(&host), VerdictKind::InternalError);
+    }
+
+    #[test]
+    fn limits_explain_failures_but_not_passes() {
+        let mut o = exit(2);
+        o.memory_denied = true;
+        assert_eq!(
+            kind(&o),
+            VerdictKind::MemoryLimit,
+            "a crash after a refused growth"
+        );
+        let mut o = exit(0);
+        o.memory_denied = true;
+        assert_eq!(
+            kind(&o),
+            VerdictKind::Pass,
+            "a program that coped with a refusal"
+        );
+        let mut o = trap(TrapKind::Other);
+        o.output_overflow = true;
+        o.memory_denied = true;
+        assert_eq!(
+            kind(&o),
+            VerdictKind::OutputLimit,
+            "the refused write ended the run"
+        );
+        let mut o = trap(TrapKind::OutOfFuel);
+        o.output_overflow = true;
+        assert_eq!(kind(&o), VerdictKind::TimeLimit, "fuel is checked first");
+    }
+
+    #[test]
+    fn seed_dependence() {
+        let mut v = Verdict::from_outcome(&exit(0), 1);
+        assert!(!v.seed_dependent());
+        v.read_clock = true;
+        assert!(v.seed_dependent());
+        let w = Verdict::from_outcome(&trap(TrapKind::Interrupt), 1);
+        assert!(w.seed_dependent(), "a wall-clock stop may not repeat");
+    }
+}

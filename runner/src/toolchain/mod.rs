@@ -32,7 +32,9 @@ use serde::{Deserialize, Serialize};
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};
 pub use io::{Compare, IoCase};
-pub use python::{find_componentize_py, COMPONENTIZE_PY_VERSION};
+pub use python::{
+    find_componentize_py, runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
+};
 pub use rust::RustCompiler;
 pub use snapshot::Snapshot;
 
@@ -188,7 +190,8 @@ pub struct Solution {
     pub dir: PathBuf,
     pub snapshot: Snapshot,
     pub language: Language,
-    checked: OnceLock<Result<(), BuildError>>,
+    /// Python: the syntax check, and the directory of the cached compiled code if any.
+    checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
     rlib: OnceLock<Result<PathBuf, BuildError>>,
     program: OnceLock<Result<Runnable, BuildError>>,
@@ -202,7 +205,8 @@ pub struct Test {
     pub snapshot: Snapshot,
     file_name: String,
     io: Option<IoCase>,
-    checked: OnceLock<Result<(), BuildError>>,
+    /// Python: the syntax check, and the directory of the cached compiled code if any.
+    checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
     checker: OnceLock<Result<Runnable, BuildError>>,
 }
@@ -289,14 +293,25 @@ impl Toolchains {
             .map_err(Clone::clone)
     }
 
+    /// The directory holding `dixit.h` (for building a test natively, as the benchmark does).
+    pub fn c_include_dir(&self) -> Result<PathBuf, String> {
+        Ok(self.sdk()?.path("c/include"))
+    }
+
     fn build_dir(&self, what: &str) -> PathBuf {
         self.sandbox.cache().root().join(what)
     }
 
     /// Snapshots a solution folder. `language` overrides detection from file extensions.
     pub fn solution(&self, dir: &Path, language: Option<Language>) -> Result<Solution, String> {
+        if !dir.exists() {
+            return Err(format!("solution folder {} does not exist", dir.display()));
+        }
         if !dir.is_dir() {
-            return Err(format!("{}: not a directory", dir.display()));
+            return Err(format!(
+                "{} is not a folder (a solution is a folder of source files)",
+                dir.display()
+            ));
         }
         let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir)?;
         let language = match language {
@@ -317,6 +332,39 @@ impl Toolchains {
             rlib: OnceLock::new(),
             program: OnceLock::new(),
         })
+    }
+
+    /// Snapshots a solution folder for tests of `kind`: the solution's language (detected, unless
+    /// given) must be the one the test needs. C and C++ mix: a C++ test may use a C solution.
+    pub fn solution_for(
+        &self,
+        dir: &Path,
+        kind: TestKind,
+        language: Option<Language>,
+    ) -> Result<Solution, String> {
+        let mut s = self.solution(dir, language)?;
+        let Some(needed) = kind.language() else {
+            return Ok(s);
+        };
+        let c_family = |l| matches!(l, Language::C | Language::Cpp);
+        if c_family(needed) && c_family(s.language) {
+            s.language = if kind == TestKind::Cpp {
+                Language::Cpp
+            } else {
+                s.language
+            };
+            return Ok(s);
+        }
+        if s.language != needed {
+            return Err(format!(
+                "{} is a {} solution, but a .{} test needs a {} solution",
+                dir.display(),
+                s.language.as_str(),
+                kind.extension(),
+                needed.as_str()
+            ));
+        }
+        Ok(s)
     }
 
     /// Snapshots a test file; its kind comes from its extension. I/O tests are parsed here.
@@ -355,9 +403,9 @@ impl Toolchains {
             return self.solution_program(s).map(|_| ());
         }
         match s.language {
-            Language::Python => {
-                self.python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
-            }
+            Language::Python => self
+                .python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
+                .map(|_| ()),
             Language::C | Language::Cpp => self.solution_objects(s).map(|_| ()),
             Language::Rust => self.solution_rlib(s).map(|_| ()),
             Language::Wasm => Err(BuildError::new(
@@ -370,12 +418,11 @@ impl Toolchains {
     /// Builds what a test needs on its own (syntax check, object file, checker).
     pub fn check_test(&self, t: &Test) -> Result<(), BuildError> {
         match t.kind {
-            TestKind::Python => {
-                self.python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
-            }
-            // C/C++ tests may include the solution's header and Rust tests use the solution
-            // crate, so they only build against a solution: they are checked per pair, and a
-            // test that builds against no solution is classified INVALID.
+            TestKind::Python => self
+                .python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
+                .map(|_| ()),
+            // C/C++ tests may include the solution's headers and a Rust test uses the solution
+            // crate: both are built per pair (`unit_runnable`).
             TestKind::C | TestKind::Cpp | TestKind::Rust => Ok(()),
             TestKind::Io => match &t.io.as_ref().and_then(|c| c.checker.clone()) {
                 Some(c) => self.checker(t, c).map(|_| ()),
@@ -388,7 +435,8 @@ impl Toolchains {
     /// verdicts; nothing here returns an error.
     pub fn run(&self, s: &Solution, t: &Test, seed: u64, limits: &Limits) -> Verdict {
         if let Some(lang) = t.kind.language() {
-            if lang != s.language {
+            let c_family = |l| matches!(l, Language::C | Language::Cpp);
+            if lang != s.language && !(c_family(lang) && c_family(s.language)) {
                 return BuildError::new(
                     CompileSide::Link,
                     format!(
@@ -416,7 +464,14 @@ impl Toolchains {
         }
     }
 
-    fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict {
+    /// Runs a prepared [`Runnable`] once (the hot path of every run; `run` finds the runnable).
+    pub fn run_runnable(
+        &self,
+        r: &Runnable,
+        stdin: Vec<u8>,
+        seed: u64,
+        limits: &Limits,
+    ) -> Verdict {
         let spec = RunSpec {
             entry: r.entry.clone(),
             stdin: stdin.into(),
@@ -430,45 +485,16 @@ impl Toolchains {
 
     fn python_check(
         &self,
-        cell: &OnceLock<Result<(), BuildError>>,
+        cell: &OnceLock<Result<Option<PathBuf>, BuildError>>,
         snap: &Snapshot,
         guest: &str,
         side: CompileSide,
-    ) -> Result<(), BuildError> {
+    ) -> Result<Option<PathBuf>, BuildError> {
         cell.get_or_init(|| {
             let rt = self
                 .python_runtime()
                 .map_err(|e| BuildError::new(side, e))?;
-            let spec = RunSpec {
-                entry: Entry::Call {
-                    mode: "check".into(),
-                    target: guest.into(),
-                    args: vec![],
-                },
-                stdin: Arc::from(Vec::new()),
-                preopens: vec![Preopen {
-                    host: snap.dir.clone(),
-                    guest: guest.into(),
-                }],
-                limits: Limits::default(),
-                seed: 0,
-            };
-            let v = Verdict::from_outcome(&self.sandbox.run(rt, &spec), 0);
-            match v.verdict {
-                VerdictKind::Pass => Ok(()),
-                VerdictKind::InternalError => Err(BuildError::new(
-                    side,
-                    format!("python check failed: {}", v.detail.unwrap_or_default()),
-                )),
-                _ => Err(BuildError::new(
-                    side,
-                    if v.stderr.is_empty() {
-                        v.detail.unwrap_or_default()
-                    } else {
-                        v.stderr
-                    },
-                )),
-            }
+            python::check(&self.sandbox, rt, snap, guest, side)
         })
         .clone()
     }
@@ -510,20 +536,25 @@ impl Toolchains {
     }
 
     /// The test's object, compiled with the solution's headers on its include path (the key
-    /// includes them) so tests can `#include "solution.h"`.
+    /// includes them) so tests can `#include "solution.h"`. A failure is the test's own when the
+    /// test does not compile alone either (or the solution has no headers), else the pair's.
     fn test_object(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
         let s = s.filter(|s| has_headers(&s.snapshot));
+        let r = self.test_object_with(t, s);
+        match (r, s) {
+            (Err(e), Some(_)) if self.test_object_with(t, None).is_ok() => Err(e),
+            (Err(e), _) => Err(BuildError::new(CompileSide::Test, e.message)),
+            (ok, _) => ok,
+        }
+    }
+
+    fn test_object_with(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
         let headers = s.map(|s| header_key(&s.snapshot)).unwrap_or_default();
         let mut memo = t.objects.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = memo.get(&headers) {
             return r.clone();
         }
-        // Without solution headers a failure is the test's own; with them it may be a mismatch.
-        let side = if s.is_none() {
-            CompileSide::Test
-        } else {
-            CompileSide::Link
-        };
+        let side = CompileSide::Link;
         let r = (|| {
             let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
             let sdk = self.sdk().map_err(|e| BuildError::new(side, e))?;
@@ -583,30 +614,24 @@ impl Toolchains {
     }
 
     /// The runnable program for a unit test against a solution (same language).
-    fn unit_runnable(&self, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+    pub fn unit_runnable(&self, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
         match t.kind {
             TestKind::Python => {
                 let rt = self
                     .python_runtime()
                     .map_err(|e| BuildError::new(CompileSide::Test, e))?;
-                Ok(Runnable {
+                let mut r = Runnable {
                     program: rt.clone(),
                     entry: Entry::Call {
                         mode: "test".into(),
                         target: format!("/test/{}", t.file_name),
                         args: vec!["/solution".into()],
                     },
-                    preopens: vec![
-                        Preopen {
-                            host: s.snapshot.dir.clone(),
-                            guest: "/solution".into(),
-                        },
-                        Preopen {
-                            host: t.snapshot.dir.clone(),
-                            guest: "/test".into(),
-                        },
-                    ],
-                })
+                    preopens: pair_preopens(s, t),
+                };
+                python::use_code(&mut r, &s.checked, "solution");
+                python::use_code(&mut r, &t.checked, "test");
+                Ok(r)
             }
             TestKind::C | TestKind::Cpp => {
                 let cc = self
@@ -626,13 +651,16 @@ impl Toolchains {
                         cc.link(&objects, cxx)
                             .map_err(|message| crate::sandbox::SandboxError::Link { message })
                     })
-                    .map_err(|e| BuildError::new(CompileSide::Link, sandbox_message(e)))?;
+                    .map_err(|e| {
+                        let log = sandbox_message(e);
+                        BuildError::new(rust::failed_side(&log, &t.file_name), log)
+                    })?;
                 Ok(Runnable {
                     program,
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    preopens: vec![],
+                    preopens: pair_preopens(s, t),
                 })
             }
             TestKind::Rust => {
@@ -673,13 +701,16 @@ impl Toolchains {
                             )
                             .map_err(|message| crate::sandbox::SandboxError::Link { message })
                     })
-                    .map_err(|e| BuildError::new(CompileSide::Link, sandbox_message(e)))?;
+                    .map_err(|e| {
+                        let log = sandbox_message(e);
+                        BuildError::new(rust::failed_side(&log, &t.file_name), log)
+                    })?;
                 Ok(Runnable {
                     program,
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    preopens: vec![],
+                    preopens: pair_preopens(s, t),
                 })
             }
             TestKind::Io => Err(BuildError::new(
@@ -706,18 +737,17 @@ impl Toolchains {
                         let rt = self
                             .python_runtime()
                             .map_err(|e| BuildError::new(side, e))?;
-                        Ok(Runnable {
+                        let mut r = Runnable {
                             program: rt.clone(),
                             entry: Entry::Call {
                                 mode: "main".into(),
                                 target: format!("/solution/{}", main.display()),
                                 args: vec![],
                             },
-                            preopens: vec![Preopen {
-                                host: s.snapshot.dir.clone(),
-                                guest: "/solution".into(),
-                            }],
-                        })
+                            preopens: vec![solution_preopen(s)],
+                        };
+                        python::use_code(&mut r, &s.checked, "solution");
+                        Ok(r)
                     }
                     Language::C | Language::Cpp => {
                         let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
@@ -741,7 +771,7 @@ impl Toolchains {
                             entry: Entry::Start {
                                 argv: vec!["main".into()],
                             },
-                            preopens: vec![],
+                            preopens: vec![solution_preopen(s)],
                         })
                     }
                     Language::Rust => {
@@ -773,7 +803,7 @@ impl Toolchains {
                             entry: Entry::Start {
                                 argv: vec!["main".into()],
                             },
-                            preopens: vec![],
+                            preopens: vec![solution_preopen(s)],
                         })
                     }
                     Language::Wasm => {
@@ -842,7 +872,7 @@ impl Toolchains {
                 if let Entry::Call { target, .. } = &mut r.entry {
                     *target = format!("/checker/{name}");
                 }
-                for p in &mut r.preopens {
+                for p in r.preopens.iter_mut().filter(|p| p.guest == "/solution") {
                     p.guest = "/checker".into();
                 }
                 Ok(r)
@@ -872,7 +902,17 @@ impl Toolchains {
             None => case
                 .compare(v.stdout.as_bytes())
                 .map_err(|d| (VerdictKind::WrongAnswer, d)),
-            Some(path) => self.run_checker(t, path, case, v.stdout.as_bytes(), seed, limits),
+            Some(path) => {
+                let (judged, checker) =
+                    self.run_checker(t, path, case, v.stdout.as_bytes(), seed, limits);
+                // The checker's use of entropy or a clock makes the pair's verdict seed-dependent
+                // too: without this, `reruns = auto` would skip the reruns of a random checker.
+                if let Some(c) = checker {
+                    v.read_entropy |= c.read_entropy;
+                    v.read_clock |= c.read_clock;
+                }
+                judged
+            }
         };
         if let Err((kind, detail)) = judged {
             v.verdict = kind;
@@ -889,18 +929,23 @@ impl Toolchains {
         output: &[u8],
         seed: u64,
         limits: &Limits,
-    ) -> Result<(), (VerdictKind, String)> {
-        let checker = self
-            .checker(t, path)
-            .map_err(|e| (VerdictKind::CompileError, e.message))?;
-        let files = tempfile::tempdir().map_err(|e| (VerdictKind::InternalError, e.to_string()))?;
+    ) -> (Result<(), (VerdictKind, String)>, Option<Verdict>) {
+        let checker = match self.checker(t, path) {
+            Ok(c) => c,
+            Err(e) => return (Err((VerdictKind::CompileError, e.message)), None),
+        };
+        let files = match tempfile::tempdir() {
+            Ok(f) => f,
+            Err(e) => return (Err((VerdictKind::InternalError, e.to_string())), None),
+        };
         for (name, bytes) in [
             ("input.txt", &case.stdin[..]),
             ("output.txt", output),
             ("answer.txt", case.expected.as_deref().unwrap_or_default()),
         ] {
-            std::fs::write(files.path().join(name), bytes)
-                .map_err(|e| (VerdictKind::InternalError, e.to_string()))?;
+            if let Err(e) = std::fs::write(files.path().join(name), bytes) {
+                return (Err((VerdictKind::InternalError, e.to_string())), None);
+            }
         }
         let mut r = checker.with_args(&[
             "/io/input.txt".into(),
@@ -920,7 +965,7 @@ impl Toolchains {
                 s.chars().take(300).collect::<String>()
             }
         };
-        match (v.verdict, v.exit_code) {
+        let judged = match (v.verdict, v.exit_code) {
             (VerdictKind::Pass, _) => Ok(()),
             (_, Some(1)) => Err((
                 VerdictKind::WrongAnswer,
@@ -941,7 +986,28 @@ impl Toolchains {
                     v.detail.clone().unwrap_or_default()
                 ),
             )),
-        }
+        };
+        (judged, Some(v))
+    }
+}
+
+/// What every unit-test run sees, read-only: the solution's snapshot at `/solution` and the
+/// test's at `/test`, whatever the language.
+fn pair_preopens(s: &Solution, t: &Test) -> Vec<Preopen> {
+    vec![solution_preopen(s), test_preopen(t)]
+}
+
+fn solution_preopen(s: &Solution) -> Preopen {
+    Preopen {
+        host: s.snapshot.dir.clone(),
+        guest: "/solution".into(),
+    }
+}
+
+fn test_preopen(t: &Test) -> Preopen {
+    Preopen {
+        host: t.snapshot.dir.clone(),
+        guest: "/test".into(),
     }
 }
 
@@ -995,4 +1061,53 @@ fn python_main(snap: &Snapshot) -> Option<PathBuf> {
         .find(|f| f.as_os_str() == "main.py")
         .map(|f| (*f).clone())
         .or_else(|| (py.len() == 1).then(|| py[0].clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_kinds_by_extension() {
+        let kind = |p: &str| TestKind::from_path(Path::new(p));
+        assert_eq!(kind("t.py"), Some(TestKind::Python));
+        assert_eq!(kind("dir/t.c"), Some(TestKind::C));
+        assert_eq!(kind("t.cc"), Some(TestKind::Cpp));
+        assert_eq!(kind("t.rs"), Some(TestKind::Rust));
+        assert_eq!(kind("t.toml"), Some(TestKind::Io));
+        assert_eq!(kind("t.txt"), None);
+        assert_eq!(kind("Makefile"), None);
+    }
+
+    #[test]
+    fn solution_languages_by_files() {
+        let detect =
+            |files: &[&str]| Language::detect(&files.iter().map(PathBuf::from).collect::<Vec<_>>());
+        assert_eq!(detect(&["solution.py"]), Some(Language::Python));
+        assert_eq!(detect(&["solution.c", "solution.h"]), Some(Language::C));
+        assert_eq!(detect(&["a.c", "b.cpp"]), Some(Language::Cpp));
+        assert_eq!(detect(&["src/lib.rs"]), Some(Language::Rust));
+        assert_eq!(detect(&["main.wasm"]), Some(Language::Wasm));
+        assert_eq!(detect(&["notes.txt"]), None);
+        assert_eq!("c++".parse::<Language>(), Ok(Language::Cpp));
+        assert!("cobol".parse::<Language>().is_err());
+    }
+
+    #[test]
+    fn python_program_entry() {
+        let snap = |files: &[&str]| Snapshot {
+            dir: PathBuf::new(),
+            hash: String::new(),
+            files: files.iter().map(PathBuf::from).collect(),
+        };
+        assert_eq!(
+            python_main(&snap(&["main.py", "util.py"])),
+            Some(PathBuf::from("main.py"))
+        );
+        assert_eq!(
+            python_main(&snap(&["solve.py", "data.txt"])),
+            Some(PathBuf::from("solve.py"))
+        );
+        assert_eq!(python_main(&snap(&["a.py", "b.py"])), None);
+    }
 }

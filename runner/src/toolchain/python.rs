@@ -72,3 +72,147 @@ fn build_runtime(sandbox: &Sandbox) -> Result<Vec<u8>, String> {
     }
     std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
 }
+
+/// Checks the syntax of every `.py` file of a snapshot (mounted at `guest`) and caches the
+/// compiled code, so runs skip compiling: for a HumanEval-sized test, compiling the test and
+/// the solution is over half of a run's instructions. Both outcomes are cached on disk, keyed by
+/// the runtime and the snapshot, so a later process neither checks nor compiles again. Returns
+/// the directory holding `code.marshal` (none when the code was too large to pass back).
+pub(super) fn check(
+    sandbox: &Sandbox,
+    rt: &Program,
+    snap: &super::Snapshot,
+    guest: &str,
+    side: crate::sandbox::CompileSide,
+) -> Result<Option<PathBuf>, super::BuildError> {
+    use crate::sandbox::{Entry, Limits, Preopen, RunSpec, Verdict, VerdictKind};
+
+    let key = hash_parts([
+        b"python-check-v1".as_slice(),
+        runtime_key().as_bytes(),
+        snap.hash.as_bytes(),
+        guest.as_bytes(),
+    ]);
+    let dir = sandbox.cache().path("pycheck", &key, "d");
+    let code = dir.join(CODE_FILE);
+    let error = dir.join("error.txt");
+    if code.is_file() {
+        return Ok(Some(dir));
+    }
+    if let Ok(message) = std::fs::read_to_string(&error) {
+        return Err(super::BuildError::new(side, message));
+    }
+    let spec = RunSpec {
+        entry: Entry::Call {
+            mode: "check".into(),
+            target: guest.into(),
+            args: vec!["--emit-code".into()],
+        },
+        stdin: std::sync::Arc::from(Vec::new()),
+        preopens: vec![Preopen {
+            host: snap.dir.clone(),
+            guest: guest.into(),
+        }],
+        limits: Limits {
+            // Room for the marshalled code of a snapshot's worth of sources.
+            output_bytes: 64 << 20,
+            ..Limits::default()
+        },
+        seed: 0,
+    };
+    let outcome = sandbox.run(rt, &spec);
+    let v = Verdict::from_outcome(&outcome, 0);
+    match v.verdict {
+        VerdictKind::Pass => {
+            if outcome.stdout.is_empty() {
+                return Ok(None);
+            }
+            sandbox
+                .cache()
+                .write_atomic(&code, &outcome.stdout)
+                .map(|()| Some(dir))
+                .or(Ok(None))
+        }
+        // Too much code to pass back: the files are fine, runs compile them.
+        VerdictKind::OutputLimit => Ok(None),
+        // exit 1: the files do not compile; the messages are the build error (cached).
+        VerdictKind::WrongAnswer => {
+            let message = if v.stderr.is_empty() {
+                v.detail.unwrap_or_default()
+            } else {
+                v.stderr
+            };
+            let _ = sandbox.cache().write_atomic(&error, message.as_bytes());
+            Err(super::BuildError::new(side, message))
+        }
+        _ => Err(super::BuildError::new(
+            side,
+            format!(
+                "python check failed ({}): {}",
+                v.verdict,
+                v.detail.unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+const CODE_FILE: &str = "code.marshal";
+
+/// Points a Python run at the cached code of one side (`solution` or `test`), when there is
+/// some: a read-only preopen at `/dixit-code/<side>` and a leading `--dixit-code=` argument.
+pub(super) fn use_code(
+    r: &mut super::Runnable,
+    checked: &std::sync::OnceLock<Result<Option<PathBuf>, super::BuildError>>,
+    side: &str,
+) {
+    let Some(Ok(Some(dir))) = checked.get() else {
+        return;
+    };
+    let crate::sandbox::Entry::Call { args, .. } = &mut r.entry else {
+        return;
+    };
+    let guest = format!("/dixit-code/{side}");
+    insert_code_arg(args, &format!("{guest}/{CODE_FILE}"));
+    r.preopens.push(crate::sandbox::Preopen {
+        host: dir.clone(),
+        guest,
+    });
+}
+
+const CODE_ARG: &str = "--dixit-code=";
+const CODE_END: &str = "--dixit-code-end";
+
+/// Adds `--dixit-code=PATH` to the leading block of code arguments (the runner's
+/// `_take_code_args`), opening the block with its end marker when it is the first.
+fn insert_code_arg(args: &mut Vec<String>, path: &str) {
+    let at = args.iter().take_while(|a| a.starts_with(CODE_ARG)).count();
+    if at == 0 {
+        args.insert(0, CODE_END.into());
+    }
+    args.insert(at, format!("{CODE_ARG}{path}"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_args_lead_and_end_with_the_marker() {
+        let mut args = vec!["/solution".to_string()];
+        insert_code_arg(&mut args, "/dixit-code/solution/code.marshal");
+        insert_code_arg(&mut args, "/dixit-code/test/code.marshal");
+        assert_eq!(
+            args,
+            [
+                "--dixit-code=/dixit-code/solution/code.marshal",
+                "--dixit-code=/dixit-code/test/code.marshal",
+                "--dixit-code-end",
+                "/solution"
+            ]
+        );
+        // The guest runner parses exactly this protocol.
+        let runner = super::sdk::file("python/dixit_runner.py");
+        assert!(runner.contains(&format!("_CODE_ARG = \"{CODE_ARG}\"")));
+        assert!(runner.contains(&format!("_CODE_END = \"{CODE_END}\"")));
+    }
+}

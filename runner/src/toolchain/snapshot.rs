@@ -114,3 +114,37 @@ fn materialize(
     }
     Ok(Snapshot { dir, hash, files })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_regular_files_only_and_names_them_by_content() {
+        let root = tempfile::tempdir().unwrap();
+        let cache = ArtifactCache::open(root.path()).unwrap();
+        let src = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret"), "s").unwrap();
+        fs::write(src.path().join("solution.py"), "x = 1\n").unwrap();
+        fs::create_dir(src.path().join("pkg")).unwrap();
+        fs::write(src.path().join("pkg/mod.py"), "y = 2\n").unwrap();
+        fs::write(src.path().join(".hidden"), "h").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), src.path().join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), src.path().join("dirlink")).unwrap();
+        let a = snapshot_dir(&cache, src.path()).unwrap();
+        assert_eq!(
+            a.files,
+            [PathBuf::from("pkg/mod.py"), PathBuf::from("solution.py")]
+        );
+        assert!(!a.dir.join("link").exists() && !a.dir.join("dirlink").exists());
+        assert_eq!(
+            fs::read_to_string(a.dir.join("pkg/mod.py")).unwrap(),
+            "y = 2\n"
+        );
+        let b = snapshot_dir(&cache, src.path()).unwrap();
+        assert_eq!((a.hash.clone(), a.dir.clone()), (b.hash, b.dir));
+        fs::write(src.path().join("solution.py"), "x = 2\n").unwrap();
+        assert_ne!(snapshot_dir(&cache, src.path()).unwrap().hash, a.hash);
+    }
+}

@@ -1,0 +1,21 @@
+//! `dixit bench`: how fast the sandbox runs guests, side by side with the same work done natively,
+//! measured in one process run so the numbers share a machine state.
+//!
+//! Data flow: embedded programs (`fixtures/bench/`) → [`programs::Programs`] (built for the
+//! sandbox and natively) → [`measure`] loops on 1..n threads → [`Report`] (rows, ratios, targets)
+//! → the CLI prints a table or JSON.
+//!
+//! - `suite.rs`: the whole benchmark, step by step ([`run`], [`load_python_once`]).
+//! - `programs.rs`: the benchmark programs, written to a temp dir, built as guests and natively.
+//! - `measure.rs`: timing loops and statistics (median, p90, runs per second).
+//! - `report.rs`: the report, the targets and whether each was met.
+
+mod measure;
+mod programs;
+mod report;
+mod suite;
+
+pub use measure::Stats;
+pub use programs::Programs;
+pub use report::{ClassifyRow, GuestRow, LoadRow, Report, Target, Throughput};
+pub use suite::{load_python_once, run, BenchOptions, Progress};

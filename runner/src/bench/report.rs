@@ -1,0 +1,329 @@
+//! The benchmark's report: one row per program, the classification timings, the second
+//! invocation, and the issue's targets with whether each was met.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Programs, Stats};
+
+/// Runs per second on a number of threads.
+#[derive(Clone, Debug, Serialize)]
+pub struct Throughput {
+    pub threads: usize,
+    pub runs_per_sec: f64,
+}
+
+/// One program measured: a sandbox guest (`wasm`) or a native process (`native`).
+#[derive(Clone, Debug, Serialize)]
+pub struct GuestRow {
+    pub name: String,
+    pub kind: String,
+    /// Per-run latency on one thread.
+    pub latency: Stats,
+    pub throughput: Vec<Throughput>,
+    /// The native row this one is compared with.
+    pub baseline: Option<String>,
+    /// Baseline median latency / this median latency.
+    pub speedup: Option<f64>,
+}
+
+/// One classification of the Python test against the seven solutions.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassifyRow {
+    /// `20` (fixed) or `auto`.
+    pub reruns: String,
+    pub solutions: usize,
+    /// Runs performed (a failing solution stops at its first failure).
+    pub runs: u32,
+    pub failures: usize,
+    /// Wall time of the whole matrix, in microseconds.
+    pub time: Stats,
+}
+
+/// Loading the cached Python runtime in a fresh process (medians over the samples).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LoadRow {
+    /// Creating the engine and linkers (`Sandbox::new`).
+    pub engine_us: f64,
+    /// Loading the runtime from the artifact cache (`load_keyed`: mmap + link).
+    pub load_us: f64,
+    /// Whether any sample found the runtime missing from the cache (would have compiled).
+    pub compiled: bool,
+    pub samples: usize,
+}
+
+impl LoadRow {
+    /// The medians of several samples.
+    pub fn median(samples: &[LoadRow]) -> LoadRow {
+        let med = |f: fn(&LoadRow) -> f64| {
+            let mut v: Vec<f64> = samples.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() / 2).copied().unwrap_or(0.0)
+        };
+        LoadRow {
+            engine_us: med(|r| r.engine_us),
+            load_us: med(|r| r.load_us),
+            compiled: samples.iter().any(|r| r.compiled),
+            samples: samples.len(),
+        }
+    }
+}
+
+/// A target from the issue and the measured value.
+#[derive(Clone, Debug, Serialize)]
+pub struct Target {
+    pub what: String,
+    pub measured: f64,
+    pub limit: f64,
+    /// `≤` or `≥`.
+    pub op: String,
+    pub unit: String,
+    pub met: bool,
+}
+
+impl Target {
+    fn at_most(what: &str, measured: f64, limit: f64, unit: &str) -> Target {
+        Target {
+            what: what.into(),
+            measured,
+            limit,
+            op: "≤".into(),
+            unit: unit.into(),
+            met: measured <= limit,
+        }
+    }
+    fn at_least(what: &str, measured: f64, limit: f64, unit: &str) -> Target {
+        Target {
+            what: what.into(),
+            measured,
+            limit,
+            op: "≥".into(),
+            unit: unit.into(),
+            met: measured >= limit,
+        }
+    }
+}
+
+/// Everything `dixit bench` measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub wasmtime: &'static str,
+    pub cpus: usize,
+    /// Whether freed instances are reset with `PAGEMAP_SCAN` (see `Sandbox::resets_with_pagemap`).
+    pub pagemap: bool,
+    pub python: String,
+    /// The 1-minute load average before and after (Linux): other processes share the CPUs.
+    pub load_average: (Option<f64>, Option<f64>),
+    pub guests: Vec<GuestRow>,
+    pub classify: Vec<ClassifyRow>,
+    pub runtime_load: Option<LoadRow>,
+    pub targets: Vec<Target>,
+}
+
+/// The 1-minute load average, where the system says (`/proc/loadavg`).
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The native row each guest is compared with.
+const BASELINES: &[(&str, &str)] = &[
+    ("C guest", "C native (fork/exec)"),
+    ("Rust guest", "C native (fork/exec)"),
+    ("Python guest (fresh instance)", "python3 -I -S (fork/exec)"),
+    (
+        "Python guest (reused instance)",
+        "python3 -I -S (fork/exec)",
+    ),
+];
+
+/// Fills in `baseline` and `speedup` of the guest rows.
+pub(crate) fn link_baselines(rows: &mut [GuestRow]) {
+    for (guest, native) in BASELINES {
+        let Some(base) = rows
+            .iter()
+            .find(|r| r.name == *native)
+            .map(|r| r.latency.median_us)
+        else {
+            continue;
+        };
+        if let Some(r) = rows.iter_mut().find(|r| r.name == *guest) {
+            r.baseline = Some(native.to_string());
+            r.speedup = Some(base / r.latency.median_us.max(1e-3));
+        }
+    }
+}
+
+impl Report {
+    pub(crate) fn new(guests: Vec<GuestRow>, classify: Vec<ClassifyRow>, p: &Programs) -> Report {
+        Report {
+            wasmtime: crate::sandbox::wasmtime_version(),
+            cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            pagemap: false,
+            python: p.python.clone(),
+            load_average: (None, None),
+            guests,
+            classify,
+            runtime_load: None,
+            targets: Vec::new(),
+        }
+    }
+
+    /// Sets the second-invocation measurement and evaluates the targets.
+    pub fn finish(&mut self, load: Option<LoadRow>) {
+        self.runtime_load = load;
+        let mut t = Vec::new();
+        for name in ["C guest", "Rust guest"] {
+            if let Some(r) = self.guests.iter().find(|r| r.name == name) {
+                t.push(Target::at_most(
+                    &format!("{name}: median per run"),
+                    r.latency.median_us,
+                    20.0,
+                    "µs",
+                ));
+                if let Some(s) = r.speedup {
+                    t.push(Target::at_least(
+                        &format!("{name}: faster than native C fork/exec"),
+                        s,
+                        50.0,
+                        "×",
+                    ));
+                }
+            }
+        }
+        if let Some(r) = self
+            .guests
+            .iter()
+            .find(|r| r.name == "Python guest (fresh instance)")
+        {
+            t.push(Target::at_most(
+                "Python guest: median per run (fresh instance)",
+                r.latency.median_us / 1e3,
+                1.5,
+                "ms",
+            ));
+            if let Some(s) = r.speedup {
+                t.push(Target::at_least(
+                    "Python guest: faster than python3 -I -S",
+                    s,
+                    8.0,
+                    "×",
+                ));
+            }
+        }
+        for c in &self.classify {
+            let (what, limit) = if c.reruns == "auto" {
+                ("classify 1 Python test × 7 solutions, reruns auto", 15.0)
+            } else {
+                ("classify 1 Python test × 7 solutions × 20 reruns", 100.0)
+            };
+            t.push(Target::at_most(what, c.time.median_us / 1e3, limit, "ms"));
+        }
+        if let Some(l) = &self.runtime_load {
+            t.push(Target::at_most(
+                "second invocation: Python runtime load",
+                l.load_us / 1e3,
+                5.0,
+                "ms",
+            ));
+            t.push(Target {
+                what: "second invocation: nothing compiled".into(),
+                measured: if l.compiled { 1.0 } else { 0.0 },
+                limit: 0.0,
+                op: "=".into(),
+                unit: "compilations".into(),
+                met: !l.compiled,
+            });
+        }
+        self.targets = t;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, median_us: f64) -> GuestRow {
+        GuestRow {
+            name: name.into(),
+            kind: "wasm".into(),
+            latency: Stats {
+                median_us,
+                p90_us: median_us,
+                mean_us: median_us,
+                samples: 1,
+            },
+            throughput: vec![],
+            baseline: None,
+            speedup: None,
+        }
+    }
+
+    #[test]
+    fn ratios_and_targets() {
+        let mut rows = vec![
+            row("C guest", 5.0),
+            row("Rust guest", 25.0),
+            row("Python guest (fresh instance)", 1_000.0),
+            row("C native (fork/exec)", 500.0),
+            row("python3 -I -S (fork/exec)", 12_000.0),
+        ];
+        link_baselines(&mut rows);
+        assert_eq!(rows[0].speedup, Some(100.0));
+        assert_eq!(rows[1].speedup, Some(20.0));
+        assert_eq!(rows[2].speedup, Some(12.0));
+        assert_eq!(rows[3].speedup, None);
+        let mut r = Report {
+            wasmtime: "x",
+            cpus: 2,
+            pagemap: true,
+            python: "python3".into(),
+            load_average: (None, None),
+            guests: rows,
+            classify: vec![],
+            runtime_load: None,
+            targets: vec![],
+        };
+        r.finish(Some(LoadRow {
+            engine_us: 1_000.0,
+            load_us: 2_000.0,
+            compiled: false,
+            samples: 3,
+        }));
+        let met = |what: &str| {
+            r.targets
+                .iter()
+                .find(|t| t.what == what)
+                .unwrap_or_else(|| panic!("no target {what}"))
+                .met
+        };
+        assert!(met("C guest: median per run"));
+        assert!(met("C guest: faster than native C fork/exec"));
+        assert!(!met("Rust guest: median per run"));
+        assert!(!met("Rust guest: faster than native C fork/exec"));
+        assert!(met("Python guest: median per run (fresh instance)"));
+        assert!(met("Python guest: faster than python3 -I -S"));
+        assert!(met("second invocation: Python runtime load"));
+        assert!(met("second invocation: nothing compiled"));
+    }
+
+    #[test]
+    fn load_medians() {
+        let s = |e, l, c| LoadRow {
+            engine_us: e,
+            load_us: l,
+            compiled: c,
+            samples: 1,
+        };
+        let m = LoadRow::median(&[s(3.0, 1.0, false), s(1.0, 9.0, false), s(2.0, 5.0, true)]);
+        assert_eq!(
+            (m.engine_us, m.load_us, m.compiled, m.samples),
+            (2.0, 5.0, true, 3)
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! The benchmark, step by step: guests and native runs, classification, and one load of the
+//! Python runtime (for the second-invocation measurement, run in a fresh process by the CLI).
+
+use std::time::{Duration, Instant};
+
+use super::{measure, programs, report, ClassifyRow, GuestRow, LoadRow, Programs, Report, Stats};
+use crate::classify::{run_matrix, Reruns};
+use crate::sandbox::{Limits, Sandbox, SandboxConfig, SandboxError};
+use crate::toolchain::{python_runtime_key, Toolchains};
+
+/// What to measure and for how long.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Seconds each (program, thread count) measurement runs for.
+    pub seconds: f64,
+    /// Thread counts to measure throughput on.
+    pub threads: Vec<usize>,
+    /// Repetitions of each classification (the median is reported).
+    pub classify_repeats: usize,
+    /// Fresh processes that load the Python runtime (the median is reported).
+    pub load_repeats: usize,
+}
+
+impl Default for BenchOptions {
+    fn default() -> Self {
+        BenchOptions {
+            seconds: 1.0,
+            threads: vec![1, 2],
+            classify_repeats: 15,
+            load_repeats: 15,
+        }
+    }
+}
+
+/// Progress messages for the CLI (the library never prints).
+pub trait Progress: Sync {
+    fn step(&self, what: &str);
+}
+
+/// Measures everything but the second-invocation load (which needs a fresh process: see
+/// [`load_python_once`] and the CLI). Fails only when a benchmark program cannot be built or
+/// does not pass.
+pub fn run(
+    tc: &Toolchains,
+    opts: &BenchOptions,
+    progress: &dyn Progress,
+) -> Result<Report, String> {
+    let load_before = report::load_average();
+    progress.step("building the benchmark programs");
+    let p = Programs::build(tc)?;
+    let limits = Limits::default();
+    let mut guests = Vec::new();
+
+    let wasm_row = |name: &str, r: &crate::toolchain::Runnable| -> Result<GuestRow, String> {
+        progress.step(name);
+        let one = || {
+            let v = tc.run_runnable(r, Vec::new(), 1, &limits);
+            if v.passed() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{name}: {} ({})",
+                    v.verdict,
+                    v.detail.unwrap_or_default()
+                ))
+            }
+        };
+        measure::row(name, "wasm", opts, &one)
+    };
+    guests.push(wasm_row("C guest", &p.c_guest)?);
+    guests.push(wasm_row("Rust guest", &p.rust_guest)?);
+    guests.push(wasm_row("Python guest (fresh instance)", &p.python_guest)?);
+    progress.step(SESSION_ROW);
+    guests.push(session_row(tc, &p.python_guest, opts, &limits)?);
+    for (name, argv) in [
+        ("C native (fork/exec)", &p.c_native),
+        ("python3 -I -S (fork/exec)", &p.python_native),
+    ] {
+        progress.step(name);
+        let one = || programs::spawn(argv);
+        guests.push(measure::row(name, "native", opts, &one)?);
+    }
+    report::link_baselines(&mut guests);
+
+    progress.step("classify: 1 Python test × 7 solutions × 20 reruns");
+    let classify = classify_rows(tc, &p, opts, &limits)?;
+    let mut report = Report::new(guests, classify, &p);
+    report.pagemap = tc.sandbox().resets_with_pagemap();
+    report.load_average = (load_before, report::load_average());
+    Ok(report)
+}
+
+/// The Python guest at isolation level `solution`: one instance per thread serves run after run
+/// (each call in a fresh namespace, with its own fuel): what instance reuse would buy.
+const SESSION_ROW: &str = "Python guest (reused instance)";
+
+fn session_row(
+    tc: &Toolchains,
+    r: &crate::toolchain::Runnable,
+    opts: &BenchOptions,
+    limits: &Limits,
+) -> Result<GuestRow, String> {
+    let crate::sandbox::Entry::Call { mode, target, args } = &r.entry else {
+        return Err("the Python guest is not a component".into());
+    };
+    let spec = crate::sandbox::RunSpec {
+        entry: r.entry.clone(),
+        stdin: std::sync::Arc::from(Vec::new()),
+        preopens: r.preopens.clone(),
+        limits: limits.clone(),
+        seed: 1,
+    };
+    let idle = std::sync::Mutex::new(Vec::new());
+    let one = || {
+        let taken = idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut session = match taken {
+            Some(s) => s,
+            None => tc.sandbox().session(&r.program, &spec)?,
+        };
+        let out = session.call_outcome(mode, target, args, limits.fuel);
+        idle.lock().unwrap_or_else(|e| e.into_inner()).push(session);
+        match out.end {
+            crate::sandbox::RunEnd::Exit { code: 0 } => Ok(()),
+            end => Err(format!("{SESSION_ROW}: {end:?}")),
+        }
+    };
+    measure::row(SESSION_ROW, "wasm", opts, &one)
+}
+
+fn classify_rows(
+    tc: &Toolchains,
+    p: &Programs,
+    opts: &BenchOptions,
+    limits: &Limits,
+) -> Result<Vec<ClassifyRow>, String> {
+    let test = tc.test(&p.classify_test)?;
+    let solutions = p
+        .classify_solutions
+        .iter()
+        .map(|d| tc.solution_for(d, test.kind, None))
+        .collect::<Result<Vec<_>, _>>()?;
+    let refs: Vec<_> = solutions.iter().collect();
+    // Builds and syntax checks happen once per solution and test; they are not classification.
+    run_matrix(tc, &refs, &[&test], Reruns::Auto(1), 1, limits);
+    let mut rows = Vec::new();
+    for reruns in [Reruns::Fixed(20), Reruns::Auto(20)] {
+        let mut times = Vec::with_capacity(opts.classify_repeats);
+        let mut runs = 0;
+        let mut failures = 0;
+        for _ in 0..opts.classify_repeats.max(1) {
+            let t0 = Instant::now();
+            let row = run_matrix(tc, &refs, &[&test], reruns, 1, limits).remove(0);
+            times.push(t0.elapsed());
+            runs = row.iter().map(|c| c.runs).sum::<u32>();
+            failures = row.iter().filter(|c| !c.passed()).count();
+        }
+        rows.push(ClassifyRow {
+            reruns: reruns.to_string(),
+            solutions: refs.len(),
+            runs,
+            failures,
+            time: Stats::from_durations(&mut times),
+        });
+    }
+    Ok(rows)
+}
+
+/// One fresh-process sample of loading the Python runtime: engine set-up, then the runtime from
+/// the artifact cache. `compiled` says whether the cache missed (then nothing is compiled here:
+/// the sample is reported as a miss).
+pub fn load_python_once(config: SandboxConfig) -> Result<LoadRow, SandboxError> {
+    let t0 = Instant::now();
+    let sandbox = Sandbox::new(config)?;
+    let engine = t0.elapsed();
+    let mut compiled = false;
+    let t1 = Instant::now();
+    let loaded = sandbox.load_keyed(&python_runtime_key(), || {
+        compiled = true;
+        Err(SandboxError::Invalid {
+            message: "the Python runtime is not in the artifact cache".into(),
+        })
+    });
+    let load = t1.elapsed();
+    if let Err(e) = loaded {
+        if !compiled {
+            return Err(e);
+        }
+    }
+    Ok(LoadRow {
+        engine_us: micros(engine),
+        load_us: micros(load),
+        compiled,
+        samples: 1,
+    })
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}

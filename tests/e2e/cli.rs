@@ -1,0 +1,232 @@
+//! The command line: malformed input gets a clear error naming what is wrong and a non-zero
+//! exit code (2: usage); `--help` explains; `bench` produces its report.
+
+use crate::support::{dixit, fixture, Output};
+
+/// Asserts a usage error (exit 2) whose stderr mentions every one of `needles`.
+fn usage_error(out: &Output, needles: &[&str]) {
+    out.expect_code(2);
+    for n in needles {
+        assert!(
+            out.stderr.contains(n),
+            "`dixit {}`: stderr does not mention {n:?}:\n{}",
+            out.args.join(" "),
+            out.stderr
+        );
+    }
+    assert!(out.stderr.contains("error"), "{}", out.stderr);
+    assert!(out.stdout.is_empty(), "no data on stdout: {}", out.stdout);
+}
+
+fn p(rel: &str) -> String {
+    fixture(rel).display().to_string()
+}
+
+#[test]
+fn missing_solution_folder() {
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        "/nonexistent/solution",
+        "--test",
+        &p("classify/python/tests/ideal.py"),
+    ]);
+    usage_error(&out, &["/nonexistent/solution", "does not exist"]);
+    let out = dixit(&[
+        "classify",
+        "--test",
+        &p("classify/python/tests/ideal.py"),
+        &p("classify/python/solutions/correct"),
+        "/nonexistent/other",
+    ]);
+    usage_error(&out, &["/nonexistent/other", "does not exist"]);
+}
+
+#[test]
+fn missing_test_file() {
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &p("classify/python/solutions/correct"),
+        "--test",
+        "/nonexistent/test.py",
+    ]);
+    usage_error(&out, &["/nonexistent/test.py"]);
+}
+
+#[test]
+fn unknown_test_extension() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let t = dir.path().join("test.txt");
+    std::fs::write(&t, "assert True\n").expect("write");
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &p("classify/python/solutions/correct"),
+        "--test",
+        &t.display().to_string(),
+    ]);
+    usage_error(&out, &["test.txt", "unknown test kind", ".py"]);
+}
+
+#[test]
+fn solution_without_sources_or_of_another_language() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("notes.txt"), "nothing to run").expect("write");
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &dir.path().display().to_string(),
+        "--test",
+        &p("classify/python/tests/ideal.py"),
+    ]);
+    usage_error(&out, &["no source files"]);
+    let out = dixit(&[
+        "classify",
+        "--test",
+        &p("classify/c/tests/ideal.c"),
+        &p("classify/python/solutions/correct"),
+    ]);
+    usage_error(&out, &["is a python solution", "needs a c solution"]);
+}
+
+#[test]
+fn bad_reruns() {
+    for bad in ["banana", "0", "-3", "auto:x"] {
+        let out = dixit(&[
+            "classify",
+            &format!("--reruns={bad}"),
+            "--test",
+            &p("classify/python/tests/ideal.py"),
+            &p("classify/python/solutions/correct"),
+        ]);
+        usage_error(&out, &["--reruns", bad]);
+    }
+}
+
+#[test]
+fn bad_minority() {
+    for bad in ["1.5", "-0.1", "lots"] {
+        let out = dixit(&[
+            "classify",
+            &format!("--minority={bad}"),
+            "--test",
+            &p("classify/python/tests/ideal.py"),
+            &p("classify/python/solutions/correct"),
+        ]);
+        usage_error(&out, &["--minority", bad, "between 0 and 1"]);
+    }
+}
+
+#[test]
+fn classify_needs_solutions() {
+    let out = dixit(&["classify", "--test", &p("classify/python/tests/ideal.py")]);
+    usage_error(&out, &["SOLUTION_DIR"]);
+}
+
+#[test]
+fn malformed_io_tests() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("syntax.toml", "stdin = \"1\nexpected = 2", &["syntax.toml"]),
+        (
+            "nothing_to_compare.toml",
+            "stdin = \"1\"\n",
+            &["needs `expected`"],
+        ),
+        (
+            "both_stdins.toml",
+            "stdin = \"1\"\nstdin_file = \"x.txt\"\nexpected = \"1\"\n",
+            &["not both"],
+        ),
+        (
+            "unknown_field.toml",
+            "stdin = \"1\"\nexpect = \"1\"\n",
+            &["unknown field", "expect"],
+        ),
+        (
+            "bad_compare.toml",
+            "expected = \"1\"\ncompare = \"fuzzy\"\n",
+            &["fuzzy"],
+        ),
+        (
+            "missing_stdin_file.toml",
+            "stdin_file = \"absent.txt\"\nexpected = \"1\"\n",
+            &["absent.txt"],
+        ),
+        (
+            "missing_checker.toml",
+            "checker = \"absent.py\"\n",
+            &["checker", "absent.py", "not found"],
+        ),
+    ];
+    for (name, text, needles) in cases {
+        let t = dir.path().join(name);
+        std::fs::write(&t, text).expect("write");
+        let out = dixit(&[
+            "exec",
+            "--solution",
+            &p("classify/io/solutions/correct_py"),
+            "--test",
+            &t.display().to_string(),
+        ]);
+        let mut all = vec![*name];
+        all.extend_from_slice(needles);
+        usage_error(&out, &all);
+    }
+}
+
+#[test]
+fn help_explains_the_commands() {
+    let out = dixit(&["--help"]);
+    out.expect_code(0);
+    for cmd in ["exec", "classify", "toolchain", "bench"] {
+        assert!(out.stdout.contains(cmd), "{}", out.stdout);
+    }
+    assert!(
+        !out.stdout.contains("bench-load-python"),
+        "internal commands stay hidden"
+    );
+    let out = dixit(&["classify", "--help"]);
+    out.expect_code(0);
+    for flag in ["--reruns", "--minority", "--seed", "--json", "auto"] {
+        assert!(out.stdout.contains(flag), "{}", out.stdout);
+    }
+}
+
+/// `dixit bench` runs end to end and reports every row, ratio and target (no timing asserted).
+#[test]
+fn bench_reports_everything() {
+    let out = dixit(&["bench", "--seconds", "0.05", "--repeats", "1", "--json"]);
+    out.expect_code(0);
+    let r = out.json();
+    let names: Vec<&str> = r["guests"]
+        .as_array()
+        .expect("guests")
+        .iter()
+        .map(|g| g["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "C guest",
+            "Rust guest",
+            "Python guest (fresh instance)",
+            "Python guest (reused instance)",
+            "C native (fork/exec)",
+            "python3 -I -S (fork/exec)"
+        ]
+    );
+    for g in r["guests"].as_array().expect("guests") {
+        assert!(g["latency"]["median_us"].as_f64().expect("median") > 0.0);
+        assert_eq!(g["throughput"].as_array().expect("throughput").len(), 2);
+        if g["kind"] == "wasm" {
+            assert!(g["speedup"].as_f64().is_some(), "{g}");
+        }
+    }
+    let classify = r["classify"].as_array().expect("classify");
+    assert_eq!(classify.len(), 2);
+    assert_eq!(classify[1]["runs"], 7, "auto: one run per solution");
+    assert_eq!(r["runtime_load"]["compiled"], false, "nothing recompiled");
+    assert!(r["targets"].as_array().expect("targets").len() >= 10);
+}

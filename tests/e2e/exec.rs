@@ -1,0 +1,128 @@
+//! `dixit exec`: one verdict per (solution, test, seed), its exit code, and determinism.
+
+use crate::support::{dixit, fixture, n, s};
+
+/// (kind, solution, test, verdict, compile side): one pair per interesting verdict per kind.
+const PAIRS: &[(&str, &str, &str, &str, Option<&str>)] = &[
+    ("python", "correct", "too_hard.py", "pass", None),
+    ("python", "only_4", "ideal.py", "wrong_answer", None),
+    ("python", "date_arith", "too_hard.py", "runtime_error", None),
+    (
+        "python",
+        "correct",
+        "invalid.py",
+        "compile_error",
+        Some("test"),
+    ),
+    ("c", "nested_if", "too_hard.c", "pass", None),
+    ("c", "no_400", "too_hard.c", "wrong_answer", None),
+    ("c", "table", "too_hard.c", "runtime_error", None),
+    ("c", "correct", "invalid.c", "compile_error", Some("test")),
+    ("cpp", "rules_table", "too_hard.cpp", "pass", None),
+    ("cpp", "only_4", "too_easy.cpp", "pass", None),
+    ("cpp", "only_4", "ideal.cpp", "wrong_answer", None),
+    ("cpp", "vector_at", "too_hard.cpp", "runtime_error", None),
+    (
+        "cpp",
+        "correct",
+        "invalid.cpp",
+        "compile_error",
+        Some("test"),
+    ),
+    ("rust", "match_rem", "too_hard.rs", "pass", None),
+    // A panic in a Rust solution is reported like a failed assertion.
+    ("rust", "table", "too_hard.rs", "wrong_answer", None),
+    (
+        "rust",
+        "correct",
+        "invalid.rs",
+        "compile_error",
+        Some("link"),
+    ),
+    ("io", "correct_rs", "too_hard.toml", "pass", None),
+    ("io", "four_digits_c", "too_hard.toml", "wrong_answer", None),
+    ("io", "no_400_cpp", "ideal.toml", "pass", None),
+    (
+        "io",
+        "correct_py",
+        "invalid.toml",
+        "compile_error",
+        Some("test"),
+    ),
+];
+
+fn exec(kind: &str, solution: &str, test: &str, extra: &[&str]) -> crate::support::Output {
+    let sol = fixture(&format!("classify/{kind}/solutions/{solution}"));
+    let t = fixture(&format!("classify/{kind}/tests/{test}"));
+    let mut args = vec![
+        "exec".to_string(),
+        "--json".into(),
+        "--solution".into(),
+        sol.display().to_string(),
+        "--test".into(),
+        t.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    dixit(&args)
+}
+
+#[test]
+fn verdicts_in_every_kind() {
+    for &(kind, sol, test, verdict, side) in PAIRS {
+        let out = exec(kind, sol, test, &[]);
+        out.expect_code(if verdict == "pass" { 0 } else { 1 });
+        let v = out.json();
+        assert_eq!(s(&v, "verdict"), verdict, "{kind} {sol} {test}: {v:#}");
+        assert_eq!(v["side"].as_str(), side, "{kind} {sol} {test}: {v:#}");
+        if verdict != "compile_error" {
+            assert!(n(&v, "fuel") > 0, "{kind} {sol} {test}: fuel is reported");
+            assert!(
+                n(&v, "peak_memory") > 0,
+                "{kind} {sol} {test}: memory is reported"
+            );
+        } else {
+            assert!(!s(&v, "stderr").is_empty(), "the build log is kept");
+        }
+    }
+}
+
+/// The human-readable verdict names the verdict, the failing check and its location.
+#[test]
+fn human_output_explains_a_failure() {
+    let sol = fixture("classify/c/solutions/no_400");
+    let t = fixture("classify/c/tests/too_hard.c");
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &sol.display().to_string(),
+        "--test",
+        &t.display().to_string(),
+    ]);
+    out.expect_code(1);
+    assert!(out.stdout.starts_with("wrong_answer"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("too_hard.c:5: check failed: is_leap(2000) == 1 (left: 0, right: 1)"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// A run is a pure function of (program, input, seed): everything but the wall time repeats.
+#[test]
+fn runs_are_deterministic_per_seed() {
+    let strip = |mut v: serde_json::Value| {
+        v.as_object_mut().expect("object").remove("wall_us");
+        v
+    };
+    for (kind, sol, test) in [
+        ("python", "correct", "flaky.py"),
+        ("c", "no_400", "flaky.c"),
+        ("rust", "only_4", "flaky.rs"),
+        ("io", "only_4_py", "flaky.toml"),
+    ] {
+        let a = strip(exec(kind, sol, test, &["--seed", "42"]).json());
+        let b = strip(exec(kind, sol, test, &["--seed", "42"]).json());
+        assert_eq!(a, b, "{kind}: same seed, same run");
+    }
+}

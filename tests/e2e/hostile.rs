@@ -1,0 +1,689 @@
+//! The hostile corpus (`fixtures/hostile/`): each case yields its verdict, the host neither
+//! panics nor hangs (see `support::dixit`), and no file outside the runs' own temp dirs changes.
+//! Inputs that must exist only at run time (symlinks pointing out, secret and canary
+//! directories, a huge stdin, corrupt or oddly linked `.wasm`) are made here.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{dixit, fixture, root, s, tree_hash, Output};
+
+/// A case: a solution folder and a test file under `fixtures/hostile/`, the expected verdict,
+/// and for `compile_error` the side that failed.
+struct Case {
+    solution: &'static str,
+    test: &'static str,
+    verdict: &'static str,
+    side: Option<&'static str>,
+}
+
+const fn case(solution: &'static str, test: &'static str, verdict: &'static str) -> Case {
+    Case {
+        solution,
+        test,
+        verdict,
+        side: None,
+    }
+}
+
+const fn build_fails(solution: &'static str, test: &'static str, side: &'static str) -> Case {
+    Case {
+        solution,
+        test,
+        verdict: "compile_error",
+        side: Some(side),
+    }
+}
+
+/// Hostile tests against a benign solution, and hostile solutions against a benign test.
+const PYTHON: &[Case] = &[
+    case(
+        "python/solutions/benign",
+        "python/tests/uses_answer.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/infinite_loop.py",
+        "time_limit",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/deep_recursion.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/memory_bomb.py",
+        "memory_limit",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/output_flood.py",
+        "output_limit",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/uncaught.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/sleep_forever.py",
+        "time_limit",
+    ),
+    case(
+        "python/solutions/benign",
+        "python/tests/sleep_short.py",
+        "pass",
+    ),
+    build_fails(
+        "python/solutions/benign",
+        "python/tests/syntax_error.py",
+        "test",
+    ),
+    case(
+        "python/solutions/loop_on_import",
+        "python/tests/uses_answer.py",
+        "time_limit",
+    ),
+    // Python frames live on the heap: unbounded recursion under a huge limit exhausts memory.
+    case(
+        "python/solutions/deep_recursion",
+        "python/tests/uses_answer.py",
+        "memory_limit",
+    ),
+    case(
+        "python/solutions/memory_bomb",
+        "python/tests/uses_answer.py",
+        "memory_limit",
+    ),
+    case(
+        "python/solutions/output_flood",
+        "python/tests/uses_answer.py",
+        "output_limit",
+    ),
+    // Both report what they managed (nothing) and then answer correctly.
+    case(
+        "python/solutions/escape",
+        "python/tests/uses_answer.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/vandal",
+        "python/tests/uses_answer.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/sleeper",
+        "python/tests/uses_answer.py",
+        "time_limit",
+    ),
+    build_fails(
+        "python/solutions/syntax_error",
+        "python/tests/uses_answer.py",
+        "solution",
+    ),
+];
+
+const C: &[Case] = &[
+    case("c/solutions/benign", "c/tests/uses_answer.c", "pass"),
+    case(
+        "c/solutions/benign",
+        "c/tests/infinite_loop.c",
+        "time_limit",
+    ),
+    case(
+        "c/solutions/benign",
+        "c/tests/deep_recursion.c",
+        "runtime_error",
+    ),
+    case(
+        "c/solutions/benign",
+        "c/tests/memory_bomb.c",
+        "memory_limit",
+    ),
+    case(
+        "c/solutions/benign",
+        "c/tests/output_flood.c",
+        "output_limit",
+    ),
+    case(
+        "c/solutions/benign",
+        "c/tests/unreachable.c",
+        "runtime_error",
+    ),
+    case("c/solutions/benign", "c/tests/trap.c", "runtime_error"),
+    case("c/solutions/benign", "c/tests/div_zero.c", "runtime_error"),
+    case("c/solutions/benign", "c/tests/abort.c", "runtime_error"),
+    case(
+        "c/solutions/benign",
+        "c/tests/sleep_forever.c",
+        "time_limit",
+    ),
+    build_fails("c/solutions/benign", "c/tests/syntax_error.c", "test"),
+    case("c/solutions/trap", "c/tests/uses_answer.c", "runtime_error"),
+    case(
+        "c/solutions/div_zero",
+        "c/tests/uses_answer.c",
+        "runtime_error",
+    ),
+    case(
+        "c/solutions/memory_bomb",
+        "c/tests/uses_answer.c",
+        "memory_limit",
+    ),
+    build_fails(
+        "c/solutions/syntax_error",
+        "c/tests/uses_answer.c",
+        "solution",
+    ),
+];
+
+const RUST: &[Case] = &[
+    case("rust/solutions/benign", "rust/tests/uses_answer.rs", "pass"),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/infinite_loop.rs",
+        "time_limit",
+    ),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/deep_recursion.rs",
+        "runtime_error",
+    ),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/memory_bomb.rs",
+        "memory_limit",
+    ),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/output_flood.rs",
+        "output_limit",
+    ),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/unreachable.rs",
+        "runtime_error",
+    ),
+    // Rust checks division: the panic is a failed test, not a trap.
+    case(
+        "rust/solutions/benign",
+        "rust/tests/div_zero.rs",
+        "wrong_answer",
+    ),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/exit_code.rs",
+        "runtime_error",
+    ),
+    // A syntax error is the test's own (type errors could be a mismatch with the solution).
+    build_fails(
+        "rust/solutions/benign",
+        "rust/tests/syntax_error.rs",
+        "test",
+    ),
+    case(
+        "rust/solutions/abort",
+        "rust/tests/uses_answer.rs",
+        "runtime_error",
+    ),
+    case(
+        "rust/solutions/infinite_loop",
+        "rust/tests/uses_answer.rs",
+        "time_limit",
+    ),
+    build_fails(
+        "rust/solutions/syntax_error",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+];
+
+/// Fixture files used by the generated cases below (not in the tables above).
+const USED_BY_GENERATED: &[&str] = &[
+    "README.md",
+    "python/tests/read_outside.py",
+    "python/tests/write_readonly.py",
+    "python/tests/probe.py",
+    "python/tests/exit_codes.py",
+    "c/tests/read_outside.c",
+    "c/tests/write_readonly.c",
+    "c/tests/probe.c",
+    "rust/tests/read_outside.rs",
+    "io/count_bytes_c",
+    "io/count_bytes_py",
+    "io/exit_code_c",
+    "io/exit_code_py",
+    "io/exit_code_rs",
+    "io/flood_py",
+    "io/follow_symlinks_c",
+];
+
+fn exec(solution: &Path, test: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "exec".to_string(),
+        "--json".into(),
+        "--solution".into(),
+        solution.display().to_string(),
+        "--test".into(),
+        test.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    dixit(&args)
+}
+
+/// Runs a case and checks its verdict (and exit code: 0 for pass, 1 for any other verdict).
+fn check(solution: &Path, test: &Path, verdict: &str, side: Option<&str>) -> serde_json::Value {
+    let out = exec(solution, test, &[]);
+    out.expect_code(if verdict == "pass" { 0 } else { 1 });
+    let v = out.json();
+    assert_eq!(
+        s(&v, "verdict"),
+        verdict,
+        "{} × {}: {v:#}",
+        solution.display(),
+        test.display()
+    );
+    assert_eq!(v["side"].as_str(), side, "{}: {v:#}", test.display());
+    v
+}
+
+/// Runs `cases` with the fixture tree and `canary` hashed before and after.
+fn run_table(cases: &[Case]) {
+    let before = tree_hash(&fixture("hostile"));
+    for c in cases {
+        check(
+            &fixture(&format!("hostile/{}", c.solution)),
+            &fixture(&format!("hostile/{}", c.test)),
+            c.verdict,
+            c.side,
+        );
+    }
+    assert_eq!(before, tree_hash(&fixture("hostile")), "a fixture changed");
+}
+
+#[test]
+fn hostile_python() {
+    run_table(PYTHON);
+}
+
+#[test]
+fn hostile_c() {
+    run_table(C);
+}
+
+#[test]
+fn hostile_rust() {
+    run_table(RUST);
+}
+
+/// A secret file and a canary in one temp dir; a solution folder (a copy of a benign one) in
+/// another, holding the secret's absolute path and symlinks pointing at it, made at run time.
+struct Escape {
+    outside: tempfile::TempDir,
+    solution: tempfile::TempDir,
+}
+
+const SECRET: &str = "TOP-SECRET-8c1f5e";
+
+impl Escape {
+    fn new(benign: &str) -> Escape {
+        let outside = tempfile::tempdir().expect("temp dir");
+        std::fs::write(outside.path().join("secret.txt"), SECRET).expect("secret");
+        std::fs::write(outside.path().join("canary.txt"), "canary").expect("canary");
+        let solution = tempfile::tempdir().expect("temp dir");
+        for e in std::fs::read_dir(fixture(&format!("hostile/{benign}"))).expect("benign") {
+            let e = e.expect("entry");
+            std::fs::copy(e.path(), solution.path().join(e.file_name())).expect("copy");
+        }
+        let secret = outside.path().join("secret.txt");
+        std::fs::write(
+            solution.path().join("secret_path.txt"),
+            secret.display().to_string(),
+        )
+        .expect("secret path");
+        std::os::unix::fs::symlink(&secret, solution.path().join("leak.txt")).expect("symlink");
+        std::os::unix::fs::symlink(outside.path(), solution.path().join("leak_dir"))
+            .expect("symlink");
+        Escape { outside, solution }
+    }
+}
+
+/// Reading outside the preopens (`..`, absolute host paths, symlinks pointing out) and writing
+/// into the read-only ones fail, in every language; the secret never shows up and neither the
+/// canary, the fixtures nor the solution folder change.
+#[test]
+fn hostile_escapes_and_writes() {
+    let fixtures = tree_hash(&fixture("hostile"));
+    for (benign, tests) in [
+        (
+            "python/solutions/benign",
+            &[
+                "python/tests/read_outside.py",
+                "python/tests/write_readonly.py",
+            ][..],
+        ),
+        (
+            "c/solutions/benign",
+            &["c/tests/read_outside.c", "c/tests/write_readonly.c"][..],
+        ),
+        ("rust/solutions/benign", &["rust/tests/read_outside.rs"][..]),
+    ] {
+        let e = Escape::new(benign);
+        let outside = tree_hash(e.outside.path());
+        let solution = tree_hash(e.solution.path());
+        for t in tests {
+            let v = check(
+                e.solution.path(),
+                &fixture(&format!("hostile/{t}")),
+                "pass",
+                None,
+            );
+            for stream in ["stdout", "stderr"] {
+                assert!(
+                    !s(&v, stream).contains(SECRET),
+                    "{t} leaked the secret: {v:#}"
+                );
+                assert!(!s(&v, stream).contains("root:x:0"), "{t} read /etc/passwd");
+            }
+        }
+        assert_eq!(
+            outside,
+            tree_hash(e.outside.path()),
+            "the canary dir changed"
+        );
+        assert_eq!(
+            solution,
+            tree_hash(e.solution.path()),
+            "the solution changed"
+        );
+    }
+    // The escaping and vandal solutions, too, find nothing and change nothing.
+    let v = check(
+        &fixture("hostile/python/solutions/escape"),
+        &fixture("hostile/python/tests/uses_answer.py"),
+        "pass",
+        None,
+    );
+    assert!(s(&v, "stdout").contains("escape found: []"), "{v:#}");
+    assert_eq!(
+        fixtures,
+        tree_hash(&fixture("hostile")),
+        "a fixture changed"
+    );
+}
+
+/// Symlinks pointing out of a preopened directory are refused by the sandbox itself (cap-std),
+/// not only by the snapshot (which never copies symlinks): here a host directory with symlinks
+/// is preopened directly through the library.
+#[test]
+fn hostile_symlinks_in_a_preopen() {
+    use dixit::sandbox::{Preopen, RunSpec, Sandbox, SandboxConfig};
+    use dixit::toolchain::{TestKind, Toolchains};
+    crate::support::warm_up();
+
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::fs::write(outside.path().join("secret.txt"), SECRET).expect("secret");
+    let data = tempfile::tempdir().expect("temp dir");
+    std::fs::write(data.path().join("plain.txt"), "hello").expect("plain");
+    let link = |target: &Path, name: &str| {
+        std::os::unix::fs::symlink(target, data.path().join(name)).expect("symlink")
+    };
+    link(&outside.path().join("secret.txt"), "absolute_link");
+    link(
+        Path::new("../../../../../../../../etc/passwd"),
+        "relative_link",
+    );
+    link(outside.path(), "dir_link");
+    let before = (tree_hash(outside.path()), tree_hash(data.path()));
+
+    let mut config = SandboxConfig::default();
+    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
+        config.cache_dir = PathBuf::from(c);
+    }
+    let tc = Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")));
+    let program = tc
+        .solution_for(&fixture("hostile/io/follow_symlinks_c"), TestKind::Io, None)
+        .expect("snapshot");
+    let runnable = tc.solution_program(&program).expect("builds").clone();
+    let mut argv = vec!["main".to_string()];
+    argv.extend(
+        [
+            "/data/plain.txt",
+            "/data/absolute_link",
+            "/data/relative_link",
+            "/data/dir_link/secret.txt",
+            "/data/../secret.txt",
+        ]
+        .map(String::from),
+    );
+    let spec = RunSpec {
+        entry: dixit::sandbox::Entry::Start { argv },
+        stdin: std::sync::Arc::from(Vec::new()),
+        preopens: vec![Preopen {
+            host: data.path().to_path_buf(),
+            guest: "/data".into(),
+        }],
+        limits: Default::default(),
+        seed: 1,
+    };
+    let out = tc.sandbox().run(&runnable.program, &spec);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.end,
+        dixit::sandbox::RunEnd::Exit { code: 0 },
+        "{stdout}"
+    );
+    assert!(stdout.contains("read /data/plain.txt: hello"), "{stdout}");
+    for blocked in [
+        "absolute_link",
+        "relative_link",
+        "dir_link/secret.txt",
+        "../secret.txt",
+    ] {
+        assert!(
+            stdout.contains(&format!("blocked /data/{blocked}")),
+            "{blocked} was followed: {stdout}"
+        );
+    }
+    assert!(
+        !stdout.contains(SECRET) && !stdout.contains("root:x:0"),
+        "{stdout}"
+    );
+    assert_eq!(before, (tree_hash(outside.path()), tree_hash(data.path())));
+}
+
+/// What a guest learns about its host: no environment, no real time, a seeded RNG. The same
+/// seed gives the same answers; another seed other random numbers and another date.
+#[test]
+fn hostile_probes_see_nothing_real() {
+    for (sol, test) in [
+        ("python/solutions/benign", "python/tests/probe.py"),
+        ("c/solutions/benign", "c/tests/probe.c"),
+    ] {
+        let run = |seed: &str| {
+            let out = exec(
+                &fixture(&format!("hostile/{sol}")),
+                &fixture(&format!("hostile/{test}")),
+                &["--seed", seed],
+            );
+            out.expect_code(0);
+            let v = out.json();
+            assert_eq!(v["read_entropy"], true, "{test}");
+            assert_eq!(v["read_clock"], true, "{test}");
+            s(&v, "stdout").to_string()
+        };
+        let a = run("1");
+        assert_eq!(a, run("1"), "{test}: same seed, same answers");
+        assert_ne!(a, run("2"), "{test}: another seed, other answers");
+        let host_env: Vec<String> = std::env::vars().map(|(k, _)| k).collect();
+        for line in a.lines() {
+            for k in &host_env {
+                assert!(
+                    !line.contains(&format!("{k}=")) && !line.contains(&format!("'{k}'")),
+                    "{test}: host variable {k} visible: {line}"
+                );
+            }
+        }
+        assert!(a.contains("env {}") || !a.contains("env "), "{test}: {a}");
+        assert!(!a.contains(&root().display().to_string()), "{test}: {a}");
+    }
+}
+
+/// Exit codes 0, 1, 2, 255 and -1 through `sys.exit` (a Python test) and through WASI
+/// `proc_exit` (C, Python and Rust I/O programs).
+#[test]
+fn hostile_exit_codes() {
+    let expected = |code: i32| match code {
+        0 => "pass",
+        1 => "wrong_answer",
+        _ => "runtime_error",
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    for code in [0, 1, 2, 255, -1] {
+        let sol = dir.path().join(format!("py_{code}"));
+        std::fs::create_dir(&sol).expect("dir");
+        std::fs::copy(
+            fixture("hostile/python/solutions/benign/solution.py"),
+            sol.join("solution.py"),
+        )
+        .expect("copy");
+        std::fs::write(sol.join("exit_code.txt"), code.to_string()).expect("code");
+        let v = check(
+            &sol,
+            &fixture("hostile/python/tests/exit_codes.py"),
+            expected(code),
+            None,
+        );
+        assert_eq!(v["exit_code"], code, "{v:#}");
+
+        let toml = dir.path().join(format!("exit_{code}.toml"));
+        std::fs::write(
+            &toml,
+            format!("args = [\"{code}\"]\nexpected = \"exiting with {code}\"\n"),
+        )
+        .expect("toml");
+        for program in ["exit_code_c", "exit_code_py", "exit_code_rs"] {
+            let v = check(
+                &fixture(&format!("hostile/io/{program}")),
+                &toml,
+                expected(code),
+                None,
+            );
+            assert_eq!(v["exit_code"], code, "{program}: {v:#}");
+        }
+    }
+}
+
+/// Tens of MB on stdin, from a file made at test time, reach the program intact.
+#[test]
+fn hostile_huge_stdin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let line =
+        "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789\n";
+    let lines = 400_000;
+    let bytes = line.len() * lines;
+    std::fs::write(dir.path().join("big.txt"), line.repeat(lines)).expect("stdin file");
+    for (program, expected) in [
+        ("count_bytes_c", format!("{bytes}")),
+        ("count_bytes_py", format!("{bytes} {lines}")),
+    ] {
+        let toml = dir.path().join(format!("{program}.toml"));
+        std::fs::write(
+            &toml,
+            format!("stdin_file = \"big.txt\"\nexpected = \"{expected}\"\n"),
+        )
+        .expect("toml");
+        check(
+            &fixture(&format!("hostile/io/{program}")),
+            &toml,
+            "pass",
+            None,
+        );
+    }
+    assert!(bytes > 30 << 20);
+}
+
+/// An I/O solution that answers and then floods is stopped at the output limit.
+#[test]
+fn hostile_io_flood() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let toml = dir.path().join("answer.toml");
+    std::fs::write(&toml, "expected = \"42\"\n").expect("toml");
+    check(&fixture("hostile/io/flood_py"), &toml, "output_limit", None);
+}
+
+/// A prebuilt `main.wasm` that is corrupt, or imports what the sandbox does not provide, is a
+/// solution that does not build.
+#[test]
+fn hostile_wasm_modules() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let toml = dir.path().join("t.toml");
+    std::fs::write(&toml, "expected = \"\"\n").expect("toml");
+    let module = |name: &str, bytes: &[u8]| {
+        let d = dir.path().join(name);
+        std::fs::create_dir(&d).expect("dir");
+        std::fs::write(d.join("main.wasm"), bytes).expect("wasm");
+        d
+    };
+    // (module (import "env" "launch_missiles" (func)) (func (export "_start") call 0))
+    let imports = module(
+        "unexpected_import",
+        &[
+            0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+            0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type section: () -> ()
+            0x02, 0x17, 0x01, 0x03, b'e', b'n', b'v', 0x0f, b'l', b'a', b'u', b'n', b'c', b'h',
+            b'_', b'm', b'i', b's', b's', b'i', b'l', b'e', b's', 0x00, 0x00, // import
+            0x03, 0x02, 0x01, 0x00, // function section
+            0x07, 0x0a, 0x01, 0x06, b'_', b's', b't', b'a', b'r', b't', 0x00, 0x01, // export
+            0x0a, 0x06, 0x01, 0x04, 0x00, 0x10, 0x00, 0x0b, // code: call 0
+        ],
+    );
+    let v = check(&imports, &toml, "compile_error", Some("solution"));
+    assert!(s(&v, "stderr").contains("launch_missiles"), "{v:#}");
+
+    let mut garbage = b"\0asm\x01\0\0\0".to_vec();
+    garbage.extend((0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    let corrupt = module("corrupt", &garbage);
+    check(&corrupt, &toml, "compile_error", Some("solution"));
+    let not_wasm = module("not_wasm", b"#!/bin/sh\nrm -rf /\n");
+    let v = check(&not_wasm, &toml, "compile_error", Some("solution"));
+    assert!(s(&v, "detail").contains("WebAssembly"), "{v:#}");
+}
+
+/// Every file of `fixtures/hostile/` is exercised by some case here.
+#[test]
+fn every_hostile_file_is_exercised() {
+    let mut used: Vec<String> = [PYTHON, C, RUST]
+        .iter()
+        .flat_map(|t| t.iter())
+        .flat_map(|c| [c.solution.to_string(), c.test.to_string()])
+        .collect();
+    used.extend(USED_BY_GENERATED.iter().map(|s| s.to_string()));
+    let base = fixture("hostile");
+    let mut unused = Vec::new();
+    let mut stack = vec![base.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("readable") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let rel = p
+                .strip_prefix(&base)
+                .expect("under base")
+                .display()
+                .to_string();
+            if !used
+                .iter()
+                .any(|u| rel == *u || rel.starts_with(&format!("{u}/")))
+            {
+                unused.push(rel);
+            }
+        }
+    }
+    unused.sort();
+    assert!(unused.is_empty(), "hostile files no test uses: {unused:?}");
+}

@@ -1,0 +1,186 @@
+//! Running the binary and inspecting what it did.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+/// No single invocation may take longer than this: a host that hangs fails the test.
+const HANG_LIMIT: Duration = Duration::from_secs(300);
+
+/// The repository root (fixtures are addressed relative to it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("runner/ has a parent")
+        .to_path_buf()
+}
+
+/// A path under `fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// What one invocation of the binary produced.
+#[derive(Debug)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub args: Vec<String>,
+}
+
+impl Output {
+    /// stdout parsed as JSON (the invocation must have used `--json`).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "`dixit {}` printed no JSON ({e}):\nstdout: {}\nstderr: {}",
+                self.args.join(" "),
+                self.stdout,
+                self.stderr
+            )
+        })
+    }
+
+    /// Asserts the exit code, showing everything on failure.
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            code,
+            "`dixit {}` exited with {} (expected {code})\nstdout: {}\nstderr: {}",
+            self.args.join(" "),
+            self.code,
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
+/// Builds every toolchain once (the Python runtime, compiler probes) before the first real
+/// invocation, so parallel tests do not all build them at once.
+pub fn warm_up() {
+    static WARM: OnceLock<()> = OnceLock::new();
+    WARM.get_or_init(|| {
+        let out = run_raw(&["toolchain", "doctor"]);
+        assert_eq!(
+            out.code, 0,
+            "the toolchains are not ready (run toolchains/setup):\n{}{}",
+            out.stdout, out.stderr
+        );
+    });
+}
+
+/// Runs `dixit ARGS` from the repository root after [`warm_up`].
+pub fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
+    warm_up();
+    let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
+    run_raw(&args)
+}
+
+fn run_raw(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("DIXIT_JOBS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the dixit binary starts");
+    let mut out = child.stdout.take().expect("piped");
+    let mut err = child.stderr.take().expect("piped");
+    let t_out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for dixit") {
+            break status;
+        }
+        if started.elapsed() > HANG_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`dixit {}` hung (killed after {HANG_LIMIT:?})",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let output = Output {
+        code: status.code().unwrap_or(-1),
+        stdout: t_out.join().unwrap_or_default(),
+        stderr: t_err.join().unwrap_or_default(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+    };
+    assert!(
+        !output.stderr.contains("panicked"),
+        "`dixit {}` panicked:\n{}",
+        output.args.join(" "),
+        output.stderr
+    );
+    output
+}
+
+/// A hash of everything under `dir`: relative paths, file types, permissions and contents.
+/// Symlinks are hashed as their targets' names, never followed.
+pub fn tree_hash(dir: &Path) -> String {
+    fn walk(root: &Path, dir: &Path, h: &mut Sha256) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.expect("readable entry"))
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let path = e.path();
+            let meta = std::fs::symlink_metadata(&path).expect("metadata");
+            let rel = path.strip_prefix(root).expect("under root");
+            h.update(rel.as_os_str().as_encoded_bytes());
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                h.update(meta.permissions().mode().to_le_bytes());
+            }
+            if meta.file_type().is_symlink() {
+                h.update(b"link:");
+                let target = std::fs::read_link(&path).expect("link target");
+                h.update(target.as_os_str().as_encoded_bytes());
+            } else if meta.is_dir() {
+                h.update(b"dir");
+                walk(root, &path, h);
+            } else {
+                h.update(b"file:");
+                h.update(std::fs::read(&path).expect("readable file"));
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    walk(dir, dir, &mut h);
+    hex::encode(h.finalize())
+}
+
+/// The field `key` of a JSON object as a string (panics with the value when absent).
+pub fn s<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("no string `{key}` in {v}"))
+}
+
+/// The field `key` of a JSON object as a u64.
+pub fn n(v: &serde_json::Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no number `{key}` in {v}"))
+}
