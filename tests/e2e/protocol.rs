@@ -810,3 +810,62 @@ fn is_own(j: &[Value], agent: &str, line: &str) -> bool {
             && r["text"].as_str().unwrap_or("").contains(line)
     })
 }
+
+#[test]
+fn fuel_is_compared_only_on_the_recorded_runtime() {
+    let t = tempfile::tempdir().unwrap();
+    assert!(dixit(&["init", "demo"], t.path()).status.success());
+    assert_eq!(
+        dixit(&["run", "demo", "-q"], t.path()).status.code(),
+        Some(0)
+    );
+    let run = the_run(&t.path().join("demo"));
+    let p = run.join("journal.jsonl");
+    let original = std::fs::read_to_string(&p).unwrap();
+    let header: Value = serde_json::from_str(original.lines().next().unwrap()).unwrap();
+    let digest = header["runtimes"]["python"]
+        .as_str()
+        .expect("the header records the runtime digest")
+        .to_string();
+    // One cell's fuel is off by one.
+    let bump = |s: &str| {
+        let mut done = false;
+        s.lines()
+            .map(|l| {
+                if !done && l.contains("\"event\":\"judged\"") && l.contains("\"fuel\":") {
+                    done = true;
+                    let at = l.find("\"fuel\":").unwrap() + 7;
+                    let end = at + l[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+                    let n: u64 = l[at..end].parse().unwrap();
+                    format!("{}{}{}", &l[..at], n + 1, &l[end..])
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    };
+    std::fs::write(&p, bump(&original)).unwrap();
+    let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+    assert_eq!(
+        o.status.code(),
+        Some(5),
+        "same runtime: fuel is compared: {}",
+        text(&o)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("fuel"),
+        "{}",
+        text(&o)
+    );
+    // Recorded on another machine's runtime build: decisions are compared, fuel is not.
+    std::fs::write(&p, bump(&original).replacen(&digest, "0000", 1)).unwrap();
+    let o = dixit(&["replay", run.to_str().unwrap()], t.path());
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("fuel was not compared"),
+        "{}",
+        text(&o)
+    );
+}

@@ -46,5 +46,8 @@ pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
         started.elapsed().as_secs_f64(),
         report::describe_stop(&out.stop)
     );
+    if !out.fuel_compared {
+        println!("note: fuel was not compared: this machine's Python runtime is not byte-identical to the recording's (verdicts and decisions were)");
+    }
     Ok(exit::OK)
 }

@@ -125,6 +125,10 @@ pub enum Event {
         wasmtime: String,
         run_id: String,
         project: ProjectSnapshot,
+        /// Content digests of the guest runtimes used (`python`): fuel is comparable between
+        /// runs only on identical runtimes.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        runtimes: BTreeMap<String, String>,
     },
     /// The agents of the run.
     Started {

@@ -18,6 +18,8 @@ pub struct JournalFile {
     pub dixit_version: String,
     pub wasmtime_version: String,
     pub project: ProjectSnapshot,
+    /// Digests of the guest runtimes the run used (see [`Event::Header`]).
+    pub runtimes: std::collections::BTreeMap<String, String>,
     /// Every record after the header, in file order.
     pub records: Vec<Record>,
     /// Bytes up to the end of the last complete line (a resume truncates the file there).
@@ -76,9 +78,10 @@ impl JournalFile {
                         wasmtime,
                         run_id,
                         project,
+                        runtimes,
                     } => {
                         check_format(path, &format)?;
-                        header = Some((run_id, dixit, wasmtime, project));
+                        header = Some((run_id, dixit, wasmtime, project, runtimes));
                         continue;
                     }
                     _ => {
@@ -91,12 +94,13 @@ impl JournalFile {
             }
             records.push(rec);
         }
-        let (run_id, dixit_version, wasmtime_version, project) =
+        let (run_id, dixit_version, wasmtime_version, project, runtimes) =
             header.ok_or_else(|| JournalError::Format {
                 path: path.to_path_buf(),
                 message: "empty journal (no header)".into(),
             })?;
         Ok(JournalFile {
+            runtimes,
             path: path.to_path_buf(),
             run_id,
             dixit_version,

@@ -20,6 +20,8 @@ pub enum PastEnd {
 }
 
 struct Inner {
+    /// Compare verdict cells without their fuel (the guest runtime differs from the recording's).
+    ignore_fuel: bool,
     file: Option<File>,
     seqs: HashMap<String, u64>,
     expect: Option<(HashMap<String, VecDeque<Record>>, PastEnd)>,
@@ -44,6 +46,7 @@ impl Journal {
         path: &Path,
         run_id: &str,
         project: ProjectSnapshot,
+        runtimes: std::collections::BTreeMap<String, String>,
     ) -> Result<Journal, JournalError> {
         let io = |source| JournalError::Io {
             path: path.to_path_buf(),
@@ -60,6 +63,7 @@ impl Journal {
         let j = Journal {
             path: path.to_path_buf(),
             inner: Mutex::new(Inner {
+                ignore_fuel: false,
                 file: Some(file),
                 seqs: HashMap::new(),
                 expect: None,
@@ -73,6 +77,7 @@ impl Journal {
                 wasmtime: crate::sandbox::wasmtime_version().into(),
                 run_id: run_id.into(),
                 project,
+                runtimes,
             },
         )?;
         // The header does not count in the run lane's sequence.
@@ -112,6 +117,7 @@ impl Journal {
         Ok(Journal {
             path: path.clone(),
             inner: Mutex::new(Inner {
+                ignore_fuel: false,
                 file: Some(file),
                 seqs: HashMap::new(),
                 expect: Some((recorded.lanes_to_resume(), PastEnd::Append)),
@@ -121,10 +127,13 @@ impl Journal {
 
     /// A journal that only verifies: every event must equal the recorded one (replay).
     /// Nothing is written.
-    pub fn verify(recorded: &JournalFile) -> Journal {
+    /// With `ignore_fuel`, verdict cells are compared without their fuel: for a replay on a
+    /// guest runtime that is not byte-identical to the recording's.
+    pub fn verify(recorded: &JournalFile, ignore_fuel: bool) -> Journal {
         Journal {
             path: recorded.path.clone(),
             inner: Mutex::new(Inner {
+                ignore_fuel,
                 file: None,
                 seqs: HashMap::new(),
                 expect: Some((recorded.lanes(), PastEnd::Fail)),
@@ -163,7 +172,7 @@ impl Journal {
         if let Some((lanes, past_end)) = inner.expect.as_mut() {
             match lanes.get_mut(lane).and_then(|q| q.pop_front()) {
                 Some(expected) => {
-                    return compare(&expected, &rec);
+                    return compare(&expected, &rec, inner.ignore_fuel);
                 }
                 None if *past_end == PastEnd::Fail => {
                     return Err(JournalError::Diverged {
@@ -221,9 +230,13 @@ impl Journal {
 }
 
 /// Compares a recorded and a re-executed record (event and sequence number; not the time).
-fn compare(expected: &Record, got: &Record) -> Result<(), JournalError> {
-    let a = serde_json::to_value(&expected.event).unwrap_or_default();
-    let b = serde_json::to_value(&got.event).unwrap_or_default();
+fn compare(expected: &Record, got: &Record, ignore_fuel: bool) -> Result<(), JournalError> {
+    let mut a = serde_json::to_value(&expected.event).unwrap_or_default();
+    let mut b = serde_json::to_value(&got.event).unwrap_or_default();
+    if ignore_fuel {
+        strip_fuel(&mut a);
+        strip_fuel(&mut b);
+    }
     if a == b && expected.seq == got.seq {
         return Ok(());
     }
@@ -250,6 +263,17 @@ fn clip(v: &serde_json::Value) -> String {
         format!("{}…", s.chars().take(160).collect::<String>())
     } else {
         s
+    }
+}
+
+/// Removes the `fuel` of every verdict cell.
+fn strip_fuel(v: &mut serde_json::Value) {
+    if let Some(cells) = v.get_mut("cells").and_then(|c| c.as_array_mut()) {
+        for c in cells {
+            if let Some(o) = c.as_object_mut() {
+                o.remove("fuel");
+            }
+        }
     }
 }
 
@@ -324,7 +348,7 @@ mod tests {
     fn round_trip_and_tolerant_tail() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("coder-1", Event::Thanks).unwrap();
         j.emit(
@@ -351,7 +375,7 @@ mod tests {
     fn corrupt_middle_line_names_the_line() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         drop(j);
         let text = std::fs::read_to_string(&p).unwrap();
@@ -364,7 +388,7 @@ mod tests {
     fn newer_major_is_refused() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        Journal::create(&p, "r1", snapshot()).unwrap();
+        Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
         let text = std::fs::read_to_string(&p)
             .unwrap()
             .replace("dixit-journal/1.0", "dixit-journal/2.0");
@@ -377,12 +401,12 @@ mod tests {
     fn verify_names_the_first_divergence() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("run", Event::Round { round: 2, suite: 3 }).unwrap();
         drop(j);
         let rec = JournalFile::read(&p).unwrap();
-        let v = Journal::verify(&rec);
+        let v = Journal::verify(&rec, false);
         v.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         let e = v
             .emit("run", Event::Round { round: 2, suite: 4 })
@@ -394,7 +418,7 @@ mod tests {
                 && e.contains("suite = 4"),
             "{e}"
         );
-        let v = Journal::verify(&rec);
+        let v = Journal::verify(&rec, false);
         v.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         assert!(v
             .finish()
@@ -407,7 +431,7 @@ mod tests {
     fn resume_supersedes_earlier_stop() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot()).unwrap();
+        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
         j.emit(
             "coder-1",
             Event::Refused {

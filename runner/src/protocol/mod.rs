@@ -111,7 +111,8 @@ pub async fn start(
         prompts: prompts.templates().clone(),
         hidden: read_hidden(&project.hidden)?,
     };
-    let journal = Journal::create(&run_dir.join("journal.jsonl"), &run_id, snapshot)?;
+    let runtimes = runtime_digests(&project.config, &toolchains);
+    let journal = Journal::create(&run_dir.join("journal.jsonl"), &run_id, snapshot, runtimes)?;
     let budget = Budget::new(project.config.budget.clone(), project.config.prices.clone());
     let mut live = BTreeMap::new();
     for spec in project.config.agent_specs() {
@@ -191,6 +192,9 @@ pub struct ReplayOutcome {
     pub events: usize,
     pub stop: StopReason,
     pub round: u32,
+    /// Whether fuel was compared too: only when the guest runtimes are byte-identical to the
+    /// recording's (see [`runtime_digests`]); verdicts and decisions always are.
+    pub fuel_compared: bool,
 }
 
 /// Re-executes a recorded run offline in `work_dir` (agents answer from the journal, the
@@ -232,12 +236,13 @@ pub async fn replay(
         recorded.stop(),
         Some((StopReason::Budget { .. } | StopReason::Error { .. }, _))
     );
+    let fuel_compared = runtime_digests(&config, &toolchains) == recorded.runtimes;
     let ctx = Ctx::new(
         config,
         recorded.project.spec.clone(),
         prompts,
         toolchains,
-        Journal::verify(&recorded),
+        Journal::verify(&recorded, !fuel_compared),
         Budget::replaying(recorded.refusals()),
         Arc::new(Quiet),
         work_dir.to_path_buf(),
@@ -250,7 +255,23 @@ pub async fn replay(
         events: recorded.effective().len(),
         stop: out.stop,
         round: out.round,
+        fuel_compared,
     })
+}
+
+/// Digests of the guest runtimes a project's runs use (the Python runtime, for Python projects).
+/// componentize-py's pre-initialisation is not byte-reproducible across machines (file times
+/// are baked in), so a journal records these and a replay compares fuel only on a match.
+pub fn runtime_digests(config: &Config, toolchains: &Toolchains) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if config.language() == crate::toolchain::Language::Python
+        && toolchains.python_runtime().is_ok()
+    {
+        if let Some(d) = crate::toolchain::python_runtime_digest(toolchains.sandbox()) {
+            out.insert("python".to_string(), d);
+        }
+    }
+    out
 }
 
 fn read_hidden(files: &[PathBuf]) -> Result<BTreeMap<String, String>, ProtocolError> {

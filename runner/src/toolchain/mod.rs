@@ -33,7 +33,8 @@ pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};
 pub use io::{Compare, IoCase};
 pub use python::{
-    find_componentize_py, runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
+    find_componentize_py, runtime_digest as python_runtime_digest,
+    runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
 };
 pub use rust::RustCompiler;
 pub use snapshot::Snapshot;

@@ -31,9 +31,10 @@ pub fn find_componentize_py() -> Option<PathBuf> {
 /// The cache key of the Python runtime: the runner source, its WIT world, componentize-py.
 pub fn runtime_key() -> String {
     hash_parts([
-        b"dixit-python-runtime-v1".as_slice(),
+        b"dixit-python-runtime-v2".as_slice(),
         sdk::file("python/dixit_runner.py").as_bytes(),
         sdk::file("python/wit/world.wit").as_bytes(),
+        sdk::file("build/reproducible.c").as_bytes(),
         COMPONENTIZE_PY_VERSION.as_bytes(),
     ])
 }
@@ -66,11 +67,63 @@ fn build_runtime(sandbox: &Sandbox) -> Result<Vec<u8>, String> {
         .arg("-o")
         .arg(&out)
         .env("PYTHONDONTWRITEBYTECODE", "1");
+    match reproducible_shim(&sdk, work.path()) {
+        Ok(shim) => {
+            cmd.env("LD_PRELOAD", shim);
+        }
+        Err(e) => {
+            tracing::warn!("building the Python runtime without the reproducibility shim: {e}")
+        }
+    }
     let o = run_tool(&mut cmd, Duration::from_secs(600))?;
     if !o.success {
         return Err(format!("componentize-py failed:\n{}{}", o.stdout, o.stderr));
     }
-    std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
+    let bytes = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let digest = hash_parts([bytes.as_slice()]);
+    let cache = sandbox.cache();
+    cache
+        .write_atomic(
+            &cache.path("python-runtime", &runtime_key(), "digest"),
+            digest.as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+/// Compiles `guest-sdk/build/reproducible.c` (see there) into a shared library with the host's C
+/// compiler.
+fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, String> {
+    let src = sdk.path("build/reproducible.c");
+    let lib = dir.join("libdixit_reproducible.so");
+    let cc = ["cc", "gcc", "clang"]
+        .into_iter()
+        .find_map(which)
+        .ok_or("no host C compiler (cc, gcc, clang)")?;
+    let o = run_tool(
+        Command::new(cc)
+            .args(["-O2", "-shared", "-fPIC", "-o"])
+            .arg(&lib)
+            .arg(&src)
+            .arg("-ldl"),
+        Duration::from_secs(120),
+    )?;
+    if !o.success {
+        return Err(o.stderr);
+    }
+    Ok(lib)
+}
+
+/// The SHA-256 of the Python runtime's WebAssembly, if this machine built it. Journals record it:
+/// two machines that built the same sources get the same digest, and a replay compares fuel only
+/// when the digests agree.
+pub fn runtime_digest(sandbox: &Sandbox) -> Option<String> {
+    std::fs::read_to_string(
+        sandbox
+            .cache()
+            .path("python-runtime", &runtime_key(), "digest"),
+    )
+    .ok()
 }
 
 /// Checks the syntax of every `.py` file of a snapshot (mounted at `guest`) and caches the

@@ -17,6 +17,10 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         include_str!("../../../guest-sdk/python/wit/world.wit"),
     ),
     (
+        "build/reproducible.c",
+        include_str!("../../../guest-sdk/build/reproducible.c"),
+    ),
+    (
         "c/include/dixit.h",
         include_str!("../../../guest-sdk/c/include/dixit.h"),
     ),
