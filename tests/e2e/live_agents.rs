@@ -3,7 +3,7 @@
 //! against the local model server.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -11,21 +11,11 @@ use serde_json::Value;
 use super::fault_server::{anthropic_reply, openai_reply, Fault, FaultServer};
 
 fn dixit(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dixit"))
-        .args(args)
-        .current_dir(cwd)
-        .env("TEST_API_KEY", "sk-test")
-        .output()
-        .unwrap()
+    super::support::dixit_at(cwd, args, &[("TEST_API_KEY", "sk-test")])
 }
 
 fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    super::support::describe(o)
 }
 
 fn journal(project: &Path) -> (std::path::PathBuf, Vec<Value>) {
@@ -434,7 +424,8 @@ fn live_run_on_the_local_model() {
     )
     .unwrap();
     std::fs::write(p.join("spec.md"), "Write a Python function `clamp(x, lo, hi)` that returns `lo` if `x < lo`, `hi` if `x > hi`, and `x` otherwise. If `lo > hi`, it raises `ValueError`.\n").unwrap();
-    let o = dixit(&["run", "live"], t.path());
+    let o =
+        super::support::dixit_at_within(t.path(), &["run", "live"], &[], Duration::from_secs(2400));
     assert!(
         matches!(o.status.code(), Some(0) | Some(1) | Some(4)),
         "the run completes with a stop: {}",

@@ -7,20 +7,11 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn dixit(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dixit"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("running dixit")
+    super::support::dixit_at(cwd, args, &[])
 }
 
 fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
+    super::support::describe(o)
 }
 
 /// A Python project of `f(x)` with the given protocol settings and scripted replies.

@@ -83,9 +83,46 @@ pub fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
 }
 
 fn run_raw(args: &[&str]) -> Output {
+    run_in(&root(), args, &[], HANG_LIMIT)
+}
+
+/// Runs `dixit ARGS` in `cwd` with extra environment variables, under the same hang limit and
+/// panic check, returning what `std::process::Command::output` would.
+pub fn dixit_at(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    dixit_at_within(cwd, args, env, HANG_LIMIT)
+}
+
+/// [`dixit_at`] with its own hang limit (a run against a real model takes minutes).
+pub fn dixit_at_within(
+    cwd: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> std::process::Output {
+    warm_up();
+    let o = run_in(cwd, args, env, limit);
+    std::process::Output {
+        status: std::os::unix::process::ExitStatusExt::from_raw(o.code.clamp(0, 255) << 8),
+        stdout: o.stdout.into_bytes(),
+        stderr: o.stderr.into_bytes(),
+    }
+}
+
+/// Exit status, stdout and stderr of an invocation, for assertion messages.
+pub fn describe(o: &std::process::Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn run_in(cwd: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
         .args(args)
-        .current_dir(root())
+        .current_dir(cwd)
+        .envs(env.iter().copied())
         .env_remove("DIXIT_JOBS")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -109,13 +146,10 @@ fn run_raw(args: &[&str]) -> Output {
         if let Some(status) = child.try_wait().expect("waiting for dixit") {
             break status;
         }
-        if started.elapsed() > HANG_LIMIT {
+        if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!(
-                "`dixit {}` hung (killed after {HANG_LIMIT:?})",
-                args.join(" ")
-            );
+            panic!("`dixit {}` hung (killed after {limit:?})", args.join(" "));
         }
         std::thread::sleep(Duration::from_millis(5));
     };

@@ -640,22 +640,11 @@ impl Toolchains {
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
                 let mut objects = self.solution_objects(s)?.clone();
                 objects.push(self.test_object(t, Some(s))?);
-                let key = hash_parts(
-                    [b"c-link-v1".as_slice(), cc.version.as_bytes()]
-                        .into_iter()
-                        .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
-                );
                 let cxx = t.kind == TestKind::Cpp || s.language == Language::Cpp;
-                let program = self
-                    .sandbox
-                    .load_keyed(&key, || {
-                        cc.link(&objects, cxx)
-                            .map_err(|message| crate::sandbox::SandboxError::Link { message })
-                    })
-                    .map_err(|e| {
-                        let log = sandbox_message(e);
-                        BuildError::new(rust::failed_side(&log, &t.file_name), log)
-                    })?;
+                let program = self.link_c(cc, &objects, cxx).map_err(|e| {
+                    let log = sandbox_message(e);
+                    BuildError::new(rust::failed_side(&log, &t.file_name), log)
+                })?;
                 Ok(Runnable {
                     program,
                     entry: Entry::Start {
@@ -721,6 +710,29 @@ impl Toolchains {
         }
     }
 
+    /// Links C/C++ objects into a program, cached by the objects (whose names are already the
+    /// hashes of their inputs) and the compiler.
+    fn link_c(
+        &self,
+        cc: &CCompiler,
+        objects: &[PathBuf],
+        cxx: bool,
+    ) -> Result<Program, crate::sandbox::SandboxError> {
+        let key = hash_parts(
+            [
+                b"c-link-v1".as_slice(),
+                cc.version.as_bytes(),
+                &[u8::from(cxx)],
+            ]
+            .into_iter()
+            .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
+        );
+        self.sandbox.load_keyed(&key, || {
+            cc.link(objects, cxx)
+                .map_err(|message| crate::sandbox::SandboxError::Link { message })
+        })
+    }
+
     /// A solution as a standalone program (for I/O tests).
     pub fn solution_program<'s>(&self, s: &'s Solution) -> Result<&'s Runnable, BuildError> {
         s.program
@@ -753,19 +765,8 @@ impl Toolchains {
                     Language::C | Language::Cpp => {
                         let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
                         let objects = self.solution_objects(s)?.clone();
-                        let key = hash_parts(
-                            [b"c-link-v1".as_slice(), cc.version.as_bytes()]
-                                .into_iter()
-                                .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
-                        );
-                        let cxx = s.language == Language::Cpp;
                         let program = self
-                            .sandbox
-                            .load_keyed(&key, || {
-                                cc.link(&objects, cxx).map_err(|message| {
-                                    crate::sandbox::SandboxError::Link { message }
-                                })
-                            })
+                            .link_c(cc, &objects, s.language == Language::Cpp)
                             .map_err(|e| BuildError::new(side, sandbox_message(e)))?;
                         Ok(Runnable {
                             program,
