@@ -468,3 +468,48 @@ fn live_run_on_the_local_model() {
         text(&o)
     );
 }
+
+#[test]
+fn a_reply_cut_off_at_the_length_limit_is_named_as_such() {
+    let server = FaultServer::start();
+    server.push(
+        "coder",
+        (0..3).map(|_| Fault::Ok(openai_reply(RIGHT, 10, 10))),
+    );
+    let mut cut = openai_reply(
+        "```python\nfrom solution import f\nassert f(1) == 2\nassert f(2) ==",
+        40,
+        64,
+    );
+    cut["choices"][0]["finish_reason"] = "length".into();
+    server.push(
+        "tester",
+        [
+            Fault::Ok(cut),
+            Fault::Ok(openai_reply(
+                "```python\nfrom solution import f\nassert f(-1) == 0\n```",
+                40,
+                20,
+            )),
+        ],
+    );
+    let t = tempfile::tempdir().unwrap();
+    let agents = format!(
+        "backend = \"openai\"\nmodel = \"m\"\nbase_url = \"{}/v1\"\nmax_tokens = 64",
+        server.url()
+    );
+    project(t.path(), &agents, "");
+    let o = dixit(&["run", "."], t.path());
+    assert!(matches!(o.status.code(), Some(0) | Some(4)), "{}", text(&o));
+    let (_, j) = journal(t.path());
+    let tester: Vec<&Value> = j
+        .iter()
+        .filter(|r| r["lane"] == "tester-1" && r["event"] == "reply")
+        .collect();
+    assert_eq!(tester[0]["truncated"], true);
+    let nudge = tester[1]["prompt"].as_str().unwrap();
+    assert!(
+        nudge.contains("cut off") && nudge.contains("length limit"),
+        "{nudge}"
+    );
+}

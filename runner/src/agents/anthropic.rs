@@ -98,7 +98,9 @@ pub fn parse_messages(v: &Value, fallback_model: &str) -> Result<Completion, Str
         completion_tokens: u["output_tokens"].as_u64().unwrap_or(0),
     };
     let model = v["model"].as_str().unwrap_or(fallback_model).to_string();
+    let truncated = v["stop_reason"].as_str() == Some("max_tokens");
     Ok(Completion {
+        truncated,
         text,
         usage,
         model,

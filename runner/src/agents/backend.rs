@@ -81,6 +81,8 @@ pub struct Completion {
     pub cost_usd: Option<f64>,
     /// Guardrail violations the host undid or refused during the turn.
     pub violations: Vec<String>,
+    /// The reply was cut off at the length limit (`max_tokens`).
+    pub truncated: bool,
 }
 
 /// Why a backend gave no reply. The run stops and can be resumed.

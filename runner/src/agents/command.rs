@@ -272,6 +272,7 @@ impl Backend for CommandAgent {
             files: Some(files),
             cost_usd: None,
             violations,
+            truncated: false,
         })
     }
 

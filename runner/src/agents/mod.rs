@@ -53,6 +53,8 @@ pub struct Turn {
     pub cost_usd: Option<f64>,
     /// Guardrail violations undone or refused during the turn.
     pub violations: Vec<String>,
+    /// The reply was cut off at the length limit.
+    pub truncated: bool,
 }
 
 impl Agent {
@@ -101,6 +103,7 @@ impl Agent {
             usage: c.usage,
             model: c.model,
             cost_usd: c.cost_usd,
+            truncated: c.truncated,
             violations: if tampered.is_empty() {
                 c.violations
             } else {

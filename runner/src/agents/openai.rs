@@ -103,7 +103,9 @@ pub fn parse_chat(v: &Value, fallback_model: &str) -> Result<Completion, String>
         .and_then(|m| m.as_str())
         .unwrap_or(fallback_model)
         .to_string();
+    let truncated = choice.get("finish_reason").and_then(|f| f.as_str()) == Some("length");
     Ok(Completion {
+        truncated,
         text,
         usage,
         model,

@@ -19,6 +19,7 @@ pub struct RecordedReply {
     pub cost_usd: f64,
     pub model: String,
     pub violations: Vec<String>,
+    pub truncated: bool,
 }
 
 /// Recorded turns by (agent, call number).
@@ -76,6 +77,7 @@ impl Backend for ReplayBackend {
                     files: Some(r.files.clone()),
                     cost_usd: Some(r.cost_usd),
                     violations: r.violations.clone(),
+                    truncated: r.truncated,
                 })
             }
             None if self.live.is_none()

@@ -154,6 +154,9 @@ pub enum Event {
         /// Guardrail violations the host undid or refused during the turn.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         violations: Vec<String>,
+        /// The reply was cut off at the length limit.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        truncated: bool,
     },
     /// A call was not made: it would have passed a budget cap.
     Refused {

@@ -175,6 +175,7 @@ impl JournalFile {
                 cost_usd,
                 model,
                 violations,
+                truncated,
                 ..
             } = &r.event
             {
@@ -188,6 +189,7 @@ impl JournalFile {
                         cost_usd: *cost_usd,
                         model: model.clone(),
                         violations: violations.clone(),
+                        truncated: *truncated,
                     },
                 );
             }

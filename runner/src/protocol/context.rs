@@ -242,6 +242,7 @@ impl Ctx {
                 cost_usd: cost,
                 model: turn.model.clone(),
                 violations: turn.violations.clone(),
+                truncated: turn.truncated,
             },
         )?;
         Ok(turn)

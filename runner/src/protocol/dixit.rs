@@ -177,6 +177,9 @@ fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement) -> Result<String, Halt> {
     if !coder.last_had_code && coder.solution.is_err() {
         return Ok(ctx.prompts.render("coder_no_code", &[])?);
     }
+    if j.build_error.is_some() && coder.last_truncated {
+        return Ok(ctx.prompts.render("coder_truncated", &[])?);
+    }
     if let Some(e) = &j.build_error {
         return Ok(ctx
             .prompts
@@ -365,6 +368,8 @@ fn nudge(ctx: &Ctx, v: &super::roles::Verdict) -> Result<String, Halt> {
     Ok(match v.class {
         Class::TooEasy => ctx.prompts.render("tester_too_easy", &[])?,
         Class::TooHard => ctx.prompts.render("tester_too_hard", &[])?,
+        // An incomplete reply is the likely cause of a broken test: say so.
+        Class::Invalid if v.truncated => ctx.prompts.render("tester_truncated", &[])?,
         Class::Invalid => match v.reason.as_deref() {
             Some(r) if r.starts_with("no test was found") => {
                 ctx.prompts.render("tester_no_code", &[])?

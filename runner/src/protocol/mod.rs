@@ -324,6 +324,7 @@ async fn execute(
                 agent,
                 solution: Err("no code yet".into()),
                 last_had_code: false,
+                last_truncated: false,
             }),
             Role::Tester => testers.push(Tester {
                 agent,

@@ -51,6 +51,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../assets/prompts/coder_thanks.md"),
     ),
     (
+        "coder_truncated",
+        include_str!("../../assets/prompts/coder_truncated.md"),
+    ),
+    (
         "cpp_solution",
         include_str!("../../assets/prompts/cpp_solution.md"),
     ),
@@ -123,6 +127,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     (
         "tester_too_hard",
         include_str!("../../assets/prompts/tester_too_hard.md"),
+    ),
+    (
+        "tester_truncated",
+        include_str!("../../assets/prompts/tester_truncated.md"),
     ),
 ];
 

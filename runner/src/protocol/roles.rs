@@ -34,6 +34,8 @@ pub struct Coder {
     pub solution: Result<Arc<Solution>, String>,
     /// Whether its last reply contained code.
     pub last_had_code: bool,
+    /// Whether its last reply was cut off at the length limit.
+    pub last_truncated: bool,
 }
 
 /// How a coder's solution fared against the suite.
@@ -83,6 +85,7 @@ impl Coder {
             .ask(&mut self.agent, purpose, prompt, default_file, exts)
             .await?;
         self.last_had_code = !turn.files.is_empty();
+        self.last_truncated = turn.truncated;
         self.refresh(ctx);
         Ok(())
     }
@@ -176,6 +179,8 @@ pub struct Proposal {
     pub id: String,
     pub source: Option<String>,
     pub test: Result<Arc<Test>, String>,
+    /// The reply was cut off at the length limit.
+    pub truncated: bool,
 }
 
 /// A tester, its checkpoints and, while hibernating, its two too-hard tests.
@@ -215,6 +220,7 @@ impl Tester {
                 id,
                 source: None,
                 test: Err("no test was found in the reply".into()),
+                truncated: turn.truncated,
             });
         };
         let path = self.agent.state.workspace().join(&f.path);
@@ -227,6 +233,7 @@ impl Tester {
             id,
             source: f.content.clone(),
             test,
+            truncated: turn.truncated,
         })
     }
 
@@ -257,6 +264,8 @@ pub struct Verdict {
     pub class: Class,
     /// For INVALID: what the tester is told (its own build errors; never solution code).
     pub reason: Option<String>,
+    /// The test's reply was cut off at the length limit.
+    pub truncated: bool,
 }
 
 /// `classify(test, coders)`: the test against every coder's current solution, with reruns
@@ -283,6 +292,7 @@ pub async fn classify(
             return Ok(Verdict {
                 class: Class::Invalid,
                 reason: Some(reason.clone()),
+                truncated: p.truncated,
             });
         }
         Ok(t) => t.clone(),
@@ -325,7 +335,11 @@ pub async fn classify(
             cells,
         },
     )?;
-    Ok(Verdict { class, reason })
+    Ok(Verdict {
+        class,
+        reason,
+        truncated: p.truncated,
+    })
 }
 
 /// A test that builds alone but not with any solution: tell its author only the error lines
