@@ -860,3 +860,12 @@ fn fuel_is_compared_only_on_the_recorded_runtime() {
         text(&o)
     );
 }
+
+#[test]
+fn the_recorded_real_run_replays() {
+    let run = super::support::root().join("fixtures/runs/to_roman-qwen1.5b");
+    let o = dixit(&["replay", run.to_str().unwrap()], &super::support::root());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("reproduced exactly") && out.contains("coder-4 cannot pass tests 1, 2"), "{out}");
+}
