@@ -411,7 +411,9 @@ fn command_backend_guardrails_timeout_and_rollback_of_session_state() {
 #[test]
 #[ignore = "needs the local model server: toolchains/model start (make test runs it)"]
 fn live_run_on_the_local_model() {
-    let url = std::env::var("DIXIT_LIVE_URL").unwrap_or_else(|_| "http://127.0.0.1:8080/v1".into());
+    let port = std::env::var("DIXIT_MODEL_PORT").unwrap_or_else(|_| "8080".into());
+    let url =
+        std::env::var("DIXIT_LIVE_URL").unwrap_or_else(|_| format!("http://127.0.0.1:{port}/v1"));
     let t = tempfile::tempdir().unwrap();
     let p = t.path().join("live");
     std::fs::create_dir_all(&p).unwrap();

@@ -867,5 +867,8 @@ fn the_recorded_real_run_replays() {
     let o = dixit(&["replay", run.to_str().unwrap()], &super::support::root());
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("reproduced exactly") && out.contains("coder-4 cannot pass tests 1, 2"), "{out}");
+    assert!(
+        out.contains("reproduced exactly") && out.contains("coder-4 cannot pass tests 1, 2"),
+        "{out}"
+    );
 }
