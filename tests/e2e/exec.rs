@@ -126,3 +126,44 @@ fn runs_are_deterministic_per_seed() {
         assert_eq!(a, b, "{kind}: same seed, same run");
     }
 }
+
+/// A guest that writes more than 64 KiB in one call gets all of it captured (regression: a fixed
+/// write permit made CPython drop the rest of a large write, silently).
+#[test]
+fn a_large_single_write_is_captured_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("big_write.py");
+    std::fs::write(
+        &test,
+        "import sys\nsys.stdout.write('a' * 200000 + 'END')\n",
+    )
+    .unwrap();
+    let solution = fixture("classify/python/solutions/correct");
+    let v = dixit(&[
+        "exec",
+        "--json",
+        "--solution",
+        solution.to_str().unwrap(),
+        "--test",
+        test.to_str().unwrap(),
+    ])
+    .expect_code(0)
+    .json();
+    assert_eq!(s(&v, "verdict"), "pass");
+    let out = v["stdout"].as_str().unwrap();
+    assert_eq!(out.len(), 200_003);
+    assert!(out.ends_with("END"));
+    let v = dixit(&[
+        "exec",
+        "--json",
+        "--output-limit",
+        "100000",
+        "--solution",
+        solution.to_str().unwrap(),
+        "--test",
+        test.to_str().unwrap(),
+    ])
+    .expect_code(1)
+    .json();
+    assert_eq!(s(&v, "verdict"), "output_limit");
+}

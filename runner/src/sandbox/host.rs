@@ -197,9 +197,12 @@ impl OutputStream for CappedPipe {
         Ok(())
     }
     fn check_write(&mut self) -> Result<usize, StreamError> {
-        // Always permit a chunk: the write that crosses the cap is the one that fails, so a
-        // flooding guest stops at once instead of polling for room that never comes.
-        Ok(64 * 1024)
+        // Permit everything that still fits, plus one byte: a write within the cap goes through
+        // whole (a smaller permit makes guests such as CPython drop the rest of a large write),
+        // and the write that crosses the cap is the one that fails, so a flooding guest stops at
+        // once instead of polling for room that never comes.
+        let b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(b.cap.saturating_sub(b.bytes.len()).saturating_add(1))
     }
 }
 
