@@ -11,6 +11,17 @@ The host calls `run(mode, target, args)` once per run:
   main   target: a program file, args: its argv[1:]. Runs it as __main__ (I/O solutions, checkers).
   exec   target: Python source; args[0]: a solution file. Runs the solution, then the source, in
          one fresh namespace (the CodeT convention for `assert f(x) == y` tests).
+  pair   target: test source; args[0]: solution source (text, not a file). Offline evaluation
+         (`dixit eval`): runs the solution, then the test, in one fresh namespace, with stdout and
+         stderr discarded and stdin closed (as CodeT's harness swallows its I/O). Exit 0 pass,
+         1 AssertionError, 2 any other Exception, 3 a BaseException that is not an Exception
+         (SystemExit, KeyboardInterrupt). On failure the exception's class name is the only
+         thing written to stderr (no traceback: it would cost more than most tests). Compiled
+         code is kept per source text for the life of the instance, so a session (isolation
+         level `solution`) compiles its solution once.
+  compile  args: Python sources. Writes one character per source to stdout: `1` when
+         `compile(source, "", "exec")` succeeds, `0` when it raises (warnings ignored). The
+         importer's compile check (CodeT keeps a generated test only if it compiles).
 
 Exit codes: 0 pass; 1 a failed assertion (AssertionError, unittest failure) or sys.exit(1);
 2 an uncaught exception; SystemExit(n) gives n.
@@ -235,14 +246,99 @@ def _mode_exec(target, args):
     return 0
 
 
-_MODES = {"test": _mode_test, "main": _mode_main, "exec": _mode_exec}
+class _Discard(io.TextIOBase):
+    """A text stream that accepts and drops everything (CodeT swallows the guest's output)."""
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        return len(s)
+
+
+class _ClosedInput(io.TextIOBase):
+    """A stdin that refuses to be read, like CodeT's."""
+
+    def readable(self):
+        return False
+
+    def read(self, *args, **kwargs):
+        raise OSError("stdin is closed")
+
+    readline = read
+
+    def readlines(self, *args, **kwargs):
+        raise OSError("stdin is closed")
+
+
+_DISCARD = _Discard()
+_CLOSED_INPUT = _ClosedInput()
+_PAIR_CODE = {}
+
+
+def _pair_code(source, name):
+    code = _PAIR_CODE.get(source)
+    if code is None:
+        code = compile(source, name, "exec")
+        _PAIR_CODE[source] = code
+    return code
+
+
+def _mode_pair(target, args):
+    saved = sys.stdout, sys.stderr, sys.stdin
+    sys.stdout = sys.stderr = _DISCARD
+    sys.stdin = _CLOSED_INPUT
+    failure = None
+    try:
+        ns = {"__name__": "__main__", "__builtins__": builtins}
+        exec(_pair_code(args[0] if args else "", "<solution>"), ns)
+        exec(compile(target, "<test>", "exec"), ns)
+        code = 0
+    except AssertionError as exc:
+        code, failure = 1, exc
+    except Exception as exc:
+        code, failure = 2, exc
+    except BaseException as exc:
+        code, failure = 3, exc
+    finally:
+        sys.stdout, sys.stderr, sys.stdin = saved
+    if failure is not None:
+        sys.stderr.write(type(failure).__name__)
+    return code
+
+
+def _mode_compile(target, args):
+    import warnings
+
+    verdicts = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for source in args:
+            try:
+                compile(source, "", "exec")
+                verdicts.append("1")
+            except Exception:
+                verdicts.append("0")
+    sys.stdout.write("".join(verdicts))
+    return 0
+
+
+_MODES = {
+    "test": _mode_test,
+    "main": _mode_main,
+    "exec": _mode_exec,
+    "pair": _mode_pair,
+    "compile": _mode_compile,
+}
 _BASE_PATH = list(sys.path)
+_BASE_RECURSION_LIMIT = sys.getrecursionlimit()
 
 
 class WitWorld(wit_world.WitWorld):
     def run(self, mode: str, target: str, args) -> int:
         _LAZY._reset()
         sys.path[:] = _BASE_PATH
+        sys.setrecursionlimit(_BASE_RECURSION_LIMIT)
         try:
             if mode == "check":
                 code = _mode_check(target)

@@ -3,9 +3,10 @@
 //! WebAssembly under wasmtime with fuel, memory and output limits.
 //!
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
-//! tests into runnable artifacts.
+//! tests into runnable artifacts; [`eval`] scores recorded corpora offline.
 
 pub mod classify;
 pub mod cli;
+pub mod eval;
 pub mod sandbox;
 pub mod toolchain;

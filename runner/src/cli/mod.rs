@@ -3,6 +3,7 @@
 
 mod classify;
 mod doctor;
+mod eval;
 mod exec;
 pub mod exit;
 pub mod output;
@@ -57,6 +58,11 @@ pub enum Command {
     /// Run one test against several solutions (with reruns) and classify it:
     /// TOO_EASY, IDEAL, TOO_HARD or INVALID.
     Classify(classify::ClassifyArgs),
+    /// Score a recorded corpus offline (CodeT's format): verdict matrix in the sandbox, cached;
+    /// pass@1 of each selection strategy and band precision.
+    Eval(eval::EvalArgs),
+    /// Join the reports of `dixit eval --shard i/n --json` into the report of the whole corpus.
+    Merge(eval::MergeArgs),
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
@@ -133,6 +139,8 @@ fn dispatch(cli: Cli) -> CliResult {
     match &cli.command {
         Command::Exec(a) => exec::run(g, a),
         Command::Classify(a) => classify::run(g, a),
+        Command::Eval(a) => eval::run(g, a),
+        Command::Merge(a) => eval::merge(a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
     }
 }
