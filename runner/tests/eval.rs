@@ -257,7 +257,10 @@ fn shards_merged_equal_unsharded() {
         let mut o = options(&data, &only, Isolation::Solution, Some(cache.path()));
         o.import.shard = Some(Shard { index, count: 2 });
         let r = run_eval(&tc, &o).report;
-        assert_eq!(r.execution.runs, 0, "shards reuse the cached matrices");
+        // The shard's own import is compile-checked (a shard checks only its problems); its
+        // matrices come from the unsharded run's cache.
+        assert_eq!(r.execution.cached_problems, 2, "shards reuse the cached matrices");
+        assert!(r.execution.runs < 10, "{:?}", r.execution);
         let text = serde_json::to_string(&r).unwrap();
         parts.push(serde_json::from_str::<EvalReport>(&text).unwrap());
     }

@@ -18,7 +18,7 @@ use crate::sandbox::Limits;
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
 /// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
 /// `docs/eval.md`; `scripts/calibrate_fuel` re-measures it).
-pub const EVAL_FUEL: u64 = 1_000_000_000;
+pub const EVAL_FUEL: u64 = 4_000_000_000;
 
 /// Where the shared CodeT data lives, relative to an ancestor directory.
 const DEFAULT_CORPUS: &str = "shared/data/codet-humaneval";

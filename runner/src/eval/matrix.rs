@@ -1,7 +1,10 @@
 //! The verdict matrix of a problem, built in the sandbox: every unique solution, and the reference
 //! solution, against the hidden tests and against every unique generated test. Everything runs in
-//! dixit's Python runtime (`pair` mode of `guest-sdk/python/dixit_runner.py`): the solution, then
-//! the test, in one fresh namespace, with stdout and stderr discarded.
+//! dixit's Python runtime (`guest-sdk/python/dixit_runner.py`). First every solution and test
+//! program is built once (`build` mode: compiled and marshalled; a source that does not compile
+//! is a `compile_error` for all its cells, without runs); then each run (`pair` mode) loads the
+//! solution's code, then the test's, into one fresh namespace and executes them, with stdout and
+//! stderr discarded.
 //!
 //! Two isolation levels (DESIGN, Execution):
 //! * [`Isolation::Run`]: a fresh instance per (solution, test) run;
@@ -29,8 +32,8 @@ use crate::sandbox::{Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbo
 /// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
 pub const EVAL_SEED: u64 = 1;
 
-/// Programs per call of the batch compile check.
-const COMPILE_CHUNK: usize = 200;
+/// Programs per call of the batch compile check and of the build.
+const COMPILE_CHUNK: usize = 100;
 /// Fuel per program of the compile check: far above what compiling one test costs, so the check
 /// never depends on the evaluation's fuel limit.
 const COMPILE_FUEL_PER_PROGRAM: u64 = 200_000_000;
@@ -213,12 +216,15 @@ pub struct Harness<'a> {
     instances: AtomicU64,
 }
 
-/// One solution with everything it runs against: the hidden check first, then the tests.
-struct Row<'p> {
+/// A built program: base64 marshal data, or the class name of what compiling it raised.
+type Built = Result<String, String>;
+
+/// One solution of one problem; it runs against the hidden check first, then the tests.
+struct Row<'b> {
     problem: usize,
     /// `None`: the reference solution.
     solution: Option<usize>,
-    source: &'p str,
+    built: &'b Built,
 }
 
 impl<'a> Harness<'a> {
@@ -254,7 +260,7 @@ impl<'a> Harness<'a> {
             entry: Entry::Call {
                 mode: "pair".into(),
                 target: target.into(),
-                args: vec![solution.into()],
+                args: vec![solution.into(), "marshal".into()],
             },
             stdin: Arc::from(Vec::new()),
             preopens: Vec::new(),
@@ -327,34 +333,140 @@ impl<'a> Harness<'a> {
         Ok(out)
     }
 
+    /// Compiles and marshals each source in the runtime (`build` mode), in batches, in
+    /// parallel: `Ok(base64 marshal data)` or `Err(class name of what compile raised)`.
+    fn build(
+        &self,
+        filename: &str,
+        sources: &[&str],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Built>, EvalError> {
+        let chunks: Vec<Result<Vec<Built>, EvalError>> = sources
+            .par_chunks(COMPILE_CHUNK)
+            .map(|chunk| {
+                let r = self.build_chunk(filename, chunk);
+                progress.advance(chunk.len() as u64);
+                r
+            })
+            .collect();
+        let mut out = Vec::with_capacity(sources.len());
+        for c in chunks {
+            out.extend(c?);
+        }
+        Ok(out)
+    }
+
+    fn build_chunk(&self, filename: &str, chunk: &[&str]) -> Result<Vec<Built>, EvalError> {
+        let limits = Limits {
+            fuel: COMPILE_FUEL_PER_PROGRAM * chunk.len() as u64,
+            wall_time_ms: 600_000,
+            output_bytes: 256 << 20,
+            ..self.limits.clone()
+        };
+        let spec = RunSpec {
+            entry: Entry::Call {
+                mode: "build".into(),
+                target: filename.into(),
+                args: chunk.iter().map(|s| s.to_string()).collect(),
+            },
+            stdin: Arc::from(Vec::new()),
+            preopens: Vec::new(),
+            limits,
+            seed: EVAL_SEED,
+        };
+        let outcome = self.run_counted(&spec);
+        if let RunEnd::HostError { message } = &outcome.end {
+            return Err(EvalError::Sandbox {
+                doing: "building programs".into(),
+                message: message.clone(),
+            });
+        }
+        let text = String::from_utf8_lossy(&outcome.stdout);
+        let built: Vec<Built> = text
+            .split('\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| match l.split_at(1) {
+                ("+", data) => Ok(data.to_string()),
+                (_, class) => Err(class.to_string()),
+            })
+            .collect();
+        if outcome.end == (RunEnd::Exit { code: 0 }) && built.len() == chunk.len() {
+            return Ok(built);
+        }
+        if let [_] = chunk {
+            // This one source cannot even be compiled within its budget.
+            let v = Verdict::from_outcome(&outcome, EVAL_SEED);
+            return Ok(vec![Err(format!("compile: {}", v.verdict))]);
+        }
+        let mut out = Vec::with_capacity(chunk.len());
+        for source in chunk {
+            out.extend(self.build_chunk(filename, std::slice::from_ref(source))?);
+        }
+        Ok(out)
+    }
+
     fn run_counted(&self, spec: &RunSpec) -> RunOutcome {
         self.runs.fetch_add(1, Ordering::Relaxed);
         self.instances.fetch_add(1, Ordering::Relaxed);
         self.sandbox.run(self.runtime, spec)
     }
 
-    /// The verdict matrices of `problems`, in order. Rows run in parallel, longest first.
+    /// The verdict matrices of `problems`, in order: every program built once, then the rows
+    /// (a solution against the hidden check and every test) in parallel, longest first.
     pub fn matrices(
         &self,
         problems: &[&Problem],
         progress: &dyn Progress,
     ) -> Result<Vec<ProblemVerdicts>, EvalError> {
-        let hidden: Vec<&str> = problems.iter().map(|p| p.hidden_test.as_str()).collect();
         let programs: Vec<Vec<String>> = problems
             .iter()
             .map(|p| p.tests.iter().map(|t| test_program(&t.source)).collect())
             .collect();
+        // Per problem, the reference then each solution; the hidden check then each test.
+        let solution_sources: Vec<&str> = problems
+            .iter()
+            .flat_map(|p| {
+                std::iter::once(p.reference.as_str())
+                    .chain(p.solutions.iter().map(|s| s.source.as_str()))
+            })
+            .collect();
+        let target_sources: Vec<&str> = problems
+            .iter()
+            .zip(&programs)
+            .flat_map(|(p, tests)| {
+                std::iter::once(p.hidden_test.as_str()).chain(tests.iter().map(String::as_str))
+            })
+            .collect();
+        progress.start(
+            "build",
+            (solution_sources.len() + target_sources.len()) as u64,
+        );
+        let built_solutions = self.build("<solution>", &solution_sources, progress)?;
+        let built_targets = self.build("<test>", &target_sources, progress)?;
+        progress.finish();
+        let mut solutions_of: Vec<&[Built]> = Vec::new();
+        let mut targets_of: Vec<&[Built]> = Vec::new();
+        let (mut s_rest, mut t_rest) = (&built_solutions[..], &built_targets[..]);
+        for p in problems {
+            let (s, rest) = s_rest.split_at(p.solutions.len() + 1);
+            solutions_of.push(s);
+            s_rest = rest;
+            let (t, rest) = t_rest.split_at(p.tests.len() + 1);
+            targets_of.push(t);
+            t_rest = rest;
+        }
+
         let mut rows: Vec<Row> = Vec::new();
         for (k, p) in problems.iter().enumerate() {
             rows.push(Row {
                 problem: k,
                 solution: None,
-                source: &p.reference,
+                built: &solutions_of[k][0],
             });
-            rows.extend(p.solutions.iter().enumerate().map(|(i, s)| Row {
+            rows.extend((0..p.solutions.len()).map(|i| Row {
                 problem: k,
                 solution: Some(i),
-                source: &s.source,
+                built: &solutions_of[k][i + 1],
             }));
         }
         // Longest rows first, so the last rows to finish are short ones.
@@ -367,9 +479,7 @@ impl<'a> Harness<'a> {
         let results: Vec<Vec<Cell>> = rows
             .par_iter()
             .map(|r| {
-                let targets = std::iter::once(hidden[r.problem])
-                    .chain(programs[r.problem].iter().map(String::as_str));
-                let cells = self.row(r.source, targets);
+                let cells = self.row(r.built, targets_of[r.problem]);
                 progress.advance(cells.len() as u64);
                 cells
             })
@@ -438,53 +548,78 @@ impl<'a> Harness<'a> {
         Ok(out)
     }
 
-    /// Runs one solution against each target program, at this harness's isolation level.
-    fn row<'t>(&self, solution: &str, targets: impl Iterator<Item = &'t str>) -> Vec<Cell> {
-        match self.isolation {
-            Isolation::Run => targets
-                .map(|t| cell(&self.run_counted(&self.spec(t, solution, self.limits.clone()))))
-                .collect(),
-            Isolation::Solution => self.row_in_sessions(solution, targets),
-        }
-    }
-
-    fn row_in_sessions<'t>(
-        &self,
-        solution: &str,
-        targets: impl Iterator<Item = &'t str>,
-    ) -> Vec<Cell> {
-        let args = [solution.to_string()];
-        let spec = self.spec("", solution, self.limits.clone());
+    /// Runs one solution against each target program, at this harness's isolation level. A
+    /// solution or test that did not compile fails with `compile_error`, without a run.
+    fn row(&self, solution: &Built, targets: &[Built]) -> Vec<Cell> {
+        let solution = match solution {
+            Ok(code) => code.as_str(),
+            Err(class) => {
+                return targets
+                    .iter()
+                    .map(|_| compile_error(class, "solution"))
+                    .collect()
+            }
+        };
         let mut session = None;
-        let mut out = Vec::new();
+        let args = [solution.to_string(), "marshal".to_string()];
+        let spec = self.spec("", solution, self.limits.clone());
+        let mut out = Vec::with_capacity(targets.len());
         for target in targets {
-            if session.is_none() {
-                self.instances.fetch_add(1, Ordering::Relaxed);
-                match self.sandbox.session(self.runtime, &spec) {
-                    Ok(s) => session = Some(s),
-                    Err(message) => {
-                        out.push(Cell {
-                            verdict: VerdictKind::InternalError,
-                            note: Some(message),
-                            fuel: 0,
-                        });
-                        continue;
-                    }
+            let target = match target {
+                Ok(code) => code.as_str(),
+                Err(class) => {
+                    out.push(compile_error(class, "test"));
+                    continue;
                 }
-            }
-            let Some(s) = session.as_mut() else {
-                continue;
             };
-            self.runs.fetch_add(1, Ordering::Relaxed);
-            let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
-            // After a trap the instance is unusable; after a refused memory growth its limiter
-            // would mark every later run as a memory failure: either way, start afresh.
-            if !matches!(outcome.end, RunEnd::Exit { .. }) || outcome.memory_denied {
-                session = None;
-            }
+            let outcome = match self.isolation {
+                Isolation::Run => {
+                    let mut spec = spec.clone();
+                    if let Entry::Call { target: t, .. } = &mut spec.entry {
+                        *t = target.to_string();
+                    }
+                    self.run_counted(&spec)
+                }
+                Isolation::Solution => {
+                    if session.is_none() {
+                        self.instances.fetch_add(1, Ordering::Relaxed);
+                        match self.sandbox.session(self.runtime, &spec) {
+                            Ok(s) => session = Some(s),
+                            Err(message) => {
+                                out.push(Cell {
+                                    verdict: VerdictKind::InternalError,
+                                    note: Some(message),
+                                    fuel: 0,
+                                });
+                                continue;
+                            }
+                        }
+                    }
+                    let Some(s) = session.as_mut() else {
+                        continue;
+                    };
+                    self.runs.fetch_add(1, Ordering::Relaxed);
+                    let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
+                    // After a trap the instance is unusable; after a refused memory growth its
+                    // limiter would mark every later run as a memory failure: start afresh.
+                    if !matches!(outcome.end, RunEnd::Exit { .. }) || outcome.memory_denied {
+                        session = None;
+                    }
+                    outcome
+                }
+            };
             out.push(cell(&outcome));
         }
         out
+    }
+}
+
+/// The cell of a pair that did not compile (`side` says which program).
+fn compile_error(class: &str, side: &str) -> Cell {
+    Cell {
+        verdict: VerdictKind::CompileError,
+        note: Some(format!("{side}: {class}")),
+        fuel: 0,
     }
 }
 
