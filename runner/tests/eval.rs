@@ -38,7 +38,12 @@ fn shared_data() -> Option<PathBuf> {
     found
 }
 
-fn options(corpus: &Path, only: &[&str], isolation: Isolation, cache: Option<&Path>) -> EvalOptions {
+fn options(
+    corpus: &Path,
+    only: &[&str],
+    isolation: Isolation,
+    cache: Option<&Path>,
+) -> EvalOptions {
     EvalOptions {
         corpus: corpus.to_path_buf(),
         import: ImportOptions {
@@ -82,7 +87,9 @@ fn import_counts_match_codet_postprocessing() {
     };
     let pending = load_codet(&data, &import).unwrap();
     let harness = Harness::new(tc.sandbox(), runtime, Limits::default(), Isolation::Run);
-    let compiles = harness.compile_check(pending.probes(), &NoProgress).unwrap();
+    let compiles = harness
+        .compile_check(pending.probes(), &NoProgress)
+        .unwrap();
     assert!(harness.runs() > 0);
     let corpus = pending.finish(&compiles).unwrap();
     let got: Vec<(&str, u64, usize, u64, usize)> = corpus
@@ -108,7 +115,10 @@ fn import_counts_match_codet_postprocessing() {
         ]
     );
     let two = &corpus.problems[1];
-    assert_eq!(two.tests[0].source, "assert ____, 'truncate_number(7.8) is wrong'");
+    assert_eq!(
+        two.tests[0].source,
+        "assert ____, 'truncate_number(7.8) is wrong'"
+    );
     let dup = two
         .tests
         .iter()
@@ -179,11 +189,18 @@ fn harness_verdicts_on_a_synthetic_corpus() {
         let e = run_eval(&tc, &o);
         let m = &e.matrices[0];
         let tests: Vec<&str> = m.tests.iter().map(|t| t.source.as_str()).collect();
-        assert_eq!(tests, ["assert f(1) == 2", "assert f(2) == 3", "assert f(0) == 0"]);
+        assert_eq!(
+            tests,
+            ["assert f(1) == 2", "assert f(2) == 3", "assert f(0) == 0"]
+        );
         assert_eq!(m.solutions[0].count, 2);
         assert_eq!(m.reference_row, "PPW");
         assert_eq!(m.reference_hidden, 'P');
-        assert_eq!(m.rows, ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR"], "{isolation}");
+        assert_eq!(
+            m.rows,
+            ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR"],
+            "{isolation}"
+        );
         assert_eq!(m.hidden, "PWTPRRR", "{isolation}");
         let notes: Vec<(Option<usize>, Option<usize>, &str)> = m
             .notes
@@ -212,14 +229,22 @@ fn cached_rescore_performs_no_runs() {
     let only = ["HumanEval/2", "HumanEval/30", "HumanEval/42"];
     let o = options(&data, &only, Isolation::Solution, Some(cache.path()));
     let first = run_eval(&tc, &o);
-    assert!(first.report.execution.runs > 500, "{:?}", first.report.execution);
+    assert!(
+        first.report.execution.runs > 500,
+        "{:?}",
+        first.report.execution
+    );
     assert!(!first.report.execution.corpus_cached);
     assert_eq!(first.report.execution.cached_problems, 0);
     assert!(first.report.execution.reference_failures.is_empty());
 
     let second = run_eval(&tc, &o);
     let e = &second.report.execution;
-    assert_eq!((e.runs, e.instances), (0, 0), "a cached re-score ran something");
+    assert_eq!(
+        (e.runs, e.instances),
+        (0, 0),
+        "a cached re-score ran something"
+    );
     assert!(e.corpus_cached);
     assert_eq!(e.cached_problems, 3);
     assert_eq!(second.report.results, first.report.results);
@@ -246,7 +271,12 @@ fn shards_merged_equal_unsharded() {
     let Some(data) = shared_data() else { return };
     let cache = tempfile::tempdir().unwrap();
     let tc = toolchains();
-    let only = ["HumanEval/2", "HumanEval/30", "HumanEval/42", "HumanEval/50"];
+    let only = [
+        "HumanEval/2",
+        "HumanEval/30",
+        "HumanEval/42",
+        "HumanEval/50",
+    ];
     let whole = run_eval(
         &tc,
         &options(&data, &only, Isolation::Solution, Some(cache.path())),
@@ -259,7 +289,10 @@ fn shards_merged_equal_unsharded() {
         let r = run_eval(&tc, &o).report;
         // The shard's own import is compile-checked (a shard checks only its problems); its
         // matrices come from the unsharded run's cache.
-        assert_eq!(r.execution.cached_problems, 2, "shards reuse the cached matrices");
+        assert_eq!(
+            r.execution.cached_problems, 2,
+            "shards reuse the cached matrices"
+        );
         assert!(r.execution.runs < 10, "{:?}", r.execution);
         let text = serde_json::to_string(&r).unwrap();
         parts.push(serde_json::from_str::<EvalReport>(&text).unwrap());
@@ -283,7 +316,10 @@ fn shards_merged_equal_unsharded() {
 #[test]
 fn malformed_corpus_line_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
-    synthetic_corpus(dir.path(), Some("{\"prompt\": \"def f(x):\\n\", \"samples\": [1]}"));
+    synthetic_corpus(
+        dir.path(),
+        Some("{\"prompt\": \"def f(x):\\n\", \"samples\": [1]}"),
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_dixit"))
         .args(["eval", "--no-cache", "--corpus"])
         .arg(dir.path())
@@ -312,7 +348,11 @@ fn cli_table_json_and_out() {
             .args(extra)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     let table = run(&[]);

@@ -8,10 +8,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit::{self, CliError, CliResult};
 use super::{output, toolchains, GlobalArgs};
-use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig};
+use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig, VerdictFile};
 use crate::eval::{
     evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation, Progress,
-    ScoringConfig, Shard,
+    Report, ScoringConfig, Shard,
 };
 use crate::sandbox::Limits;
 
@@ -57,6 +57,10 @@ pub struct EvalArgs {
     /// Also write the post-processed corpus as JSON (the input of scripts/native_eval.py).
     #[arg(long, value_name = "FILE")]
     pub export_corpus: Option<PathBuf>,
+    /// Score a verdict file written by scripts/native_eval.py (or --out's verdicts.json) with
+    /// the same strategies, instead of evaluating in the sandbox.
+    #[arg(long, value_name = "FILE")]
+    pub score_verdicts: Option<PathBuf>,
     /// Neither read nor write the evaluation cache (everything is executed afresh).
     #[arg(long)]
     pub no_cache: bool,
@@ -113,6 +117,18 @@ fn find_default_corpus(start: &Path) -> Option<PathBuf> {
 }
 
 pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
+    let scoring = ScoringConfig {
+        minority: a.minority,
+        dixit_loop: LoopConfig {
+            coders: a.coders,
+            seeds: a.seeds,
+            base_seed: a.loop_seed,
+            minority: a.minority,
+        },
+    };
+    if let Some(path) = &a.score_verdicts {
+        return score_verdicts(path, scoring, a.json);
+    }
     let corpus = match &a.corpus {
         Some(c) => c.clone(),
         None => {
@@ -147,15 +163,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             wall_time_ms: a.wall_time,
             ..Limits::default()
         },
-        scoring: ScoringConfig {
-            minority: a.minority,
-            dixit_loop: LoopConfig {
-                coders: a.coders,
-                seeds: a.seeds,
-                base_seed: a.loop_seed,
-                minority: a.minority,
-            },
-        },
+        scoring,
         cache_dir: None,
     };
     let tc = toolchains(g)?;
@@ -171,8 +179,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
         }
     })?;
     let bars = Bars::new(g.quiet);
-    let evaluation =
-        evaluate(tc.sandbox(), runtime, &options, &bars).map_err(eval_error)?;
+    let evaluation = evaluate(tc.sandbox(), runtime, &options, &bars).map_err(eval_error)?;
     if let Some(path) = &a.export_corpus {
         evaluation
             .corpus
@@ -205,6 +212,30 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
                 .map(|d| format!("; matrices saved in {}", d.display()))
                 .unwrap_or_default()
         );
+    }
+    Ok(exit::OK)
+}
+
+/// Scores recorded pass/fail matrices (e.g. the native harness's) with dixit's strategies.
+fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult {
+    let file = VerdictFile::read(path).map_err(|e| eval_error(e.into()))?;
+    let matrices = file.matrices().map_err(|e| eval_error(e.into()))?;
+    let report = Report::score(&matrices, scoring).map_err(|e| eval_error(e.into()))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
+        );
+    } else {
+        println!(
+            "verdicts from {} · {} problems{}\n",
+            path.display(),
+            report.summary.problems,
+            file.wall_seconds
+                .map(|w| format!(" · harness wall time {w:.1} s"))
+                .unwrap_or_default()
+        );
+        print!("{}", results_table(&report));
     }
     Ok(exit::OK)
 }
@@ -321,24 +352,27 @@ fn class_line(name: &str, c: &ClassCount) -> String {
 
 /// The human-readable report: strategies side by side, band precision, and how it was run.
 pub fn table(r: &EvalReport) -> String {
-    let s = &r.results.summary;
     let e = &r.execution;
     let c = &e.corpus;
     let setup = &r.setup;
     let mut out = String::new();
     out.push_str(&format!(
-        "dixit eval · {} corpus {} · {} problems{} · {} unique solutions ({} samples) · {} unique tests ({} samples)\n",
+        "dixit eval · {} corpus {} · {} problem{}{}\n",
         setup.corpus_format,
         &setup.corpus_hash[..12.min(setup.corpus_hash.len())],
         c.problems,
+        if c.problems == 1 { "" } else { "s" },
         r.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+    ));
+    out.push_str(&format!(
+        "{} unique solutions ({} samples) + references · {} unique tests ({} samples) · hidden tests\n",
         output::thousands(c.solutions),
         output::thousands(c.solution_samples),
         output::thousands(c.tests),
         output::thousands(c.test_samples),
     ));
     out.push_str(&format!(
-        "isolation: {} · fuel {} per run · memory {} · wasmtime {}\n\n",
+        "isolation: {}\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
         match setup.isolation {
             Isolation::Run => "run (a fresh instance per run)",
             Isolation::Solution =>
@@ -348,7 +382,45 @@ pub fn table(r: &EvalReport) -> String {
         output::bytes(setup.limits.memory_bytes),
         setup.wasmtime,
     ));
-    let cfg = &r.results.config;
+    out.push_str(&results_table(&r.results));
+    let verdicts: Vec<String> = e
+        .verdicts
+        .iter()
+        .map(|(k, v)| format!("{k} {}", output::thousands(*v)))
+        .collect();
+    out.push_str(&format!(
+        "\nverdicts of {} cells: {}\n",
+        output::thousands(c.cells),
+        verdicts.join(" · ")
+    ));
+    if !e.reference_failures.is_empty() {
+        out.push_str(&format!(
+            "warning: reference solutions failing their hidden tests: {}\n",
+            e.reference_failures.join(", ")
+        ));
+    }
+    let t = &e.seconds;
+    out.push_str(&format!(
+        "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
+        output::thousands(e.runs),
+        output::thousands(e.instances),
+        e.threads,
+        t.total,
+        t.import,
+        t.compile_check,
+        t.matrix,
+        t.scoring,
+        e.cached_problems,
+        c.problems,
+    ));
+    out
+}
+
+/// Pass@1 per strategy, side by side, and the band precision table.
+pub fn results_table(r: &Report) -> String {
+    let s = &r.summary;
+    let cfg = &r.config;
+    let mut out = String::new();
     let rows = [
         ("random baseline", s.random_pct),
         ("CodeT dual agreement", s.dual_agreement_pct),
@@ -384,35 +456,5 @@ pub fn table(r: &EvalReport) -> String {
         all.correct_samples += x.correct_samples;
     }
     out.push_str(&class_line("all", &all));
-    let verdicts: Vec<String> = e
-        .verdicts
-        .iter()
-        .map(|(k, v)| format!("{k} {}", output::thousands(*v)))
-        .collect();
-    out.push_str(&format!(
-        "\nverdicts of {} cells: {}\n",
-        output::thousands(c.cells),
-        verdicts.join(" · ")
-    ));
-    if !e.reference_failures.is_empty() {
-        out.push_str(&format!(
-            "warning: reference solutions failing their hidden tests: {}\n",
-            e.reference_failures.join(", ")
-        ));
-    }
-    let t = &e.seconds;
-    out.push_str(&format!(
-        "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
-        output::thousands(e.runs),
-        output::thousands(e.instances),
-        e.threads,
-        t.total,
-        t.import,
-        t.compile_check,
-        t.matrix,
-        t.scoring,
-        e.cached_problems,
-        c.problems,
-    ));
     out
 }

@@ -62,14 +62,14 @@ impl EvalCache {
             return Ok(());
         };
         let bytes = serde_json::to_vec(value).map_err(|e| {
-            EvalError::io(&path, std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            EvalError::io(
+                &path,
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            )
         })?;
         store.write_atomic(&path, &bytes).map_err(|e| match e {
             SandboxError::Cache { path, source } => EvalError::io(path, source),
-            other => EvalError::io(
-                &path,
-                std::io::Error::other(other.to_string()),
-            ),
+            other => EvalError::io(&path, std::io::Error::other(other.to_string())),
         })
     }
 }

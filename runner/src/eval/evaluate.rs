@@ -323,7 +323,11 @@ fn hash_files(files: &CodetFiles) -> Result<String, EvalError> {
 }
 
 fn corpus_key(corpus_hash: &str, import: &ImportOptions, runtime: &Program) -> String {
-    let only = import.only.as_ref().map(|v| v.join("\n")).unwrap_or_default();
+    let only = import
+        .only
+        .as_ref()
+        .map(|v| v.join("\n"))
+        .unwrap_or_default();
     hash_parts([
         CACHE_VERSION.as_bytes(),
         b"corpus".as_slice(),
@@ -355,7 +359,13 @@ fn matrix_key(problem: &Problem, options: &EvalOptions, runtime: &Program) -> St
 /// A file name for a problem id (`HumanEval/12` → `HumanEval_12`).
 fn file_stem(id: &str) -> String {
     id.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -369,7 +379,11 @@ impl Evaluation {
         std::fs::create_dir_all(&problems).map_err(|e| EvalError::io(&problems, e))?;
         write_json(&dir.join("report.json"), &self.report)?;
         let verdicts = VerdictFile {
-            problems: self.matrices.iter().map(ProblemVerdicts::recorded).collect(),
+            problems: self
+                .matrices
+                .iter()
+                .map(ProblemVerdicts::recorded)
+                .collect(),
             timeout: None,
             wall_seconds: Some(self.report.execution.seconds.matrix),
         };
@@ -382,8 +396,12 @@ impl Evaluation {
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), EvalError> {
-    let text = serde_json::to_string_pretty(value)
-        .map_err(|e| EvalError::io(path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+    let text = serde_json::to_string_pretty(value).map_err(|e| {
+        EvalError::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })?;
     std::fs::write(path, text + "\n").map_err(|e| EvalError::io(path, e))
 }
 
@@ -446,7 +464,10 @@ impl EvalReport {
             }
         }
         if let Some(i) = seen.iter().position(|s| !s) {
-            return Err(EvalError::Merge(format!("shard {}/{count} is missing", i + 1)));
+            return Err(EvalError::Merge(format!(
+                "shard {}/{count} is missing",
+                i + 1
+            )));
         }
         let mut execution = Execution::default();
         for p in &parts {

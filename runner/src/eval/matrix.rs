@@ -27,7 +27,9 @@ use super::corpus::{Problem, Weighted};
 use super::error::EvalError;
 use super::scoring::{ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
-use crate::sandbox::{Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Verdict, VerdictKind};
+use crate::sandbox::{
+    Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Verdict, VerdictKind,
+};
 
 /// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
 pub const EVAL_SEED: u64 = 1;
