@@ -80,8 +80,11 @@ class _LazySeededRandom(_random.Random):
         self._dixit_seeded = False
 
     def _reset(self):
-        _random.Random.seed(self, 0)
+        # Every drawing method reseeds from entropy first (`_dixit_ensure`), so re-arming is
+        # cheap: no reseeding here (it cost a Mersenne Twister initialisation per run), only the
+        # Gaussian a previous run may have cached.
         self._dixit_seeded = False
+        self.gauss_next = None
 
     def seed(self, a=None, version=2):
         if a is None:
@@ -342,7 +345,10 @@ def _mode_build(target, args):
                 continue
             data = binascii.b2a_base64(marshal.dumps(code), newline=False)
             lines.append("+" + data.decode("ascii"))
-    sys.stdout.write("\n".join(lines))
+    # One write per line: a single write of more than 64 KiB loses what does not fit in the
+    # first chunk the host accepts (seen with componentize-py's stdout).
+    for line in lines:
+        sys.stdout.write(line + "\n")
     return 0
 
 
@@ -396,3 +402,12 @@ class WitWorld(wit_world.WitWorld):
             except Exception:
                 pass
         return code
+
+
+# Everything above lives in the pre-initialised snapshot for the life of every instance. Moving it
+# to the collector's permanent generation means no collection ever walks (and writes to) those
+# objects, so an instance only copies the memory pages its own run touches.
+import gc as _gc
+
+_gc.collect()
+_gc.freeze()

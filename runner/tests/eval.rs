@@ -368,3 +368,42 @@ fn cli_table_json_and_out() {
     let saved = EvalReport::read(&out_dir.path().join("report.json")).unwrap();
     assert_eq!(saved.results, report.results);
 }
+
+/// The native reference harness (`scripts/native_eval.py`) and the sandbox give the same
+/// pass/fail matrices on a few real problems, from the same exported corpus.
+#[test]
+fn native_harness_agrees_on_a_few_problems() {
+    let Some(data) = shared_data() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let tc = toolchains();
+    let only = ["HumanEval/2", "HumanEval/42", "HumanEval/50"];
+    let e = run_eval(&tc, &options(&data, &only, Isolation::Solution, None));
+    let corpus = work.path().join("corpus.json");
+    let native = work.path().join("native.json");
+    e.corpus.write(&corpus).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/native_eval.py");
+    let status = Command::new("python3")
+        .arg(&script)
+        .arg(&corpus)
+        .arg(&native)
+        .args(["--workers", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let native = dixit::eval::scoring::VerdictFile::read(&native).unwrap();
+    assert_eq!(native.problems.len(), 3);
+    for (n, m) in native.problems.iter().zip(&e.matrices) {
+        let d = m.recorded();
+        assert_eq!(n.id, d.id);
+        assert_eq!(n.solutions, d.solutions);
+        assert_eq!(n.tests, d.tests);
+        assert_eq!(n.hidden, d.hidden, "{}", n.id);
+        assert_eq!(n.passes, d.passes, "{}", n.id);
+        assert_eq!(n.reference_passes, d.reference_passes, "{}", n.id);
+        assert_eq!(n.reference_hidden, Some(true));
+    }
+}

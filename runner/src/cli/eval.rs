@@ -309,7 +309,7 @@ impl Progress for Bars {
         };
         let bar = ProgressBar::with_draw_target(Some(total), target);
         if let Ok(style) = ProgressStyle::with_template(
-            "{prefix:>14} [{bar:36}] {human_pos}/{human_len} runs · {per_sec} · eta {eta}",
+            "{prefix:>14} [{bar:36}] {human_pos}/{human_len} · {per_sec} · eta {eta}",
         ) {
             bar.set_style(style.progress_chars("=> "));
         }

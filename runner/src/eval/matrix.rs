@@ -12,7 +12,7 @@
 //!   after another, each in a fresh namespace and with its own fuel budget. Interpreter-wide state
 //!   (imported modules, `builtins`, the WASI RNG stream) persists between the runs of a solution;
 //!   the recursion limit is reset before each run. An instance that traps (fuel, stack) is
-//!   replaced by a fresh one for the remaining tests.
+//!   replaced by fresh ones for the remaining tests.
 //!
 //! The [`Harness`] counts every guest run and instance it starts, so callers can prove that a
 //! cached evaluation executes nothing.
@@ -562,11 +562,32 @@ impl<'a> Harness<'a> {
                     .collect()
             }
         };
-        let mut session = None;
+        match self.isolation {
+            // Runs are independent: let idle workers take them one by one.
+            Isolation::Run => targets
+                .par_iter()
+                .map(|target| match target {
+                    Ok(code) => {
+                        cell(&self.run_counted(&self.spec(code, solution, self.limits.clone())))
+                    }
+                    Err(class) => compile_error(class, "test"),
+                })
+                .collect(),
+            Isolation::Solution => self.in_sessions(solution, targets),
+        }
+    }
+
+    /// The `solution` level: the targets run one after another in one instance. An instance that
+    /// traps (fuel, stack) is unusable; the remaining targets are then split in two halves, each
+    /// run in a fresh instance, so an idle worker can take one half: a solution that exhausts its
+    /// fuel on many tests is spread over the workers. Where the splits happen depends only on the
+    /// verdicts, so the result does not depend on scheduling.
+    fn in_sessions(&self, solution: &str, targets: &[Built]) -> Vec<Cell> {
         let args = [solution.to_string(), "marshal".to_string()];
         let spec = self.spec("", solution, self.limits.clone());
+        let mut session = None;
         let mut out = Vec::with_capacity(targets.len());
-        for target in targets {
+        for (k, target) in targets.iter().enumerate() {
             let target = match target {
                 Ok(code) => code.as_str(),
                 Err(class) => {
@@ -574,43 +595,42 @@ impl<'a> Harness<'a> {
                     continue;
                 }
             };
-            let outcome = match self.isolation {
-                Isolation::Run => {
-                    let mut spec = spec.clone();
-                    if let Entry::Call { target: t, .. } = &mut spec.entry {
-                        *t = target.to_string();
-                    }
-                    self.run_counted(&spec)
-                }
-                Isolation::Solution => {
-                    if session.is_none() {
-                        self.instances.fetch_add(1, Ordering::Relaxed);
-                        match self.sandbox.session(self.runtime, &spec) {
-                            Ok(s) => session = Some(s),
-                            Err(message) => {
-                                out.push(Cell {
-                                    verdict: VerdictKind::InternalError,
-                                    note: Some(message),
-                                    fuel: 0,
-                                });
-                                continue;
-                            }
+            let s = match &mut session {
+                Some(s) => s,
+                None => {
+                    self.instances.fetch_add(1, Ordering::Relaxed);
+                    match self.sandbox.session(self.runtime, &spec) {
+                        Ok(s) => session.insert(s),
+                        Err(message) => {
+                            out.push(Cell {
+                                verdict: VerdictKind::InternalError,
+                                note: Some(message),
+                                fuel: 0,
+                            });
+                            continue;
                         }
                     }
-                    let Some(s) = session.as_mut() else {
-                        continue;
-                    };
-                    self.runs.fetch_add(1, Ordering::Relaxed);
-                    let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
-                    // After a trap the instance is unusable; after a refused memory growth its
-                    // limiter would mark every later run as a memory failure: start afresh.
-                    if !matches!(outcome.end, RunEnd::Exit { .. }) || outcome.memory_denied {
-                        session = None;
-                    }
-                    outcome
                 }
             };
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
             out.push(cell(&outcome));
+            // After a refused memory growth the instance's limiter would mark every later run as
+            // a memory failure: start afresh, as after a trap.
+            if !matches!(outcome.end, RunEnd::Exit { .. }) || outcome.memory_denied {
+                session = None;
+                let rest = &targets[k + 1..];
+                if rest.len() >= 2 {
+                    let (a, b) = rest.split_at(rest.len() / 2);
+                    let (x, y) = rayon::join(
+                        || self.in_sessions(solution, a),
+                        || self.in_sessions(solution, b),
+                    );
+                    out.extend(x);
+                    out.extend(y);
+                    return out;
+                }
+            }
         }
         out
     }
