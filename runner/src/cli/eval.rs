@@ -26,7 +26,8 @@ const DEFAULT_CORPUS: &str = "shared/data/codet-humaneval";
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// A CodeT data directory [default: shared/data/codet-humaneval in the nearest ancestor of
-    /// the current directory that has one, i.e. ../shared/data/codet-humaneval from a checkout].
+    /// the current directory, or else of the dixit binary, that has one, i.e.
+    /// ../shared/data/codet-humaneval from a checkout].
     #[arg(long, value_name = "DIR", env = "DIXIT_EVAL_CORPUS")]
     pub corpus: Option<PathBuf>,
     /// `run`: a fresh instance per (solution, test) run. `solution`: one instance per solution,
@@ -133,13 +134,17 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
         Some(c) => c.clone(),
         None => {
             let cwd = std::env::current_dir().map_err(anyhow::Error::from)?;
-            find_default_corpus(&cwd).ok_or_else(|| {
-                CliError::usage(format!(
-                    "no corpus given and no {DEFAULT_CORPUS} above {}",
-                    cwd.display()
-                ))
-                .hint("pass --corpus DIR (a CodeT data directory)")
-            })?
+            // From the working directory, else from the binary (target/release in a checkout).
+            let exe = std::env::current_exe().ok();
+            find_default_corpus(&cwd)
+                .or_else(|| exe.as_deref().and_then(find_default_corpus))
+                .ok_or_else(|| {
+                    CliError::usage(format!(
+                        "no corpus given and no {DEFAULT_CORPUS} above {}",
+                        cwd.display()
+                    ))
+                    .hint("pass --corpus DIR (a CodeT data directory)")
+                })?
         }
     };
     if !corpus.is_dir() {
