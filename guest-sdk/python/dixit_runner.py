@@ -13,6 +13,23 @@ The host calls `run(mode, target, args)` once per run:
   main   target: a program file, args: its argv[1:]. Runs it as __main__ (I/O solutions, checkers).
   exec   target: Python source; args[0]: a solution file. Runs the solution, then the source, in
          one fresh namespace (the CodeT convention for `assert f(x) == y` tests).
+  pair   target: a test; args[0]: a solution; args[1]: how both are given, "source" (default:
+         Python source text) or "marshal" (what `build` made of them). Offline evaluation
+         (`dixit eval`): runs the solution, then the test, in one fresh namespace, with stdout
+         and stderr discarded and stdin closed (as CodeT's harness swallows its I/O). Exit 0
+         pass, 1 AssertionError, 2 any other Exception, 3 a BaseException that is not an
+         Exception (SystemExit, KeyboardInterrupt). On failure the exception's class name is the
+         only thing written to stderr (no traceback: it would cost more than most tests). The
+         solution's code is kept per argument for the life of the instance, so a session
+         (isolation level `solution`) decodes or compiles it once.
+  build  target: the file name code objects get (e.g. "<test>"); args: Python sources. Writes
+         one line per source to stdout: "+" and the base64 of `marshal.dumps(compile(source))`,
+         or "-" and the class name of what `compile` raised. Compiling once and loading the
+         marshalled code in each `pair` run saves a compile per run (a test's compile costs
+         several times its execution).
+  compile  args: Python sources. Writes one character per source to stdout: `1` when
+         `compile(source, "", "exec")` succeeds, `0` when it raises (warnings ignored). The
+         importer's compile check (CodeT keeps a generated test only if it compiles).
 
 The host may put ["--dixit-code=PATH", ..., "--dixit-code-end"] before the mode's own args:
 marshalled code from earlier checks. Files with cached code are not compiled again (compiling is most of a small test's cost),
@@ -37,12 +54,18 @@ import builtins
 import marshal
 import importlib.machinery
 
-# Standard-library modules LLM-written code commonly uses: pre-imported into the snapshot.
+# Standard-library modules LLM-written code commonly uses: pre-imported into the snapshot. Only
+# these (and what they import) exist at run time: the component carries no other stdlib files.
+# The second group holds modules recorded solutions import beside their function (seen in the
+# CodeT corpus); those that cannot work under WASI (socket, multiprocessing, sqlite3, ctypes,
+# tkinter) are absent whatever this list says.
 _PRELOAD = (
     "abc array base64 bisect calendar cmath collections collections.abc contextlib copy csv "
     "dataclasses datetime decimal difflib enum fractions functools hashlib heapq inspect io "
     "itertools json keyword math numbers operator pprint random re statistics string struct "
-    "textwrap time typing unicodedata unittest uuid warnings zlib"
+    "textwrap time typing unicodedata unittest uuid warnings zlib "
+    "__future__ argparse colorsys configparser fnmatch glob logging optparse pathlib pickle "
+    "queue secrets shlex shutil subprocess tempfile threading traceback urllib.parse zipfile"
 ).split()
 for _name in _PRELOAD:
     try:
@@ -65,8 +88,11 @@ class _LazySeededRandom(_random.Random):
         self._dixit_seeded = False
 
     def _reset(self):
-        _random.Random.seed(self, 0)
+        # Every drawing method reseeds from entropy first (`_dixit_ensure`), so re-arming is
+        # cheap: no reseeding here (it cost a Mersenne Twister initialisation per run), only the
+        # Gaussian a previous run may have cached.
         self._dixit_seeded = False
+        self.gauss_next = None
 
     def seed(self, a=None, version=2):
         if a is None:
@@ -387,15 +413,131 @@ def _warm_up_failure_path():
 
 _warm_up_failure_path()
 
-_MODES = {"test": _mode_test, "main": _mode_main, "exec": _mode_exec}
+class _Discard(io.TextIOBase):
+    """A text stream that accepts and drops everything (CodeT swallows the guest's output)."""
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        return len(s)
+
+
+class _ClosedInput(io.TextIOBase):
+    """A stdin that refuses to be read, like CodeT's."""
+
+    def readable(self):
+        return False
+
+    def read(self, *args, **kwargs):
+        raise OSError("stdin is closed")
+
+    readline = read
+
+    def readlines(self, *args, **kwargs):
+        raise OSError("stdin is closed")
+
+
+_DISCARD = _Discard()
+_CLOSED_INPUT = _ClosedInput()
+_PAIR_SOLUTIONS = {}
+
+
+def _pair_code(text, name, encoding):
+    if encoding == "marshal":
+        import binascii
+        import marshal
+
+        return marshal.loads(binascii.a2b_base64(text))
+    return compile(text, name, "exec")
+
+
+def _mode_pair(target, args):
+    solution = args[0] if args else ""
+    encoding = args[1] if len(args) > 1 else "source"
+    saved = sys.stdout, sys.stderr, sys.stdin
+    sys.stdout = sys.stderr = _DISCARD
+    sys.stdin = _CLOSED_INPUT
+    failure = None
+    try:
+        code = _PAIR_SOLUTIONS.get((encoding, solution))
+        if code is None:
+            code = _pair_code(solution, "<solution>", encoding)
+            _PAIR_SOLUTIONS[encoding, solution] = code
+        ns = {"__name__": "__main__", "__builtins__": builtins}
+        exec(code, ns)
+        exec(_pair_code(target, "<test>", encoding), ns)
+        status = 0
+    except AssertionError as exc:
+        status, failure = 1, exc
+    except Exception as exc:
+        status, failure = 2, exc
+    except BaseException as exc:
+        status, failure = 3, exc
+    finally:
+        sys.stdout, sys.stderr, sys.stdin = saved
+    if failure is not None:
+        sys.stderr.write(type(failure).__name__)
+    return status
+
+
+def _mode_build(target, args):
+    import binascii
+    import marshal
+    import warnings
+
+    lines = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for source in args:
+            try:
+                code = compile(source, target or "<source>", "exec")
+            except Exception as exc:
+                lines.append("-" + type(exc).__name__)
+                continue
+            data = binascii.b2a_base64(marshal.dumps(code), newline=False)
+            lines.append("+" + data.decode("ascii"))
+    # One write per line: a single write of more than 64 KiB loses what does not fit in the
+    # first chunk the host accepts (seen with componentize-py's stdout).
+    for line in lines:
+        sys.stdout.write(line + "\n")
+    return 0
+
+
+def _mode_compile(target, args):
+    import warnings
+
+    verdicts = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for source in args:
+            try:
+                compile(source, "", "exec")
+                verdicts.append("1")
+            except Exception:
+                verdicts.append("0")
+    sys.stdout.write("".join(verdicts))
+    return 0
+
+
+_MODES = {
+    "test": _mode_test,
+    "main": _mode_main,
+    "exec": _mode_exec,
+    "pair": _mode_pair,
+    "build": _mode_build,
+    "compile": _mode_compile,
+}
 _BASE_PATH = list(sys.path)
 _BASE_MODULES = frozenset(sys.modules)
+_BASE_RECURSION_LIMIT = sys.getrecursionlimit()
 
 
 class WitWorld(wit_world.WitWorld):
     def run(self, mode: str, target: str, args) -> int:
         _LAZY._reset()
         sys.path[:] = _BASE_PATH
+        sys.setrecursionlimit(_BASE_RECURSION_LIMIT)
         try:
             if mode == "check":
                 code = _mode_check(target, args)
@@ -413,3 +555,12 @@ class WitWorld(wit_world.WitWorld):
             except Exception:
                 pass
         return code
+
+
+# Everything above lives in the pre-initialised snapshot for the life of every instance. Moving it
+# to the collector's permanent generation means no collection ever walks (and writes to) those
+# objects, so an instance only copies the memory pages its own run touches.
+import gc as _gc
+
+_gc.collect()
+_gc.freeze()

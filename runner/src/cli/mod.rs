@@ -4,6 +4,7 @@
 mod bench;
 mod classify;
 mod doctor;
+mod eval;
 mod exec;
 pub mod exit;
 mod init;
@@ -67,6 +68,11 @@ pub enum Command {
     Run(run::RunArgs),
     /// Re-execute a recorded run offline and check that every decision is reproduced.
     Replay(replay::ReplayArgs),
+    /// Score a recorded corpus offline (CodeT's format): verdict matrix in the sandbox, cached;
+    /// pass@1 of each selection strategy and band precision.
+    Eval(eval::EvalArgs),
+    /// Join the reports of `dixit eval --shard i/n --json` into the report of the whole corpus.
+    Merge(eval::MergeArgs),
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
@@ -150,6 +156,8 @@ fn dispatch(cli: Cli) -> CliResult {
     match &cli.command {
         Command::Exec(a) => exec::run(g, a),
         Command::Classify(a) => classify::run(g, a),
+        Command::Eval(a) => eval::run(g, a),
+        Command::Merge(a) => eval::merge(a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),

@@ -1,0 +1,465 @@
+//! `dixit eval`: scores a recorded corpus offline; `dixit merge`: joins shard reports.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::exit::{self, CliError, CliResult};
+use super::{output, toolchains, GlobalArgs};
+use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig, VerdictFile};
+use crate::eval::{
+    evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation, Progress,
+    Report, ScoringConfig, Shard,
+};
+use crate::sandbox::Limits;
+
+/// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
+/// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
+/// `docs/eval.md`; `scripts/calibrate_fuel` re-measures it).
+pub const EVAL_FUEL: u64 = 4_000_000_000;
+
+/// Where the shared CodeT data lives, relative to an ancestor directory.
+const DEFAULT_CORPUS: &str = "shared/data/codet-humaneval";
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// A CodeT data directory [default: shared/data/codet-humaneval in the nearest ancestor of
+    /// the current directory, or else of the dixit binary, that has one, i.e.
+    /// ../shared/data/codet-humaneval from a checkout].
+    #[arg(long, value_name = "DIR", env = "DIXIT_EVAL_CORPUS")]
+    pub corpus: Option<PathBuf>,
+    /// `run`: a fresh instance per (solution, test) run. `solution`: one instance per solution,
+    /// each test in a fresh namespace with its own fuel (faster; interpreter-wide state such as
+    /// imported modules persists between a solution's tests).
+    #[arg(long, default_value = "run", value_parser = parse_isolation)]
+    pub isolation: Isolation,
+    /// Evaluate only shard i of n (1-based; problem k of the corpus goes to shard k mod n + 1).
+    /// Join the shards' `--json` reports with `dixit merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Save report.json, verdicts.json (pass/fail matrices, as scripts/native_eval.py writes
+    /// them) and problems/<id>.json (verdict kinds and exceptions) under DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Only these problems (comma-separated ids, e.g. HumanEval/0,HumanEval/2).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub only: Option<Vec<String>>,
+    /// Only the first N problems (after --only).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// First N kept tests per test sample (CodeT: 5).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub test_case_limit: usize,
+    /// Also write the post-processed corpus as JSON (the input of scripts/native_eval.py).
+    #[arg(long, value_name = "FILE")]
+    pub export_corpus: Option<PathBuf>,
+    /// Score a verdict file written by scripts/native_eval.py (or --out's verdicts.json) with
+    /// the same strategies, instead of evaluating in the sandbox.
+    #[arg(long, value_name = "FILE")]
+    pub score_verdicts: Option<PathBuf>,
+    /// Neither read nor write the evaluation cache (everything is executed afresh).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// More than this share of failing solutions makes a test TOO_HARD.
+    #[arg(long, default_value_t = crate::eval::scoring::MINORITY, value_parser = parse_share)]
+    pub minority: f64,
+    /// Coders in the Dixit loop simulation.
+    #[arg(long, default_value_t = crate::eval::scoring::DEFAULT_CODERS, value_name = "N")]
+    pub coders: usize,
+    /// Seeds the Dixit loop simulation is averaged over.
+    #[arg(long, default_value_t = crate::eval::scoring::DEFAULT_SEEDS, value_name = "N")]
+    pub seeds: u32,
+    /// Base seed of the Dixit loop simulation.
+    #[arg(long, default_value_t = 0, value_name = "SEED")]
+    pub loop_seed: u64,
+    /// Fuel per run (replaces CodeT's 0.1 s per test; see docs/eval.md).
+    #[arg(long, default_value_t = EVAL_FUEL)]
+    pub fuel: u64,
+    /// Memory limit per run in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    pub memory: u64,
+    /// Wall-clock safety net per run in milliseconds (never reached with the default fuel).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub wall_time: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard reports written by `dixit eval --shard i/n --json` (or --out DIR's report.json).
+    #[arg(required = true, value_name = "SHARD.json")]
+    pub reports: Vec<PathBuf>,
+    /// Print the merged report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_isolation(s: &str) -> Result<Isolation, String> {
+    s.parse()
+}
+
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if (0.0..1.0).contains(&f) => Ok(f),
+        _ => Err(format!("`{s}` is not a share between 0 and 1 (e.g. 0.4)")),
+    }
+}
+
+/// `shared/data/codet-humaneval` under the nearest ancestor of `start` that has it.
+fn find_default_corpus(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|a| a.join(DEFAULT_CORPUS))
+        .find(|p| p.is_dir())
+}
+
+pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
+    let scoring = ScoringConfig {
+        minority: a.minority,
+        dixit_loop: LoopConfig {
+            coders: a.coders,
+            seeds: a.seeds,
+            base_seed: a.loop_seed,
+            minority: a.minority,
+        },
+    };
+    if let Some(path) = &a.score_verdicts {
+        return score_verdicts(path, scoring, a.json);
+    }
+    let corpus = match &a.corpus {
+        Some(c) => c.clone(),
+        None => {
+            let cwd = std::env::current_dir().map_err(anyhow::Error::from)?;
+            // From the working directory, else from the binary (target/release in a checkout).
+            let exe = std::env::current_exe().ok();
+            find_default_corpus(&cwd)
+                .or_else(|| exe.as_deref().and_then(find_default_corpus))
+                .ok_or_else(|| {
+                    CliError::usage(format!(
+                        "no corpus given and no {DEFAULT_CORPUS} above {}",
+                        cwd.display()
+                    ))
+                    .hint("pass --corpus DIR (a CodeT data directory)")
+                })?
+        }
+    };
+    if !corpus.is_dir() {
+        return Err(CliError::usage(format!(
+            "corpus directory {} does not exist",
+            corpus.display()
+        )));
+    }
+    let options = EvalOptions {
+        corpus,
+        import: ImportOptions {
+            test_case_limit: a.test_case_limit,
+            only: a.only.clone(),
+            limit: a.limit,
+            shard: a.shard,
+        },
+        isolation: a.isolation,
+        limits: Limits {
+            fuel: a.fuel,
+            memory_bytes: a.memory << 20,
+            wall_time_ms: a.wall_time,
+            ..Limits::default()
+        },
+        scoring,
+        cache_dir: None,
+    };
+    let tc = toolchains(g)?;
+    let options = EvalOptions {
+        cache_dir: (!a.no_cache).then(|| tc.sandbox().cache().root().to_path_buf()),
+        ..options
+    };
+    let runtime = tc.python_runtime().map_err(|e| {
+        if super::exec::is_missing_toolchain(&e) {
+            CliError::env(e).hint("run `dixit toolchain doctor` to see how to install it")
+        } else {
+            CliError::new(exit::INTERNAL, anyhow::anyhow!("{e}"))
+        }
+    })?;
+    let bars = Bars::new(g.quiet);
+    let evaluation = evaluate(tc.sandbox(), runtime, &options, &bars).map_err(eval_error)?;
+    if let Some(path) = &a.export_corpus {
+        evaluation
+            .corpus
+            .write(path)
+            .map_err(|e| eval_error(e.into()))?;
+    }
+    if let Some(dir) = &a.out {
+        evaluation.save(dir).map_err(eval_error)?;
+    }
+    let report = &evaluation.report;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(report).map_err(anyhow::Error::from)?
+        );
+    } else {
+        print!("{}", table(report));
+    }
+    if !g.quiet {
+        let e = &report.execution;
+        eprintln!(
+            "evaluated {} problems in {:.1} s: {} runs, {} of {} matrices from the cache{}",
+            e.corpus.problems,
+            e.seconds.total,
+            output::thousands(e.runs),
+            e.cached_problems,
+            e.corpus.problems,
+            a.out
+                .as_ref()
+                .map(|d| format!("; matrices saved in {}", d.display()))
+                .unwrap_or_default()
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// Scores recorded pass/fail matrices (e.g. the native harness's) with dixit's strategies.
+fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult {
+    let file = VerdictFile::read(path).map_err(|e| eval_error(e.into()))?;
+    let matrices = file.matrices().map_err(|e| eval_error(e.into()))?;
+    let report = Report::score(&matrices, scoring).map_err(|e| eval_error(e.into()))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
+        );
+    } else {
+        println!(
+            "verdicts from {} · {} problems{}\n",
+            path.display(),
+            report.summary.problems,
+            file.wall_seconds
+                .map(|w| format!(" · harness wall time {w:.1} s"))
+                .unwrap_or_default()
+        );
+        print!("{}", results_table(&report));
+    }
+    Ok(exit::OK)
+}
+
+pub fn merge(a: &MergeArgs) -> CliResult {
+    let parts = a
+        .reports
+        .iter()
+        .map(|p| EvalReport::read(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(eval_error)?;
+    let merged = EvalReport::merge(parts).map_err(eval_error)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&merged).map_err(anyhow::Error::from)?
+        );
+    } else {
+        print!("{}", table(&merged));
+    }
+    Ok(exit::OK)
+}
+
+/// Bad input is a usage error (exit 2); a failing sandbox or cache is dixit's (exit 70).
+fn eval_error(e: EvalError) -> CliError {
+    let usage = matches!(
+        e,
+        EvalError::Import(_)
+            | EvalError::BadReport { .. }
+            | EvalError::ReportFormat { .. }
+            | EvalError::Merge(_)
+            | EvalError::Scoring(_)
+            | EvalError::Corpus(_)
+            | EvalError::Io { .. }
+    );
+    let hint = match &e {
+        EvalError::Import(ImportError::Discover { .. }) => {
+            Some("a CodeT data directory holds *_for_code_generation.jsonl, *_for_test_case_generation.jsonl, *_code_solution.jsonl and *_test_case.jsonl")
+        }
+        _ => None,
+    };
+    let code = if usage { exit::USAGE } else { exit::INTERNAL };
+    let mut err = CliError::new(code, e);
+    if let Some(h) = hint {
+        err = err.hint(h);
+    }
+    err
+}
+
+/// indicatif bars on stderr, one per phase; hidden with `--quiet` or when stderr is no terminal.
+struct Bars {
+    quiet: bool,
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    fn new(quiet: bool) -> Self {
+        Bars {
+            quiet,
+            bar: Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, phase: &str, total: u64) {
+        let target = if self.quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{prefix:>14} [{bar:36}] {human_pos}/{human_len} · {per_sec} · eta {eta}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_prefix(phase.to_string());
+        *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar);
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(bar) = &*self.bar.lock().unwrap_or_else(|e| e.into_inner()) {
+            bar.inc(n);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn pct(num: u64, den: u64) -> String {
+    if den == 0 {
+        "-".into()
+    } else {
+        format!("{:.1} %", 100.0 * num as f64 / den as f64)
+    }
+}
+
+fn class_line(name: &str, c: &ClassCount) -> String {
+    format!(
+        "  {name:<9} {:>7} {:>8} {:>8}   {:>8} {:>8} {:>8}\n",
+        output::thousands(c.tests),
+        output::thousands(c.correct_tests),
+        pct(c.correct_tests, c.tests),
+        output::thousands(c.samples),
+        output::thousands(c.correct_samples),
+        pct(c.correct_samples, c.samples),
+    )
+}
+
+/// The human-readable report: strategies side by side, band precision, and how it was run.
+pub fn table(r: &EvalReport) -> String {
+    let e = &r.execution;
+    let c = &e.corpus;
+    let setup = &r.setup;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "dixit eval · {} corpus {} · {} problem{}{}\n",
+        setup.corpus_format,
+        &setup.corpus_hash[..12.min(setup.corpus_hash.len())],
+        c.problems,
+        if c.problems == 1 { "" } else { "s" },
+        r.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+    ));
+    out.push_str(&format!(
+        "{} unique solutions ({} samples) + references · {} unique tests ({} samples) · hidden tests\n",
+        output::thousands(c.solutions),
+        output::thousands(c.solution_samples),
+        output::thousands(c.tests),
+        output::thousands(c.test_samples),
+    ));
+    out.push_str(&format!(
+        "isolation: {}\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
+        match setup.isolation {
+            Isolation::Run => "run (a fresh instance per run)",
+            Isolation::Solution =>
+                "solution (one instance per solution; each test in a fresh namespace with its own fuel)",
+        },
+        output::thousands(setup.limits.fuel),
+        output::bytes(setup.limits.memory_bytes),
+        setup.wasmtime,
+    ));
+    out.push_str(&results_table(&r.results));
+    let verdicts: Vec<String> = e
+        .verdicts
+        .iter()
+        .map(|(k, v)| format!("{k} {}", output::thousands(*v)))
+        .collect();
+    out.push_str(&format!(
+        "\nverdicts of {} cells: {}\n",
+        output::thousands(c.cells),
+        verdicts.join(" · ")
+    ));
+    if !e.reference_failures.is_empty() {
+        out.push_str(&format!(
+            "warning: reference solutions failing their hidden tests: {}\n",
+            e.reference_failures.join(", ")
+        ));
+    }
+    let t = &e.seconds;
+    out.push_str(&format!(
+        "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
+        output::thousands(e.runs),
+        output::thousands(e.instances),
+        e.threads,
+        t.total,
+        t.import,
+        t.compile_check,
+        t.matrix,
+        t.scoring,
+        e.cached_problems,
+        c.problems,
+    ));
+    out
+}
+
+/// Pass@1 per strategy, side by side, and the band precision table.
+pub fn results_table(r: &Report) -> String {
+    let s = &r.summary;
+    let cfg = &r.config;
+    let mut out = String::new();
+    let rows = [
+        ("random baseline", s.random_pct),
+        ("CodeT dual agreement", s.dual_agreement_pct),
+        ("  counting unique tests", s.dual_agreement_unique_tests_pct),
+        ("Dixit band (most IDEAL tests)", s.dixit_band_pct),
+        ("  counting unique tests", s.dixit_band_unique_tests_pct),
+        (
+            &*format!(
+                "Dixit loop ({} coders, {} seeds)",
+                cfg.dixit_loop.coders, cfg.dixit_loop.seeds
+            ),
+            s.dixit_loop_pct,
+        ),
+    ];
+    out.push_str("  strategy                             pass@1\n");
+    for (name, v) in rows {
+        out.push_str(&format!("  {name:<34} {v:>6.2} %\n"));
+    }
+    out.push_str(&format!(
+        "\nband precision: tests classified over the recorded pool (MINORITY {}); correct = the reference solution passes\n",
+        cfg.minority
+    ));
+    out.push_str("  band        tests  correct    share    samples  correct    share\n");
+    let p: &BandPrecision = &s.band_precision;
+    out.push_str(&class_line("TOO_EASY", &p.too_easy));
+    out.push_str(&class_line("IDEAL", &p.ideal));
+    out.push_str(&class_line("TOO_HARD", &p.too_hard));
+    let mut all = p.too_easy;
+    for x in [&p.ideal, &p.too_hard] {
+        all.tests += x.tests;
+        all.correct_tests += x.correct_tests;
+        all.samples += x.samples;
+        all.correct_samples += x.correct_samples;
+    }
+    out.push_str(&class_line("all", &all));
+    out
+}

@@ -1,0 +1,730 @@
+//! The verdict matrix of a problem, built in the sandbox: every unique solution, and the reference
+//! solution, against the hidden tests and against every unique generated test. Everything runs in
+//! dixit's Python runtime (`guest-sdk/python/dixit_runner.py`). First every solution and test
+//! program is built once (`build` mode: compiled and marshalled; a source that does not compile
+//! is a `compile_error` for all its cells, without runs); then each run (`pair` mode) loads the
+//! solution's code, then the test's, into one fresh namespace and executes them, with stdout and
+//! stderr discarded.
+//!
+//! Two isolation levels (DESIGN, Execution):
+//! * [`Isolation::Run`]: a fresh instance per (solution, test) run;
+//! * [`Isolation::Solution`]: one instance per solution runs its hidden check and its tests one
+//!   after another, each in a fresh namespace and with its own fuel budget. Interpreter-wide state
+//!   (imported modules, `builtins`, the WASI RNG stream) persists between the runs of a solution;
+//!   the recursion limit is reset before each run. An instance that traps (fuel, stack) is
+//!   replaced by fresh ones for the remaining tests.
+//!
+//! The [`Harness`] counts every guest run and instance it starts, so callers can prove that a
+//! cached evaluation executes nothing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::corpus::{Problem, Weighted};
+use super::error::EvalError;
+use super::scoring::{ProblemMatrix, RecordedProblem, ScoringError};
+use super::Progress;
+use crate::sandbox::{
+    Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Verdict, VerdictKind,
+};
+
+/// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
+pub const EVAL_SEED: u64 = 1;
+
+/// Programs per call of the batch compile check and of the build.
+const COMPILE_CHUNK: usize = 100;
+/// Fuel per program of the compile check: far above what compiling one test costs, so the check
+/// never depends on the evaluation's fuel limit.
+const COMPILE_FUEL_PER_PROGRAM: u64 = 200_000_000;
+
+/// How much state the runs of one solution share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Isolation {
+    /// A fresh instance per (solution, test) run (DESIGN's default).
+    Run,
+    /// One instance per solution; each test in a fresh namespace with its own fuel budget.
+    Solution,
+}
+
+impl Isolation {
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Isolation::Run => "run",
+            Isolation::Solution => "solution",
+        }
+    }
+}
+
+impl std::fmt::Display for Isolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Isolation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "run" => Ok(Isolation::Run),
+            "solution" => Ok(Isolation::Solution),
+            _ => Err(format!(
+                "unknown isolation level `{s}` (expected run or solution)"
+            )),
+        }
+    }
+}
+
+/// The one-character code of a verdict in stored matrix rows.
+pub fn verdict_code(kind: VerdictKind) -> char {
+    match kind {
+        VerdictKind::Pass => 'P',
+        VerdictKind::WrongAnswer => 'W',
+        VerdictKind::RuntimeError => 'R',
+        VerdictKind::TimeLimit => 'T',
+        VerdictKind::WallTimeLimit => 'L',
+        VerdictKind::MemoryLimit => 'M',
+        VerdictKind::OutputLimit => 'O',
+        VerdictKind::CompileError => 'C',
+        VerdictKind::InternalError => 'I',
+    }
+}
+
+/// The verdict a code stands for (see [`verdict_code`]).
+pub fn verdict_of_code(code: char) -> Option<VerdictKind> {
+    Some(match code {
+        'P' => VerdictKind::Pass,
+        'W' => VerdictKind::WrongAnswer,
+        'R' => VerdictKind::RuntimeError,
+        'T' => VerdictKind::TimeLimit,
+        'L' => VerdictKind::WallTimeLimit,
+        'M' => VerdictKind::MemoryLimit,
+        'O' => VerdictKind::OutputLimit,
+        'C' => VerdictKind::CompileError,
+        'I' => VerdictKind::InternalError,
+        _ => return None,
+    })
+}
+
+/// The outcome of one run in the matrix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cell {
+    /// The verdict.
+    pub verdict: VerdictKind,
+    /// For a failure: the exception's class name (or the sandbox's detail).
+    pub note: Option<String>,
+    /// Fuel the run used.
+    pub fuel: u64,
+}
+
+/// What a failing cell raised, kept sparse beside the rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellNote {
+    /// Solution index; absent for the reference solution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution: Option<usize>,
+    /// Test index; absent for the hidden check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<usize>,
+    /// The exception's class name, or what the sandbox said.
+    pub note: String,
+}
+
+/// The verdict matrix of one problem, as cached and as saved with `--out`. Verdicts are one
+/// character each (see [`verdict_code`]): `P` pass, `W` wrong answer (an assertion failed), `R`
+/// runtime error (another exception), `T` fuel exhausted, `L` wall-clock safety net, `M`
+/// memory, `O` output, `C` compile error, `I` internal error.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemVerdicts {
+    /// Problem id.
+    pub id: String,
+    /// The unique solutions with their multiplicity.
+    pub solutions: Vec<Weighted>,
+    /// The unique generated tests with their multiplicity.
+    pub tests: Vec<Weighted>,
+    /// `rows[i]`: solution `i` on each test (one code per test).
+    pub rows: Vec<String>,
+    /// Solution `i` on the hidden tests: character `i`.
+    pub hidden: String,
+    /// The reference solution on each test.
+    pub reference_row: String,
+    /// The reference solution on the hidden tests (a sanity check: should be `P`).
+    pub reference_hidden: char,
+    /// Exception class names of the failing cells that raised one.
+    pub notes: Vec<CellNote>,
+    /// Guest runs this matrix took.
+    pub runs: u64,
+    /// Fuel all its runs used.
+    pub fuel: u64,
+}
+
+fn passes(codes: &str) -> Vec<bool> {
+    codes.chars().map(|c| c == 'P').collect()
+}
+
+impl ProblemVerdicts {
+    /// The pass/fail matrix the strategies score.
+    pub fn matrix(&self) -> Result<ProblemMatrix, ScoringError> {
+        self.recorded().matrix()
+    }
+
+    /// The same verdicts in the pass/fail form `scripts/native_eval.py` writes.
+    pub fn recorded(&self) -> RecordedProblem {
+        RecordedProblem {
+            id: self.id.clone(),
+            solutions: self.solutions.clone(),
+            tests: self.tests.clone(),
+            passes: self.rows.iter().map(|r| passes(r)).collect(),
+            hidden: passes(&self.hidden),
+            reference_passes: passes(&self.reference_row),
+            reference_hidden: Some(self.reference_hidden == 'P'),
+        }
+    }
+
+    /// How many cells (including hidden checks and the reference) have each verdict.
+    pub fn verdict_counts(&self) -> std::collections::BTreeMap<char, u64> {
+        let mut out = std::collections::BTreeMap::new();
+        let all = self
+            .rows
+            .iter()
+            .map(String::as_str)
+            .chain([self.hidden.as_str(), self.reference_row.as_str()]);
+        for c in all.flat_map(str::chars).chain([self.reference_hidden]) {
+            *out.entry(c).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
+/// A generated test as the program that runs it: CodeT packs each test into a function body
+/// indented by 12 spaces (continuation lines re-indented, which also shifts the content of
+/// multi-line string literals), so the harness runs exactly that text.
+pub fn test_program(test: &str) -> String {
+    let body = test.trim().replace('\n', "\n            ");
+    format!("def __dixit_test():\n            {body}\n__dixit_test()\n")
+}
+
+/// Runs solutions against tests in dixit's Python runtime and counts what it runs.
+pub struct Harness<'a> {
+    sandbox: &'a Sandbox,
+    runtime: &'a Program,
+    limits: Limits,
+    isolation: Isolation,
+    runs: AtomicU64,
+    instances: AtomicU64,
+}
+
+/// A built program: base64 marshal data, or the class name of what compiling it raised.
+type Built = Result<String, String>;
+
+/// One solution of one problem; it runs against the hidden check first, then the tests.
+struct Row<'b> {
+    problem: usize,
+    /// `None`: the reference solution.
+    solution: Option<usize>,
+    built: &'b Built,
+}
+
+impl<'a> Harness<'a> {
+    /// A harness running `runtime` (dixit's Python runtime) on `sandbox`.
+    pub fn new(
+        sandbox: &'a Sandbox,
+        runtime: &'a Program,
+        limits: Limits,
+        isolation: Isolation,
+    ) -> Self {
+        Harness {
+            sandbox,
+            runtime,
+            limits,
+            isolation,
+            runs: AtomicU64::new(0),
+            instances: AtomicU64::new(0),
+        }
+    }
+
+    /// Guest runs (calls into the runtime) so far.
+    pub fn runs(&self) -> u64 {
+        self.runs.load(Ordering::Relaxed)
+    }
+
+    /// Instances started so far.
+    pub fn instances(&self) -> u64 {
+        self.instances.load(Ordering::Relaxed)
+    }
+
+    fn spec(&self, target: &str, solution: &str, limits: Limits) -> RunSpec {
+        RunSpec {
+            entry: Entry::Call {
+                mode: "pair".into(),
+                target: target.into(),
+                args: vec![solution.into(), "marshal".into()],
+            },
+            stdin: Arc::from(Vec::new()),
+            preopens: Vec::new(),
+            limits,
+            seed: EVAL_SEED,
+        }
+    }
+
+    /// Python's `compile(program, "", "exec")` succeeds, for each program: the importer's
+    /// compile check, in batches, in parallel.
+    pub fn compile_check(
+        &self,
+        programs: &[String],
+        progress: &dyn Progress,
+    ) -> Result<Vec<bool>, EvalError> {
+        progress.start("compile check", programs.len() as u64);
+        let chunks: Vec<Result<Vec<bool>, EvalError>> = programs
+            .par_chunks(COMPILE_CHUNK)
+            .map(|chunk| {
+                let r = self.compile_chunk(chunk);
+                progress.advance(chunk.len() as u64);
+                r
+            })
+            .collect();
+        progress.finish();
+        let mut out = Vec::with_capacity(programs.len());
+        for c in chunks {
+            out.extend(c?);
+        }
+        Ok(out)
+    }
+
+    fn compile_chunk(&self, chunk: &[String]) -> Result<Vec<bool>, EvalError> {
+        let limits = Limits {
+            fuel: COMPILE_FUEL_PER_PROGRAM * chunk.len() as u64,
+            wall_time_ms: 600_000,
+            ..self.limits.clone()
+        };
+        let spec = RunSpec {
+            entry: Entry::Call {
+                mode: "compile".into(),
+                target: String::new(),
+                args: chunk.to_vec(),
+            },
+            stdin: Arc::from(Vec::new()),
+            preopens: Vec::new(),
+            limits,
+            seed: EVAL_SEED,
+        };
+        let outcome = self.run_counted(&spec);
+        if let RunEnd::HostError { message } = &outcome.end {
+            return Err(EvalError::Sandbox {
+                doing: "compile-checking tests".into(),
+                message: message.clone(),
+            });
+        }
+        let flags: Vec<bool> = outcome.stdout.iter().map(|&b| b == b'1').collect();
+        if outcome.end == (RunEnd::Exit { code: 0 }) && flags.len() == chunk.len() {
+            return Ok(flags);
+        }
+        // The batch did not finish (a pathological program exhausted its memory, say): check the
+        // programs one by one; one that cannot be compiled within its budget does not compile.
+        if chunk.len() == 1 {
+            return Ok(vec![false]);
+        }
+        let mut out = Vec::with_capacity(chunk.len());
+        for program in chunk {
+            out.extend(self.compile_chunk(std::slice::from_ref(program))?);
+        }
+        Ok(out)
+    }
+
+    /// Compiles and marshals each source in the runtime (`build` mode), in batches, in
+    /// parallel: `Ok(base64 marshal data)` or `Err(class name of what compile raised)`.
+    fn build(
+        &self,
+        filename: &str,
+        sources: &[&str],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Built>, EvalError> {
+        let chunks: Vec<Result<Vec<Built>, EvalError>> = sources
+            .par_chunks(COMPILE_CHUNK)
+            .map(|chunk| {
+                let r = self.build_chunk(filename, chunk);
+                progress.advance(chunk.len() as u64);
+                r
+            })
+            .collect();
+        let mut out = Vec::with_capacity(sources.len());
+        for c in chunks {
+            out.extend(c?);
+        }
+        Ok(out)
+    }
+
+    fn build_chunk(&self, filename: &str, chunk: &[&str]) -> Result<Vec<Built>, EvalError> {
+        let limits = Limits {
+            fuel: COMPILE_FUEL_PER_PROGRAM * chunk.len() as u64,
+            wall_time_ms: 600_000,
+            output_bytes: 256 << 20,
+            ..self.limits.clone()
+        };
+        let spec = RunSpec {
+            entry: Entry::Call {
+                mode: "build".into(),
+                target: filename.into(),
+                args: chunk.iter().map(|s| s.to_string()).collect(),
+            },
+            stdin: Arc::from(Vec::new()),
+            preopens: Vec::new(),
+            limits,
+            seed: EVAL_SEED,
+        };
+        let outcome = self.run_counted(&spec);
+        if let RunEnd::HostError { message } = &outcome.end {
+            return Err(EvalError::Sandbox {
+                doing: "building programs".into(),
+                message: message.clone(),
+            });
+        }
+        let text = String::from_utf8_lossy(&outcome.stdout);
+        let built: Vec<Built> = text
+            .split('\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| match l.split_at(1) {
+                ("+", data) => Ok(data.to_string()),
+                (_, class) => Err(class.to_string()),
+            })
+            .collect();
+        if outcome.end == (RunEnd::Exit { code: 0 }) && built.len() == chunk.len() {
+            return Ok(built);
+        }
+        if let [_] = chunk {
+            // This one source cannot even be compiled within its budget.
+            let v = Verdict::from_outcome(&outcome, EVAL_SEED);
+            return Ok(vec![Err(format!("compile: {}", v.verdict))]);
+        }
+        let mut out = Vec::with_capacity(chunk.len());
+        for source in chunk {
+            out.extend(self.build_chunk(filename, std::slice::from_ref(source))?);
+        }
+        Ok(out)
+    }
+
+    fn run_counted(&self, spec: &RunSpec) -> RunOutcome {
+        self.runs.fetch_add(1, Ordering::Relaxed);
+        self.instances.fetch_add(1, Ordering::Relaxed);
+        self.sandbox.run(self.runtime, spec)
+    }
+
+    /// The verdict matrices of `problems`, in order: every program built once, then the rows
+    /// (a solution against the hidden check and every test) in parallel, longest first.
+    pub fn matrices(
+        &self,
+        problems: &[&Problem],
+        progress: &dyn Progress,
+    ) -> Result<Vec<ProblemVerdicts>, EvalError> {
+        let programs: Vec<Vec<String>> = problems
+            .iter()
+            .map(|p| p.tests.iter().map(|t| test_program(&t.source)).collect())
+            .collect();
+        // Per problem, the reference then each solution; the hidden check then each test.
+        let solution_sources: Vec<&str> = problems
+            .iter()
+            .flat_map(|p| {
+                std::iter::once(p.reference.as_str())
+                    .chain(p.solutions.iter().map(|s| s.source.as_str()))
+            })
+            .collect();
+        let target_sources: Vec<&str> = problems
+            .iter()
+            .zip(&programs)
+            .flat_map(|(p, tests)| {
+                std::iter::once(p.hidden_test.as_str()).chain(tests.iter().map(String::as_str))
+            })
+            .collect();
+        progress.start(
+            "build",
+            (solution_sources.len() + target_sources.len()) as u64,
+        );
+        let built_solutions = self.build("<solution>", &solution_sources, progress)?;
+        let built_targets = self.build("<test>", &target_sources, progress)?;
+        progress.finish();
+        let mut solutions_of: Vec<&[Built]> = Vec::new();
+        let mut targets_of: Vec<&[Built]> = Vec::new();
+        let (mut s_rest, mut t_rest) = (&built_solutions[..], &built_targets[..]);
+        for p in problems {
+            let (s, rest) = s_rest.split_at(p.solutions.len() + 1);
+            solutions_of.push(s);
+            s_rest = rest;
+            let (t, rest) = t_rest.split_at(p.tests.len() + 1);
+            targets_of.push(t);
+            t_rest = rest;
+        }
+
+        let mut rows: Vec<Row> = Vec::new();
+        for (k, p) in problems.iter().enumerate() {
+            rows.push(Row {
+                problem: k,
+                solution: None,
+                built: &solutions_of[k][0],
+            });
+            rows.extend((0..p.solutions.len()).map(|i| Row {
+                problem: k,
+                solution: Some(i),
+                built: &solutions_of[k][i + 1],
+            }));
+        }
+        // Longest rows first, so the last rows to finish are short ones.
+        rows.sort_by_key(|r| std::cmp::Reverse(programs[r.problem].len()));
+        let total: u64 = rows
+            .iter()
+            .map(|r| 1 + programs[r.problem].len() as u64)
+            .sum();
+        progress.start("verdict matrix", total);
+        let results: Vec<Vec<Cell>> = rows
+            .par_iter()
+            .map(|r| {
+                let cells = self.row(r.built, targets_of[r.problem]);
+                progress.advance(cells.len() as u64);
+                cells
+            })
+            .collect();
+        progress.finish();
+
+        let mut out: Vec<ProblemVerdicts> = problems
+            .iter()
+            .map(|p| ProblemVerdicts {
+                id: p.id.clone(),
+                solutions: p.solutions.clone(),
+                tests: p.tests.clone(),
+                rows: vec![String::new(); p.solutions.len()],
+                hidden: String::new(),
+                reference_row: String::new(),
+                reference_hidden: 'I',
+                notes: Vec::new(),
+                runs: 0,
+                fuel: 0,
+            })
+            .collect();
+        let mut hidden_codes: Vec<Vec<char>> = problems
+            .iter()
+            .map(|p| vec!['I'; p.solutions.len()])
+            .collect();
+        for (r, cells) in rows.iter().zip(results) {
+            let m = &mut out[r.problem];
+            let mut codes = String::with_capacity(cells.len());
+            for (k, cell) in cells.iter().enumerate() {
+                if cell.verdict == VerdictKind::InternalError {
+                    return Err(EvalError::Sandbox {
+                        doing: format!("running {}", m.id),
+                        message: cell.note.clone().unwrap_or_default(),
+                    });
+                }
+                if let Some(note) = &cell.note {
+                    m.notes.push(CellNote {
+                        solution: r.solution,
+                        test: k.checked_sub(1),
+                        note: note.clone(),
+                    });
+                }
+                m.runs += 1;
+                m.fuel += cell.fuel;
+                if k > 0 {
+                    codes.push(verdict_code(cell.verdict));
+                }
+            }
+            let hidden_code = verdict_code(cells[0].verdict);
+            match r.solution {
+                None => {
+                    m.reference_row = codes;
+                    m.reference_hidden = hidden_code;
+                }
+                Some(i) => {
+                    m.rows[i] = codes;
+                    hidden_codes[r.problem][i] = hidden_code;
+                }
+            }
+        }
+        for (m, h) in out.iter_mut().zip(hidden_codes) {
+            m.hidden = h.into_iter().collect();
+            m.notes
+                .sort_by_key(|n| (n.solution.map_or(0, |s| s + 1), n.test.map_or(0, |t| t + 1)));
+        }
+        Ok(out)
+    }
+
+    /// Runs one solution against each target program, at this harness's isolation level. A
+    /// solution or test that did not compile fails with `compile_error`, without a run.
+    fn row(&self, solution: &Built, targets: &[Built]) -> Vec<Cell> {
+        let solution = match solution {
+            Ok(code) => code.as_str(),
+            Err(class) => {
+                return targets
+                    .iter()
+                    .map(|_| compile_error(class, "solution"))
+                    .collect()
+            }
+        };
+        match self.isolation {
+            // Runs are independent: let idle workers take them one by one.
+            Isolation::Run => targets
+                .par_iter()
+                .map(|target| match target {
+                    Ok(code) => {
+                        cell(&self.run_counted(&self.spec(code, solution, self.limits.clone())))
+                    }
+                    Err(class) => compile_error(class, "test"),
+                })
+                .collect(),
+            Isolation::Solution => self.in_sessions(solution, targets),
+        }
+    }
+
+    /// The `solution` level: the targets run one after another in one instance. An instance that
+    /// traps (fuel, stack) is unusable; the remaining targets are then split in two halves, each
+    /// run in a fresh instance, so an idle worker can take one half: a solution that exhausts its
+    /// fuel on many tests is spread over the workers. Where the splits happen depends only on the
+    /// verdicts, so the result does not depend on scheduling.
+    fn in_sessions(&self, solution: &str, targets: &[Built]) -> Vec<Cell> {
+        let args = [solution.to_string(), "marshal".to_string()];
+        let spec = self.spec("", solution, self.limits.clone());
+        let mut session = None;
+        let mut out = Vec::with_capacity(targets.len());
+        for (k, target) in targets.iter().enumerate() {
+            let target = match target {
+                Ok(code) => code.as_str(),
+                Err(class) => {
+                    out.push(compile_error(class, "test"));
+                    continue;
+                }
+            };
+            let s = match &mut session {
+                Some(s) => s,
+                None => {
+                    self.instances.fetch_add(1, Ordering::Relaxed);
+                    match self.sandbox.session(self.runtime, &spec) {
+                        Ok(s) => session.insert(s),
+                        Err(message) => {
+                            out.push(Cell {
+                                verdict: VerdictKind::InternalError,
+                                note: Some(message),
+                                fuel: 0,
+                            });
+                            continue;
+                        }
+                    }
+                }
+            };
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
+            out.push(cell(&outcome));
+            // After a refused memory growth the instance's limiter would mark every later run as
+            // a memory failure: start afresh, as after a trap.
+            if !matches!(outcome.end, RunEnd::Exit { .. }) || outcome.memory_denied {
+                session = None;
+                let rest = &targets[k + 1..];
+                if rest.len() >= 2 {
+                    let (a, b) = rest.split_at(rest.len() / 2);
+                    let (x, y) = rayon::join(
+                        || self.in_sessions(solution, a),
+                        || self.in_sessions(solution, b),
+                    );
+                    out.extend(x);
+                    out.extend(y);
+                    return out;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The cell of a pair that did not compile (`side` says which program).
+fn compile_error(class: &str, side: &str) -> Cell {
+    Cell {
+        verdict: VerdictKind::CompileError,
+        note: Some(format!("{side}: {class}")),
+        fuel: 0,
+    }
+}
+
+/// A run's cell: its verdict (judged by the sandbox's one verdict function) and the exception
+/// class name the runtime reported, if any.
+fn cell(outcome: &RunOutcome) -> Cell {
+    let v = Verdict::from_outcome(outcome, EVAL_SEED);
+    let note = match v.verdict {
+        VerdictKind::Pass => None,
+        // The runtime writes only the class name of what the test raised.
+        VerdictKind::WrongAnswer | VerdictKind::RuntimeError if !v.stderr.is_empty() => {
+            Some(v.stderr.chars().take(100).collect())
+        }
+        VerdictKind::WrongAnswer | VerdictKind::TimeLimit => None,
+        _ => v.detail,
+    };
+    Cell {
+        verdict: v.verdict,
+        note: note.filter(|n| n != "AssertionError"),
+        fuel: v.fuel,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip() {
+        for k in [
+            VerdictKind::Pass,
+            VerdictKind::WrongAnswer,
+            VerdictKind::RuntimeError,
+            VerdictKind::TimeLimit,
+            VerdictKind::WallTimeLimit,
+            VerdictKind::MemoryLimit,
+            VerdictKind::OutputLimit,
+            VerdictKind::CompileError,
+            VerdictKind::InternalError,
+        ] {
+            assert_eq!(verdict_of_code(verdict_code(k)), Some(k));
+        }
+        assert_eq!(verdict_of_code('x'), None);
+    }
+
+    #[test]
+    fn test_program_indents_like_codet() {
+        assert_eq!(
+            test_program("assert f(1) == [\n 1]\n"),
+            "def __dixit_test():\n            assert f(1) == [\n             1]\n__dixit_test()\n"
+        );
+    }
+
+    #[test]
+    fn recorded_form_is_pass_fail() {
+        let v = ProblemVerdicts {
+            id: "T/0".into(),
+            solutions: vec![
+                Weighted {
+                    source: "a".into(),
+                    count: 2,
+                },
+                Weighted {
+                    source: "b".into(),
+                    count: 1,
+                },
+            ],
+            tests: vec![Weighted {
+                source: "t".into(),
+                count: 1,
+            }],
+            rows: vec!["P".into(), "T".into()],
+            hidden: "PW".into(),
+            reference_row: "P".into(),
+            reference_hidden: 'P',
+            notes: Vec::new(),
+            runs: 6,
+            fuel: 0,
+        };
+        let m = v.matrix().unwrap();
+        assert_eq!(m.passes, vec![vec![true], vec![false]]);
+        assert_eq!(m.hidden, vec![true, false]);
+        assert_eq!(m.solution_counts, vec![2, 1]);
+        assert_eq!(v.verdict_counts().get(&'P'), Some(&4));
+    }
+}

@@ -1,0 +1,62 @@
+//! Offline evaluation of recorded corpora (`dixit eval`): per problem, many recorded solutions
+//! and recorded tests, plus hidden tests as ground truth. The full verdict matrix is built in the
+//! sandbox, cached, and scored by several selection strategies side by side. See DESIGN,
+//! "Offline evaluation", and `docs/eval.md` for the fidelity and throughput measurements.
+//!
+//! Data flow: corpus files → importer ([`codet`]) → [`Corpus`] → [`Harness`] (sandbox, rayon;
+//! [`EvalCache`]) → [`ProblemVerdicts`] → strategies ([`scoring`]) → [`EvalReport`] (shards
+//! joined by [`EvalReport::merge`]).
+//!
+//! - `corpus.rs`: the format-neutral corpus: problems, weighted (deduplicated) samples.
+//! - `codet.rs`: the importer for CodeT's published format, with CodeT's post-processing.
+//! - `matrix.rs`: the [`Harness`]: compile check and verdict matrices, at an [`Isolation`] level.
+//! - `cache.rs`: the on-disk cache of imported corpora and matrices.
+//! - `scoring.rs`: random baseline, CodeT dual agreement, Dixit band, Dixit loop simulation,
+//!   band precision; [`Report`] with an exact shard merge.
+//! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
+//! - `shard.rs`: deterministic [`Shard`]s.
+//! - `error.rs`: [`EvalError`].
+
+mod cache;
+pub mod codet;
+pub mod corpus;
+mod error;
+mod evaluate;
+mod matrix;
+pub mod scoring;
+mod shard;
+
+pub use cache::EvalCache;
+pub use codet::{ImportError, ImportOptions};
+pub use corpus::{Corpus, CorpusError, Problem, Weighted};
+pub use error::EvalError;
+pub use evaluate::{
+    evaluate, CorpusCounts, EvalOptions, EvalReport, EvalSetup, Evaluation, Execution, Phases,
+    REPORT_FORMAT,
+};
+pub use matrix::{
+    test_program, verdict_code, verdict_of_code, CellNote, Harness, Isolation, ProblemVerdicts,
+    EVAL_SEED,
+};
+pub use scoring::{Report, ScoringConfig, ScoringError};
+pub use shard::{Shard, ShardParseError};
+
+/// Progress of the long phases, reported by the library and drawn by the CLI (workers never
+/// print). Calls may come from several threads at once.
+pub trait Progress: Sync {
+    /// A phase of `total` units begins.
+    fn start(&self, phase: &str, total: u64);
+    /// `n` more units are done.
+    fn advance(&self, n: u64);
+    /// The current phase is over.
+    fn finish(&self);
+}
+
+/// Progress that goes nowhere.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn start(&self, _phase: &str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+    fn finish(&self) {}
+}

@@ -1,0 +1,409 @@
+//! Integration tests of `dixit eval` (issue 5): the CodeT importer with the compile check in the
+//! sandbox, the verdict matrix at both isolation levels, the cache, shards and their merge, and
+//! the CLI's handling of a malformed corpus.
+//!
+//! They need dixit's Python runtime (componentize-py, see `toolchains/setup`); the tests on real
+//! data also need the shared CodeT half (`shared/data/codet-humaneval` above the checkout) and
+//! are skipped, saying so, without it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use dixit::eval::codet::{load_codet, ImportOptions};
+use dixit::eval::scoring::ScoringConfig;
+use dixit::eval::{
+    evaluate, EvalOptions, EvalReport, Evaluation, Harness, Isolation, NoProgress, Shard,
+};
+use dixit::sandbox::{Limits, Sandbox, SandboxConfig};
+use dixit::toolchain::Toolchains;
+
+fn toolchains() -> Toolchains {
+    let config = SandboxConfig {
+        max_concurrent_runs: 16,
+        ..SandboxConfig::default()
+    };
+    Toolchains::new(Arc::new(Sandbox::new(config).expect("sandbox")))
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/data/codet-humaneval"))
+        .find(|d| d.is_dir());
+    if found.is_none() {
+        eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
+    }
+    found
+}
+
+fn options(
+    corpus: &Path,
+    only: &[&str],
+    isolation: Isolation,
+    cache: Option<&Path>,
+) -> EvalOptions {
+    EvalOptions {
+        corpus: corpus.to_path_buf(),
+        import: ImportOptions {
+            only: Some(only.iter().map(|s| s.to_string()).collect()),
+            ..ImportOptions::default()
+        },
+        isolation,
+        limits: Limits {
+            fuel: 1_000_000_000,
+            ..Limits::default()
+        },
+        scoring: ScoringConfig::default(),
+        cache_dir: cache.map(Path::to_path_buf),
+    }
+}
+
+fn run_eval(tc: &Toolchains, o: &EvalOptions) -> Evaluation {
+    let runtime = tc
+        .python_runtime()
+        .expect("dixit's Python runtime (run toolchains/setup)");
+    evaluate(tc.sandbox(), runtime, o, &NoProgress).expect("evaluation")
+}
+
+/// Exact counts after CodeT's post-processing, compile check in the sandbox. Computed with
+/// CodeT's own `postprocess.py` logic (python 3.11) and, for HumanEval/2, by hand: its 100 test
+/// samples have 3 that mention `truncate_number`; they give 3 tests (`assert ____, '...'`
+/// compiles: `____` is a name), 5 (the first five of eight; `____ == truncate_number(123.456)`
+/// twice) and 1, so 9 samples and 8 unique tests.
+#[test]
+fn import_counts_match_codet_postprocessing() {
+    let Some(data) = shared_data() else { return };
+    let tc = toolchains();
+    let runtime = tc.python_runtime().expect("python runtime");
+    let import = ImportOptions {
+        only: Some(
+            ["HumanEval/0", "HumanEval/2", "HumanEval/4", "HumanEval/30"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        ..ImportOptions::default()
+    };
+    let pending = load_codet(&data, &import).unwrap();
+    let harness = Harness::new(tc.sandbox(), runtime, Limits::default(), Isolation::Run);
+    let compiles = harness
+        .compile_check(pending.probes(), &NoProgress)
+        .unwrap();
+    assert!(harness.runs() > 0);
+    let corpus = pending.finish(&compiles).unwrap();
+    let got: Vec<(&str, u64, usize, u64, usize)> = corpus
+        .problems
+        .iter()
+        .map(|p| {
+            (
+                p.id.as_str(),
+                p.solution_samples(),
+                p.solutions.len(),
+                p.test_samples(),
+                p.tests.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("HumanEval/0", 100, 79, 137, 129),
+            ("HumanEval/2", 100, 65, 9, 8),
+            ("HumanEval/4", 100, 80, 24, 23),
+            ("HumanEval/30", 100, 50, 0, 0),
+        ]
+    );
+    let two = &corpus.problems[1];
+    assert_eq!(
+        two.tests[0].source,
+        "assert ____, 'truncate_number(7.8) is wrong'"
+    );
+    let dup = two
+        .tests
+        .iter()
+        .find(|t| t.source == "assert ____ == truncate_number(123.456)")
+        .unwrap();
+    assert_eq!(dup.count, 2);
+}
+
+/// A tiny CodeT-format directory whose solutions exercise each verdict the harness must tell
+/// apart. The solution file gets `extra` appended as a raw line (to corrupt it).
+fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
+    let problem = |prompt: &str| {
+        serde_json::json!({
+            "task_id": "T/0", "prompt": prompt, "entry_point": "f",
+            "canonical_solution": "    return x + 1\n",
+            "test": "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(5) == 6\n",
+        })
+    };
+    let gen = "def f(x):\n";
+    let tgen = "def f(x):\n    pass\n\n# check the correctness of f\nassert ";
+    let write = |name: &str, lines: &[serde_json::Value], extra: Option<&str>| {
+        let mut f = std::fs::File::create(dir.join(name)).unwrap();
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        if let Some(e) = extra {
+            writeln!(f, "{e}").unwrap();
+        }
+    };
+    write("X_for_code_generation.jsonl", &[problem(gen)], None);
+    write("X_for_test_case_generation.jsonl", &[problem(tgen)], None);
+    write(
+        "X_code_solution.jsonl",
+        &[serde_json::json!({"prompt": gen, "samples": [
+            "    return x + 1\n",
+            "    return x\n",
+            "    while True:\n        pass\n",
+            "    for _ in range(3000):\n        print('spam' * 250)\n    return x + 1\n",
+            "    raise SystemExit(0)\n",
+            "    return f(x)\n",
+            "    return x + 1\n",
+            "    return x + (1 if input() else 1)\n",
+        ]})],
+        extra,
+    );
+    write(
+        "X_test_case.jsonl",
+        &[serde_json::json!({"prompt": tgen, "samples": [
+            "f(1) == 2\nassert f(2) == 3\n",
+            "f(0) == 0\n# a comment ends the test\n",
+        ]})],
+        None,
+    );
+}
+
+/// Every verdict of the synthetic corpus, at both isolation levels: output is discarded (3 MB of
+/// prints pass), `SystemExit(0)` is a failure, not a pass, an endless loop runs out of fuel and
+/// does not disturb the next test of its instance, unbounded recursion and reading stdin fail.
+#[test]
+fn harness_verdicts_on_a_synthetic_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic_corpus(dir.path(), None);
+    let tc = toolchains();
+    let mut results = Vec::new();
+    for isolation in [Isolation::Run, Isolation::Solution] {
+        let mut o = options(dir.path(), &["T/0"], isolation, None);
+        o.limits.fuel = 200_000_000;
+        let e = run_eval(&tc, &o);
+        let m = &e.matrices[0];
+        let tests: Vec<&str> = m.tests.iter().map(|t| t.source.as_str()).collect();
+        assert_eq!(
+            tests,
+            ["assert f(1) == 2", "assert f(2) == 3", "assert f(0) == 0"]
+        );
+        assert_eq!(m.solutions[0].count, 2);
+        assert_eq!(m.reference_row, "PPW");
+        assert_eq!(m.reference_hidden, 'P');
+        assert_eq!(
+            m.rows,
+            ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR"],
+            "{isolation}"
+        );
+        assert_eq!(m.hidden, "PWTPRRR", "{isolation}");
+        let notes: Vec<(Option<usize>, Option<usize>, &str)> = m
+            .notes
+            .iter()
+            .filter(|n| n.solution == Some(4))
+            .map(|n| (n.solution, n.test, n.note.as_str()))
+            .collect();
+        assert_eq!(notes[0], (Some(4), None, "SystemExit"));
+        assert!(m
+            .notes
+            .iter()
+            .any(|n| n.solution == Some(5) && n.note.contains("Recursion")));
+        assert_eq!(e.report.setup.isolation, isolation);
+        results.push(e.report.results);
+    }
+    assert_eq!(results[0], results[1]);
+}
+
+/// A second evaluation with the same cache executes nothing and reports the same results; the
+/// matrices are identical at both isolation levels on real data.
+#[test]
+fn cached_rescore_performs_no_runs() {
+    let Some(data) = shared_data() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let tc = toolchains();
+    let only = ["HumanEval/2", "HumanEval/30", "HumanEval/42"];
+    let o = options(&data, &only, Isolation::Solution, Some(cache.path()));
+    let first = run_eval(&tc, &o);
+    assert!(
+        first.report.execution.runs > 500,
+        "{:?}",
+        first.report.execution
+    );
+    assert!(!first.report.execution.corpus_cached);
+    assert_eq!(first.report.execution.cached_problems, 0);
+    assert!(first.report.execution.reference_failures.is_empty());
+
+    let second = run_eval(&tc, &o);
+    let e = &second.report.execution;
+    assert_eq!(
+        (e.runs, e.instances),
+        (0, 0),
+        "a cached re-score ran something"
+    );
+    assert!(e.corpus_cached);
+    assert_eq!(e.cached_problems, 3);
+    assert_eq!(second.report.results, first.report.results);
+    assert_eq!(second.matrices, first.matrices);
+
+    // Another scoring setting re-scores from the cache too.
+    let mut o3 = o.clone();
+    o3.scoring.minority = 0.3;
+    let third = run_eval(&tc, &o3);
+    assert_eq!(third.report.execution.runs, 0);
+
+    // The `run` level builds the same matrices (uncached: a different key).
+    let run_level = run_eval(&tc, &options(&data, &only, Isolation::Run, None));
+    assert!(run_level.report.execution.runs > 0);
+    for (a, b) in run_level.matrices.iter().zip(&first.matrices) {
+        assert_eq!((&a.rows, &a.hidden), (&b.rows, &b.hidden), "{}", a.id);
+    }
+}
+
+/// The shards of an evaluation, merged, give exactly the unsharded report (setup and results;
+/// execution counts summed), also after a JSON round trip.
+#[test]
+fn shards_merged_equal_unsharded() {
+    let Some(data) = shared_data() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let tc = toolchains();
+    let only = [
+        "HumanEval/2",
+        "HumanEval/30",
+        "HumanEval/42",
+        "HumanEval/50",
+    ];
+    let whole = run_eval(
+        &tc,
+        &options(&data, &only, Isolation::Solution, Some(cache.path())),
+    )
+    .report;
+    let mut parts = Vec::new();
+    for index in [2, 1] {
+        let mut o = options(&data, &only, Isolation::Solution, Some(cache.path()));
+        o.import.shard = Some(Shard { index, count: 2 });
+        let r = run_eval(&tc, &o).report;
+        // The shard's own import is compile-checked (a shard checks only its problems); its
+        // matrices come from the unsharded run's cache.
+        assert_eq!(
+            r.execution.cached_problems, 2,
+            "shards reuse the cached matrices"
+        );
+        assert!(r.execution.runs < 10, "{:?}", r.execution);
+        let text = serde_json::to_string(&r).unwrap();
+        parts.push(serde_json::from_str::<EvalReport>(&text).unwrap());
+    }
+    assert_eq!(parts[1].results.problems.len(), 2);
+    let merged = EvalReport::merge(parts.clone()).unwrap();
+    assert_eq!(merged.setup, whole.setup);
+    assert_eq!(merged.results, whole.results);
+    assert_eq!(merged.shard, None);
+    assert_eq!(merged.execution.corpus, whole.execution.corpus);
+    assert_eq!(merged.execution.verdicts, whole.execution.verdicts);
+    assert_eq!(merged.execution.fuel, whole.execution.fuel);
+    assert!(EvalReport::merge(vec![parts[0].clone()])
+        .unwrap_err()
+        .to_string()
+        .contains("shard 1/2 is missing"));
+}
+
+/// A malformed corpus line is an error naming the file and the line, and the CLI exits with the
+/// usage code (2).
+#[test]
+fn malformed_corpus_line_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic_corpus(
+        dir.path(),
+        Some("{\"prompt\": \"def f(x):\\n\", \"samples\": [1]}"),
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(["eval", "--no-cache", "--corpus"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("X_code_solution.jsonl:2: malformed jsonl line"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+/// The CLI on one real problem: the table states the isolation level, `--json` parses back as a
+/// report, and `--out` saves the matrices.
+#[test]
+fn cli_table_json_and_out() {
+    let Some(data) = shared_data() else { return };
+    let out_dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dixit"))
+            .args(["eval", "--quiet", "--no-cache", "--isolation", "solution"])
+            .args(["--only", "HumanEval/2", "--corpus"])
+            .arg(&data)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let table = run(&[]);
+    assert!(table.contains("isolation: solution"), "{table}");
+    assert!(table.contains("CodeT dual agreement"), "{table}");
+    assert!(table.contains("TOO_HARD"), "{table}");
+    let json = run(&["--json", "--out", out_dir.path().to_str().unwrap()]);
+    let report: EvalReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(report.setup.isolation, Isolation::Solution);
+    assert_eq!(report.results.problems.len(), 1);
+    assert!(out_dir.path().join("problems/HumanEval_2.json").is_file());
+    assert!(out_dir.path().join("verdicts.json").is_file());
+    let saved = EvalReport::read(&out_dir.path().join("report.json")).unwrap();
+    assert_eq!(saved.results, report.results);
+}
+
+/// The native reference harness (`scripts/native_eval.py`) and the sandbox give the same
+/// pass/fail matrices on a few real problems, from the same exported corpus.
+#[test]
+fn native_harness_agrees_on_a_few_problems() {
+    let Some(data) = shared_data() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let tc = toolchains();
+    let only = ["HumanEval/2", "HumanEval/42", "HumanEval/50"];
+    let e = run_eval(&tc, &options(&data, &only, Isolation::Solution, None));
+    let corpus = work.path().join("corpus.json");
+    let native = work.path().join("native.json");
+    e.corpus.write(&corpus).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/native_eval.py");
+    let status = Command::new("python3")
+        .arg(&script)
+        .arg(&corpus)
+        .arg(&native)
+        .args(["--workers", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let native = dixit::eval::scoring::VerdictFile::read(&native).unwrap();
+    assert_eq!(native.problems.len(), 3);
+    for (n, m) in native.problems.iter().zip(&e.matrices) {
+        let d = m.recorded();
+        assert_eq!(n.id, d.id);
+        assert_eq!(n.solutions, d.solutions);
+        assert_eq!(n.tests, d.tests);
+        assert_eq!(n.hidden, d.hidden, "{}", n.id);
+        assert_eq!(n.passes, d.passes, "{}", n.id);
+        assert_eq!(n.reference_passes, d.reference_passes, "{}", n.id);
+        assert_eq!(n.reference_hidden, Some(true));
+    }
+}
