@@ -1,5 +1,5 @@
 //! The live backends: `openai` and `anthropic` against a fault-injecting server on loopback,
-//! `command` with a real CLI script, and (ignored by default: `make test` runs it) a real run
+//! `command` with a real CLI script, and (ignored by default: `scripts/test` runs it) a real run
 //! against the local model server.
 
 use std::path::Path;
@@ -407,9 +407,9 @@ fn command_backend_guardrails_timeout_and_rollback_of_session_state() {
     );
 }
 
-/// A real run on the local model server (`toolchains/model start`); `make test` runs it.
+/// A real run on the local model server (`toolchains/model start`); `scripts/test` runs it.
 #[test]
-#[ignore = "needs the local model server: toolchains/model start (make test runs it)"]
+#[ignore = "needs the local model server: toolchains/model start (scripts/test runs it)"]
 fn live_run_on_the_local_model() {
     let port = std::env::var("DIXIT_MODEL_PORT").unwrap_or_else(|_| "8080".into());
     let url =
