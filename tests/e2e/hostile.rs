@@ -258,6 +258,7 @@ const USED_BY_GENERATED: &[&str] = &[
     "io/exit_code_rs",
     "io/flood_py",
     "io/follow_symlinks_c",
+    "io/leftover_memory_c",
 ];
 
 fn exec(solution: &Path, test: &Path, extra: &[&str]) -> Output {
@@ -686,4 +687,96 @@ fn every_hostile_file_is_exercised() {
     }
     unused.sort();
     assert!(unused.is_empty(), "hostile files no test uses: {unused:?}");
+}
+
+/// Pages out this process's private writable memory (`MADV_PAGEOUT`): with swap configured, the
+/// dirty pages of freed sandbox memories go to swap, as they could under memory pressure.
+/// Without swap the kernel keeps anonymous pages, and this changes nothing.
+fn page_out_private_memory() {
+    let maps = std::fs::read_to_string("/proc/self/maps").expect("/proc/self/maps");
+    for line in maps.lines() {
+        let mut fields = line.split_whitespace();
+        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if !perms.starts_with("rw") || !perms.ends_with('p') {
+            continue;
+        }
+        let Some((start, end)) = range.split_once('-') else {
+            continue;
+        };
+        let (Ok(start), Ok(end)) = (
+            usize::from_str_radix(start, 16),
+            usize::from_str_radix(end, 16),
+        ) else {
+            continue;
+        };
+        // SAFETY: MADV_PAGEOUT only moves pages to swap; their contents stay the same for
+        // every reader, so no memory of this process changes meaning.
+        #[expect(unsafe_code, reason = "madvise is unsafe by API contract")]
+        let _ = unsafe {
+            rustix::mm::madvise(
+                start as *mut std::ffi::c_void,
+                end - start,
+                rustix::mm::Advice::LinuxPageOut,
+            )
+        };
+    }
+}
+
+/// A run never sees what an earlier run left in memory, even when that run's pages were swapped
+/// out while it ran (wasmtime 48's PAGEMAP_SCAN reset skips dirty pages that are not present, so
+/// the sandbox does not use it where swap is configured). The guest marks its pages, then spins
+/// while another thread pages out this process's memory. Meaningful on machines with swap;
+/// without swap the page-out is a no-op and the plain reuse of one memory slot is checked.
+#[test]
+fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
+    use dixit::sandbox::{RunSpec, Sandbox, SandboxConfig};
+    use dixit::toolchain::{TestKind, Toolchains};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    crate::support::warm_up();
+    let mut config = SandboxConfig::default();
+    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
+        config.cache_dir = PathBuf::from(c);
+    }
+    config.max_concurrent_runs = 1;
+    let tc = Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")));
+    let solution = tc
+        .solution_for(&fixture("hostile/io/leftover_memory_c"), TestKind::Io, None)
+        .expect("snapshot");
+    let runnable = tc.solution_program(&solution).expect("builds").clone();
+    let spec = RunSpec {
+        entry: dixit::sandbox::Entry::Start {
+            argv: vec!["main".into(), "20000000".into()],
+        },
+        stdin: std::sync::Arc::from(Vec::new()),
+        preopens: vec![],
+        limits: Default::default(),
+        seed: 1,
+    };
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                page_out_private_memory();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            let out = tc.sandbox().run(&runnable.program, &spec);
+            assert_eq!(out.end, dixit::sandbox::RunEnd::Exit { code: 0 });
+            seen.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
+        }
+        done.store(true, Ordering::Relaxed);
+        assert!(
+            seen.iter().all(|s| s == "0"),
+            "pages of earlier runs seen, per run: {seen:?} (memory reset by {})",
+            if tc.sandbox().resets_with_pagemap() {
+                "PAGEMAP_SCAN"
+            } else {
+                "madvise"
+            }
+        );
+    });
 }

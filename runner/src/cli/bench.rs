@@ -140,7 +140,11 @@ pub fn table(r: &Report, seconds: f64) -> String {
         "dixit bench: wasmtime {}, {} CPUs{load}, memory reset by {}, {seconds} s per measurement\nnative Python: {}\n\n",
         r.wasmtime,
         r.cpus,
-        if r.pagemap { "PAGEMAP_SCAN" } else { "madvise" },
+        if r.pagemap {
+            "PAGEMAP_SCAN"
+        } else {
+            "madvise (no PAGEMAP_SCAN, or swap is on)"
+        },
         r.python
     );
     let threads: Vec<usize> = r
