@@ -254,10 +254,10 @@ impl Sandbox {
 /// - Pooling allocator with copy-on-write memory images: instantiation maps, never copies.
 /// - With `pagemap`, freed memories keep up to 64 MiB of dirty pages resident and restore just
 ///   those from the image: the next run of the same program takes no page faults on them
-///   (C/Rust guests: 8–10 µs → 5 µs per run). Python gains nothing measurable: wasmtime 48
-///   restores at most 32 dirty regions and decommits the rest, and a CPython run dirties more,
-///   so it takes ~400 page faults either way. Without `pagemap` nothing is kept: a `memset` of
-///   a fixed prefix is wasted on C guests, whose 8 MiB stack comes first.
+///   (C/Rust guests: 8–10 µs → 5 µs per run). Python gains nothing measurable: a fresh run
+///   takes ~400 page faults either way, most likely because wasmtime 48 restores at most 32
+///   dirty regions (`MAX_REGIONS`) and decommits the rest. Without `pagemap` nothing is kept:
+///   a `memset` of a fixed prefix is wasted on C guests, whose 8 MiB stack comes first.
 /// - Lazy table initialisation (the default) stays: eager initialisation made the Rust guest
 ///   40 % slower and helped Python by under 0.1 ms.
 /// - Known limit: fresh instances barely scale across threads of one process. Resetting and
