@@ -301,24 +301,13 @@ impl<'a> Harness<'a> {
             wall_time_ms: 600_000,
             ..self.limits.clone()
         };
-        let spec = RunSpec {
-            entry: Entry::Call {
-                mode: "compile".into(),
-                target: String::new(),
-                args: chunk.to_vec(),
-            },
-            stdin: Arc::from(Vec::new()),
-            preopens: Vec::new(),
+        let outcome = self.run_batch(
+            "compile",
+            String::new(),
+            chunk.to_vec(),
             limits,
-            seed: EVAL_SEED,
-        };
-        let outcome = self.run_counted(&spec);
-        if let RunEnd::HostError { message } = &outcome.end {
-            return Err(EvalError::Sandbox {
-                doing: "compile-checking tests".into(),
-                message: message.clone(),
-            });
-        }
+            "compile-checking tests",
+        )?;
         let flags: Vec<bool> = outcome.stdout.iter().map(|&b| b == b'1').collect();
         if outcome.end == (RunEnd::Exit { code: 0 }) && flags.len() == chunk.len() {
             return Ok(flags);
@@ -365,24 +354,13 @@ impl<'a> Harness<'a> {
             output_bytes: 256 << 20,
             ..self.limits.clone()
         };
-        let spec = RunSpec {
-            entry: Entry::Call {
-                mode: "build".into(),
-                target: filename.into(),
-                args: chunk.iter().map(|s| s.to_string()).collect(),
-            },
-            stdin: Arc::from(Vec::new()),
-            preopens: Vec::new(),
+        let outcome = self.run_batch(
+            "build",
+            filename.into(),
+            chunk.iter().map(|s| s.to_string()).collect(),
             limits,
-            seed: EVAL_SEED,
-        };
-        let outcome = self.run_counted(&spec);
-        if let RunEnd::HostError { message } = &outcome.end {
-            return Err(EvalError::Sandbox {
-                doing: "building programs".into(),
-                message: message.clone(),
-            });
-        }
+            "building programs",
+        )?;
         let text = String::from_utf8_lossy(&outcome.stdout);
         let built: Vec<Built> = text
             .split('\n')
@@ -405,6 +383,37 @@ impl<'a> Harness<'a> {
             out.extend(self.build_chunk(filename, std::slice::from_ref(source))?);
         }
         Ok(out)
+    }
+
+    /// One call of the runtime in a batch `mode` (`compile`, `build`) over many sources; a host
+    /// failure is an error naming what was `doing`, anything the guest did is the caller's to read.
+    fn run_batch(
+        &self,
+        mode: &str,
+        target: String,
+        args: Vec<String>,
+        limits: Limits,
+        doing: &str,
+    ) -> Result<RunOutcome, EvalError> {
+        let spec = RunSpec {
+            entry: Entry::Call {
+                mode: mode.into(),
+                target,
+                args,
+            },
+            stdin: Arc::from(Vec::new()),
+            preopens: Vec::new(),
+            limits,
+            seed: EVAL_SEED,
+        };
+        let outcome = self.run_counted(&spec);
+        if let RunEnd::HostError { message } = &outcome.end {
+            return Err(EvalError::Sandbox {
+                doing: doing.into(),
+                message: message.clone(),
+            });
+        }
+        Ok(outcome)
     }
 
     fn run_counted(&self, spec: &RunSpec) -> RunOutcome {
