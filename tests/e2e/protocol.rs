@@ -664,20 +664,10 @@ fn bad_input_gets_clear_errors() {
     std::fs::write(&cfg, &good).unwrap();
     std::fs::remove_file(t.path().join("p/spec.md")).unwrap();
     let o = dixit(&["run", "p"], t.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("spec.md"),
-        "{}",
-        text(&o)
-    );
+    expect_usage_error(&o, "spec.md");
 
     let o = dixit(&["run", "nowhere"], t.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("nowhere/dixit.toml"),
-        "{}",
-        text(&o)
-    );
+    expect_usage_error(&o, "nowhere/dixit.toml");
 
     // A corrupt journal line names the file and line; resuming a finished run is refused.
     std::fs::write(t.path().join("p/spec.md"), "Write `median(values)`.\n").unwrap();
@@ -686,12 +676,7 @@ fn bad_input_gets_clear_errors() {
     let run = the_run(&t.path().join("q"));
     let id = run.file_name().unwrap().to_string_lossy().into_owned();
     let o = dixit(&["run", "q", "--resume", &id], t.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("nothing to resume"),
-        "{}",
-        text(&o)
-    );
+    expect_usage_error(&o, "nothing to resume");
     let p = run.join("journal.jsonl");
     let mut lines: Vec<String> = std::fs::read_to_string(&p)
         .unwrap()
@@ -701,18 +686,18 @@ fn bad_input_gets_clear_errors() {
     lines[5] = "{\"lane\": \"coder-1\", \"seq\": oops".into();
     std::fs::write(&p, lines.join("\n") + "\n").unwrap();
     let o = dixit(&["replay", run.to_str().unwrap()], t.path());
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("journal.jsonl:6: corrupt journal line"),
-        "{}",
-        text(&o)
-    );
+    expect_usage_error(&o, "journal.jsonl:6: corrupt journal line");
     let o = dixit(&["replay", "no-such-run"], t.path());
-    assert_eq!(o.status.code(), Some(2));
+    expect_usage_error(&o, "no run `no-such-run`");
+}
+
+/// `o` exited with code 2 (bad input) and its error names `needle`.
+fn expect_usage_error(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "{}", text(o));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("no run `no-such-run`"),
+        String::from_utf8_lossy(&o.stderr).contains(needle),
         "{}",
-        text(&o)
+        text(o)
     );
 }
 
