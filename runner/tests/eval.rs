@@ -161,6 +161,7 @@ fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
             "    return f(x)\n",
             "    return x + 1\n",
             "    return x + (1 if input() else 1)\n",
+            "    import os\n    os._exit(0)\n",
         ]})],
         extra,
     );
@@ -177,6 +178,8 @@ fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
 /// Every verdict of the synthetic corpus, at both isolation levels: output is discarded (3 MB of
 /// prints pass), `SystemExit(0)` is a failure, not a pass, an endless loop runs out of fuel and
 /// does not disturb the next test of its instance, unbounded recursion and reading stdin fail.
+/// Issue 9: a solution that ends the process (`os._exit(0)`) passes nothing, and its session is
+/// never asked again (before, the ended session answered "exit 0" for every later test).
 #[test]
 fn harness_verdicts_on_a_synthetic_corpus() {
     let dir = tempfile::tempdir().unwrap();
@@ -198,10 +201,10 @@ fn harness_verdicts_on_a_synthetic_corpus() {
         assert_eq!(m.reference_hidden, 'P');
         assert_eq!(
             m.rows,
-            ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR"],
+            ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR", "RRR"],
             "{isolation}"
         );
-        assert_eq!(m.hidden, "PWTPRRR", "{isolation}");
+        assert_eq!(m.hidden, "PWTPRRRR", "{isolation}");
         let notes: Vec<(Option<usize>, Option<usize>, &str)> = m
             .notes
             .iter()

@@ -123,6 +123,65 @@ const PYTHON: &[Case] = &[
         "python/tests/uses_answer.py",
         "solution",
     ),
+    // Issue 9: a pass means the test ran to its end. Forgeries by exiting are not passes.
+    case(
+        "python/solutions/wrong",
+        "python/tests/uses_answer.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/exit_on_import",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/sys_exit_on_import",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/system_exit_in_call",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/keyboard_interrupt",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    // Rebinding the runner's names (and `builtins.AssertionError`) changes nothing it calls.
+    case(
+        "python/solutions/rebind_runner",
+        "python/tests/uses_answer.py",
+        "wrong_answer",
+    ),
+    // The test keeps its own builtins.
+    case(
+        "python/solutions/benign",
+        "python/tests/uses_answer_via_builtins.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/patch_builtins",
+        "python/tests/uses_answer_via_builtins.py",
+        "wrong_answer",
+    ),
+    // `unittest.main()` ends nothing: the runner runs the test's TestCase classes itself.
+    case(
+        "python/solutions/benign",
+        "python/tests/unittest_main.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/wrong",
+        "python/tests/unittest_main.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/exit_through_unittest",
+        "python/tests/unittest_main.py",
+        "runtime_error",
+    ),
 ];
 
 const C: &[Case] = &[
@@ -176,6 +235,50 @@ const C: &[Case] = &[
         "c/solutions/syntax_error",
         "c/tests/uses_answer.c",
         "solution",
+    ),
+    // Issue 9: a pass means `main` returned 0. Exits (by the solution, its atexit handler or
+    // constructor) are not passes; a solution may not replace what the C runtime defines.
+    case("c/solutions/wrong", "c/tests/uses_answer.c", "wrong_answer"),
+    case(
+        "c/solutions/exit_zero",
+        "c/tests/uses_answer.c",
+        "runtime_error",
+    ),
+    case(
+        "c/solutions/atexit_exit_zero",
+        "c/tests/uses_answer.c",
+        "runtime_error",
+    ),
+    case(
+        "c/solutions/constructor_exit",
+        "c/tests/uses_answer.c",
+        "runtime_error",
+    ),
+    build_fails("c/solutions/own_exit", "c/tests/uses_answer.c", "solution"),
+    case("c/solutions/benign", "c/tests/uses_strcmp.c", "pass"),
+    build_fails("c/solutions/interpose", "c/tests/uses_strcmp.c", "solution"),
+    // Compilers cannot read the host, and are bounded.
+    build_fails(
+        "c/solutions/include_host",
+        "c/tests/uses_answer.c",
+        "solution",
+    ),
+    build_fails(
+        "c/solutions/incbin_host",
+        "c/tests/uses_answer.c",
+        "solution",
+    ),
+    build_fails("c/solutions/benign", "c/tests/include_host.c", "test"),
+    build_fails(
+        "c/solutions/compile_bomb",
+        "c/tests/uses_answer.c",
+        "solution",
+    ),
+    case("cpp/solutions/benign", "cpp/tests/uses_answer.cpp", "pass"),
+    case(
+        "cpp/solutions/exit_zero",
+        "cpp/tests/uses_answer.cpp",
+        "runtime_error",
     ),
 ];
 
@@ -238,6 +341,63 @@ const RUST: &[Case] = &[
         "rust/tests/uses_answer.rs",
         "solution",
     ),
+    // Issue 9: a pass means `main` returned; a solution is safe Rust (no `#[no_mangle]`).
+    case(
+        "rust/solutions/wrong",
+        "rust/tests/uses_answer.rs",
+        "wrong_answer",
+    ),
+    case(
+        "rust/solutions/process_exit",
+        "rust/tests/uses_answer.rs",
+        "runtime_error",
+    ),
+    case(
+        "rust/solutions/panic_hook",
+        "rust/tests/uses_answer.rs",
+        "runtime_error",
+    ),
+    build_fails(
+        "rust/solutions/no_mangle",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    // Compilers cannot read the host, nor its environment, and are bounded.
+    build_fails(
+        "rust/solutions/include_host",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/dev_zero",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/const_panic_host",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    case(
+        "rust/solutions/env_secret",
+        "rust/tests/uses_answer.rs",
+        "pass",
+    ),
+    build_fails(
+        "rust/solutions/endless_const",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/macro_bomb",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/benign",
+        "rust/tests/include_host.rs",
+        "test",
+    ),
 ];
 
 /// Fixture files used by the generated cases below (not in the tables above).
@@ -290,16 +450,50 @@ fn check(solution: &Path, test: &Path, verdict: &str, side: Option<&str>) -> ser
     v
 }
 
-/// Runs `cases` with the fixture tree and `canary` hashed before and after.
+/// What must never appear in a verdict: host files' content and the host's environment.
+fn host_content() -> Vec<String> {
+    let mut needles = vec!["root:x:0:0".to_string()];
+    if let Ok(h) = std::fs::read_to_string("/etc/hostname") {
+        if h.trim().len() >= 4 {
+            needles.push(h.trim().to_string());
+        }
+    }
+    needles.extend(
+        std::env::vars()
+            .map(|(_, v)| v)
+            .filter(|v| v.len() >= 12 && !v.contains('/') && !v.contains(' ')),
+    );
+    needles
+}
+
+/// Runs `cases` with the fixture tree and `canary` hashed before and after; no verdict carries
+/// host content.
 fn run_table(cases: &[Case]) {
     let before = tree_hash(&fixture("hostile"));
+    let needles = host_content();
     for c in cases {
-        check(
+        let v = check(
             &fixture(&format!("hostile/{}", c.solution)),
             &fixture(&format!("hostile/{}", c.test)),
             c.verdict,
             c.side,
         );
+        let text = v.to_string();
+        for n in &needles {
+            assert!(
+                !text.contains(n.as_str()),
+                "{} × {} leaked host content {n:?}: {v:#}",
+                c.solution,
+                c.test
+            );
+        }
+        if c.verdict == "runtime_error" && c.solution.contains("exit") {
+            assert!(
+                s(&v, "detail").contains("before the test finished"),
+                "{}: {v:#}",
+                c.solution
+            );
+        }
     }
     assert_eq!(before, tree_hash(&fixture("hostile")), "a fixture changed");
 }
@@ -473,7 +667,7 @@ fn hostile_symlinks_in_a_preopen() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.end,
-        dixit::sandbox::RunEnd::Exit { code: 0 },
+        dixit::sandbox::RunEnd::Returned { code: 0 },
         "{stdout}"
     );
     assert!(stdout.contains("read /data/plain.txt: hello"), "{stdout}");
@@ -533,11 +727,16 @@ fn hostile_probes_see_nothing_real() {
 }
 
 /// Exit codes 0, 1, 2, 255 and -1 through `sys.exit` (a Python test) and through WASI
-/// `proc_exit` (C, Python and Rust I/O programs).
+/// `proc_exit` (C, Python and Rust I/O programs). A program's exit 0 is a pass; a unit test that
+/// exits, with any code but 1 (a failed check), did not run to its end: not a pass.
 #[test]
 fn hostile_exit_codes() {
     let expected = |code: i32| match code {
         0 => "pass",
+        1 => "wrong_answer",
+        _ => "runtime_error",
+    };
+    let expected_test = |code: i32| match code {
         1 => "wrong_answer",
         _ => "runtime_error",
     };
@@ -554,10 +753,17 @@ fn hostile_exit_codes() {
         let v = check(
             &sol,
             &fixture("hostile/python/tests/exit_codes.py"),
-            expected(code),
+            expected_test(code),
             None,
         );
-        assert_eq!(v["exit_code"], code, "{v:#}");
+        // The runner reports a failed check (1) or an exit before the end (3).
+        assert_eq!(v["exit_code"], if code == 1 { 1 } else { 3 }, "{v:#}");
+        if code != 1 {
+            assert!(
+                s(&v, "stderr").contains(&format!("SystemExit({code})")),
+                "{v:#}"
+            );
+        }
 
         let toml = dir.path().join(format!("exit_{code}.toml"));
         std::fs::write(
@@ -765,7 +971,7 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
         let mut seen = Vec::new();
         for _ in 0..6 {
             let out = tc.sandbox().run(&runnable.program, &spec);
-            assert_eq!(out.end, dixit::sandbox::RunEnd::Exit { code: 0 });
+            assert_eq!(out.end, dixit::sandbox::RunEnd::Returned { code: 0 });
             seen.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
         }
         done.store(true, Ordering::Relaxed);
@@ -779,4 +985,229 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
             }
         );
     });
+}
+
+/// Issue 9: an I/O test names files in its own folder only: relative, no `..`, no symlinks,
+/// regular files, size-capped before reading. Anything else is refused with a message that names
+/// the key and never shows the file.
+#[test]
+fn hostile_io_test_paths_stay_in_the_tests_folder() {
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::fs::write(outside.path().join("secret.txt"), SECRET).expect("secret");
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("in.txt"), "42\n").expect("input");
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        dir.path().join("link.txt"),
+    )
+    .expect("symlink");
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("symlink");
+    let sparse = std::fs::File::create(dir.path().join("huge.txt")).expect("sparse");
+    sparse.set_len(1 << 30).expect("1 GiB, sparse");
+    let fifo = dir.path().join("fifo");
+    let _ = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let secret_rel = format!(
+        "../{}/secret.txt",
+        outside.path().file_name().unwrap().to_string_lossy()
+    );
+    let cases: Vec<(&str, String)> = vec![
+        ("stdin_file", "/etc/passwd".into()),
+        ("stdin_file", "/proc/self/environ".into()),
+        ("stdin_file", "/dev/zero".into()),
+        ("stdin_file", "/dev/stdin".into()),
+        ("stdin_file", secret_rel),
+        ("stdin_file", "link.txt".into()),
+        ("stdin_file", "out/secret.txt".into()),
+        ("stdin_file", "huge.txt".into()),
+        ("stdin_file", "fifo".into()),
+        ("expected_file", "../../../../etc/passwd".into()),
+        ("checker", "/etc/passwd".into()),
+        ("checker", "link.txt".into()),
+    ];
+    for (key, path) in cases {
+        let toml = dir.path().join("t.toml");
+        let body = if key == "stdin_file" {
+            format!("stdin_file = {path:?}\nexpected = \"42\"\n")
+        } else if key == "checker" {
+            format!("checker = {path:?}\n")
+        } else {
+            format!("{key} = {path:?}\n")
+        };
+        std::fs::write(&toml, body).expect("toml");
+        let out = exec(&fixture("hostile/io/count_bytes_py"), &toml, &[]);
+        out.expect_code(2);
+        assert!(
+            out.stderr.contains(&format!("`{key}`")),
+            "{key} = {path}: {}",
+            out.stderr
+        );
+        for leaked in [SECRET, "root:x:0"] {
+            assert!(
+                !out.stderr.contains(leaked) && !out.stdout.contains(leaked),
+                "{key} = {path} leaked: {}",
+                out.stderr
+            );
+        }
+    }
+    // The same file, inside the folder, is fine.
+    let toml = dir.path().join("ok.toml");
+    std::fs::write(&toml, "stdin_file = \"in.txt\"\nexpected = \"3 1\"\n").expect("toml");
+    check(&fixture("hostile/io/count_bytes_py"), &toml, "pass", None);
+}
+
+/// Issue 9: sizes are checked before reading: a sparse 1 GiB file in a solution folder, or a
+/// sparse 1 GiB test file, is refused at once (without reading, so without 1 GiB of memory).
+#[test]
+fn hostile_sizes_are_checked_before_reading() {
+    let sol = tempfile::tempdir().expect("temp dir");
+    std::fs::copy(
+        fixture("hostile/python/solutions/benign/solution.py"),
+        sol.path().join("solution.py"),
+    )
+    .expect("copy");
+    let f = std::fs::File::create(sol.path().join("data.bin")).expect("sparse");
+    f.set_len(1 << 30).expect("1 GiB");
+    let out = exec(
+        sol.path(),
+        &fixture("hostile/python/tests/uses_answer.py"),
+        &[],
+    );
+    out.expect_code(2);
+    assert!(out.stderr.contains("MiB of files"), "{}", out.stderr);
+
+    let t = tempfile::tempdir().expect("temp dir");
+    let test = t.path().join("test_big.py");
+    std::fs::File::create(&test)
+        .expect("sparse")
+        .set_len(1 << 30)
+        .expect("1 GiB");
+    let out = exec(&fixture("hostile/python/solutions/benign"), &test, &[]);
+    out.expect_code(2);
+    assert!(out.stderr.contains("at most"), "{}", out.stderr);
+}
+
+/// The processes of session `sid`, with their command lines.
+fn processes_in_session(sid: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp session ...; comm may contain spaces: split after ')'.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        if fields.get(3).and_then(|f| f.parse::<u32>().ok()) == Some(sid) {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{name}: {}",
+                String::from_utf8_lossy(&cmd).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+/// Starts `dixit ARGS` in a session of its own: everything it starts, even in other process
+/// groups, stays in that session, so the test can find what outlives it.
+fn dixit_in_new_session(args: &[&str]) -> std::process::Child {
+    crate::support::warm_up();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dixit"));
+    cmd.args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setsid is async-signal-safe and allocates nothing.
+    #[expect(unsafe_code, reason = "pre_exec is unsafe by API contract")]
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            rustix::process::setsid()?;
+            Ok(())
+        });
+    }
+    cmd.spawn().expect("dixit")
+}
+
+/// Issue 9: a compile bomb ends in `compile_error` within the compiler's limits, leaves no
+/// process behind, and is not compiled a second time.
+#[test]
+fn hostile_compile_bombs_leave_nothing_behind() {
+    for (solution, test) in [
+        ("c/solutions/compile_bomb", "c/tests/uses_answer.c"),
+        ("rust/solutions/macro_bomb", "rust/tests/uses_answer.rs"),
+    ] {
+        let (sol, test) = (
+            fixture(&format!("hostile/{solution}")),
+            fixture(&format!("hostile/{test}")),
+        );
+        let (s_arg, t_arg) = (sol.display().to_string(), test.display().to_string());
+        let args = ["exec", "--json", "--solution", &s_arg, "--test", &t_arg];
+        let child = dixit_in_new_session(&args);
+        let sid = child.id();
+        let out = child.wait_with_output().expect("dixit");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{solution}: no JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        assert_eq!(s(&v, "verdict"), "compile_error", "{solution}: {v:#}");
+        assert_eq!(v["side"], "solution", "{solution}: {v:#}");
+        assert!(
+            s(&v, "stderr").contains("limits"),
+            "{solution}: the log should say a limit stopped the compiler: {v:#}"
+        );
+        let left = processes_in_session(sid);
+        assert!(left.is_empty(), "{solution}: left behind: {left:?}");
+        // The failure is remembered: a second exec does not compile again (it returns at once
+        // with the same log, where a compile would take its full time limit).
+        let again = exec(&sol, &test, &[]);
+        assert_eq!(again.json()["stderr"], v["stderr"], "{solution}");
+    }
+}
+
+/// Issue 9: a compiler dies with the dixit that started it (`kill -9` of dixit mid-build).
+#[test]
+fn hostile_compilers_die_with_dixit() {
+    // A fresh copy, so the build is not a remembered failure.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bomb = std::fs::read_to_string(fixture("hostile/rust/solutions/macro_bomb/lib.rs"))
+        .expect("fixture");
+    let nonce = format!("{:?}", std::time::SystemTime::now());
+    std::fs::write(dir.path().join("lib.rs"), format!("{bomb}\n// {nonce}\n")).expect("copy");
+    let (s_arg, t_arg) = (
+        dir.path().display().to_string(),
+        fixture("hostile/rust/tests/uses_answer.rs")
+            .display()
+            .to_string(),
+    );
+    let mut child = dixit_in_new_session(&["exec", "--solution", &s_arg, "--test", &t_arg]);
+    let sid = child.id();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let compiling = || {
+        processes_in_session(sid)
+            .iter()
+            .any(|p| p.contains("rustc"))
+    };
+    while !compiling() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        compiling(),
+        "rustc never started: {:?}",
+        processes_in_session(sid)
+    );
+    child.kill().expect("kill -9 dixit");
+    child.wait().expect("reaped");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !processes_in_session(sid).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let left = processes_in_session(sid);
+    assert!(left.is_empty(), "outlived dixit: {left:?}");
 }

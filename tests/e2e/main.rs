@@ -5,7 +5,9 @@
 //! - `classify.rs`: every class in every test kind; reruns reproducible by seed; `--reruns auto`.
 //! - `exec.rs`: single verdicts and exit codes; determinism.
 //! - `hostile.rs`: the hostile corpus table (`fixtures/hostile/`), file-integrity checks, and the
-//!   check that every hostile file is exercised.
+//!   check that every hostile file is exercised; confined and bounded compilers, I/O test paths,
+//!   sizes checked before reading.
+//! - `integrity.rs`: forged passes and host-reading tests through `dixit run`.
 //! - `protocol.rs`: every branch of the loop with script agents; resume, replay, bad input.
 //! - `live_agents.rs` + `fault_server.rs`: the openai, anthropic and command backends (a
 //!   fault-injecting server on loopback), and a real run on the local model (ignored by default).
@@ -20,6 +22,7 @@ mod cli;
 mod exec;
 mod fault_server;
 mod hostile;
+mod integrity;
 mod live_agents;
 mod protocol;
 mod support;

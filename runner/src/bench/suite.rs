@@ -120,7 +120,7 @@ fn session_row(
         let out = session.call_outcome(mode, target, args, limits.fuel);
         idle.lock().unwrap_or_else(|e| e.into_inner()).push(session);
         match out.end {
-            crate::sandbox::RunEnd::Exit { code: 0 } => Ok(()),
+            crate::sandbox::RunEnd::Returned { code: 0 } => Ok(()),
             end => Err(format!("{SESSION_ROW}: {end:?}")),
         }
     };

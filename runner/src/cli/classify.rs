@@ -118,7 +118,7 @@ pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
                 format!(
                     "  seed {}  {}",
                     v.seed,
-                    v.detail.clone().unwrap_or_default()
+                    output::printable(&v.detail.clone().unwrap_or_default())
                 )
             },
         );
@@ -126,7 +126,7 @@ pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
     let rule = match c.class {
         Class::Invalid => format!(
             "the test does not build:\n{}",
-            c.build_error.clone().unwrap_or_default()
+            output::printable(&c.build_error.clone().unwrap_or_default())
         ),
         _ => format!(
             "{} of {} failed; TOO_HARD above {:.1} (minority {})",

@@ -23,6 +23,21 @@ pub fn verdict_name(k: VerdictKind) -> String {
     paint(k.as_str(), if k == VerdictKind::Pass { "32" } else { "31" })
 }
 
+/// Text from a guest (its output, a build log, a detail) made safe to print on a terminal:
+/// control characters other than newline and tab are shown escaped (`\x1b`), so an ANSI escape
+/// in a test's stderr cannot move the cursor, recolour or retitle the terminal.
+pub fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `12 345 678` style integers.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -83,7 +98,7 @@ pub fn verdict_block(v: &Verdict) -> String {
         v.seed
     );
     if let Some(d) = &v.detail {
-        s.push_str(&format!("  {d}\n"));
+        s.push_str(&format!("  {}\n", printable(d)));
     }
     if v.read_entropy || v.read_clock {
         let what: Vec<&str> = [(v.read_entropy, "entropy"), (v.read_clock, "a clock")]
@@ -101,7 +116,10 @@ pub fn verdict_block(v: &Verdict) -> String {
             s.push_str(&format!("  --- {name} (last lines) ---\n"));
             let lines: Vec<&str> = text.lines().collect();
             for l in &lines[lines.len().saturating_sub(12)..] {
-                s.push_str(&format!("  {}\n", l.chars().take(200).collect::<String>()));
+                s.push_str(&format!(
+                    "  {}\n",
+                    printable(&l.chars().take(200).collect::<String>())
+                ));
             }
         }
     }
@@ -117,5 +135,17 @@ mod tests {
         assert_eq!(super::bytes(1536), "1.5 KiB");
         assert_eq!(super::micros(410), "410 µs");
         assert_eq!(super::micros(1410), "1.41 ms");
+    }
+
+    #[test]
+    fn guest_text_cannot_drive_the_terminal() {
+        let evil = "ok\x1b]0;pwned\x07\x1b[2J\rline\n\tnext\u{9b}31m";
+        let p = super::printable(evil);
+        assert!(
+            !p.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{p:?}"
+        );
+        assert!(p.contains("\\u{1b}]0;pwned"), "{p}");
+        assert!(p.contains("\n\tnext"), "{p}");
     }
 }

@@ -1,6 +1,6 @@
 //! The verdict matrix of a problem, built in the sandbox: every unique solution, and the reference
 //! solution, against the hidden tests and against every unique generated test. Everything runs in
-//! dixit's Python runtime (`guest-sdk/python/dixit_runner.py`). First every solution and test
+//! dixit's Python runtime (`guest-sdk/python/dixit_runtime.py`). First every solution and test
 //! program is built once (`build` mode: compiled and marshalled; a source that does not compile
 //! is a `compile_error` for all its cells, without runs); then each run (`pair` mode) loads the
 //! solution's code, then the test's, into one fresh namespace and executes them, with stdout and
@@ -28,7 +28,7 @@ use super::error::EvalError;
 use super::scoring::{ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
 use crate::sandbox::{
-    Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Verdict, VerdictKind,
+    Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Verdict, VerdictKind,
 };
 
 /// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
@@ -309,7 +309,7 @@ impl<'a> Harness<'a> {
             "compile-checking tests",
         )?;
         let flags: Vec<bool> = outcome.stdout.iter().map(|&b| b == b'1').collect();
-        if outcome.end == (RunEnd::Exit { code: 0 }) && flags.len() == chunk.len() {
+        if outcome.end == (RunEnd::Returned { code: 0 }) && flags.len() == chunk.len() {
             return Ok(flags);
         }
         // The batch did not finish (a pathological program exhausted its memory, say): check the
@@ -370,12 +370,12 @@ impl<'a> Harness<'a> {
                 (_, class) => Err(class.to_string()),
             })
             .collect();
-        if outcome.end == (RunEnd::Exit { code: 0 }) && built.len() == chunk.len() {
+        if outcome.end == (RunEnd::Returned { code: 0 }) && built.len() == chunk.len() {
             return Ok(built);
         }
         if let [_] = chunk {
             // This one source cannot even be compiled within its budget.
-            let v = Verdict::from_outcome(&outcome, EVAL_SEED);
+            let v = Verdict::from_outcome(&outcome, EVAL_SEED, Completion::Returned);
             return Ok(vec![Err(format!("compile: {}", v.verdict))]);
         }
         let mut out = Vec::with_capacity(chunk.len());
@@ -624,9 +624,11 @@ impl<'a> Harness<'a> {
             self.runs.fetch_add(1, Ordering::Relaxed);
             let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
             out.push(cell(&outcome));
-            // After a refused memory growth the instance's limiter would mark every later run as
-            // a memory failure: start afresh, as after a trap.
-            if !matches!(outcome.end, RunEnd::Exit { .. }) || outcome.memory_denied {
+            // Only a run that returned leaves the instance usable: after an exit or a trap the
+            // session has ended (a solution that calls `os._exit(0)` must not answer for the
+            // tests after it), and after a refused memory growth the instance's limiter would
+            // mark every later run as a memory failure. Start afresh.
+            if !matches!(outcome.end, RunEnd::Returned { .. }) || outcome.memory_denied {
                 session = None;
                 let rest = &targets[k + 1..];
                 if rest.len() >= 2 {
@@ -657,7 +659,7 @@ fn compile_error(class: &str, side: &str) -> Cell {
 /// A run's cell: its verdict (judged by the sandbox's one verdict function) and the exception
 /// class name the runtime reported, if any.
 fn cell(outcome: &RunOutcome) -> Cell {
-    let v = Verdict::from_outcome(outcome, EVAL_SEED);
+    let v = Verdict::from_outcome(outcome, EVAL_SEED, Completion::Returned);
     let note = match v.verdict {
         VerdictKind::Pass => None,
         // The runtime writes only the class name of what the test raised.

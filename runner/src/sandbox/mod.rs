@@ -30,4 +30,4 @@ pub use error::SandboxError;
 pub use host::splitmix64;
 pub use limits::Limits;
 pub use run::{Entry, Preopen, RunEnd, RunOutcome, RunSpec, Session, TrapKind};
-pub use verdict::{CompileSide, Verdict, VerdictKind};
+pub use verdict::{CompileSide, Completion, Verdict, VerdictKind, RUNNER_EXITED};

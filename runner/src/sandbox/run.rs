@@ -66,7 +66,13 @@ pub enum TrapKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "end")]
 pub enum RunEnd {
-    /// The guest exited (returned from its entry, or called `proc_exit`) with this code.
+    /// The entry returned: a core module's `_start` (code 0: a C or Rust `main` that returned 0
+    /// returns from `_start`), or a component's `run` export with the code it returned. Guest
+    /// code that ends the process instead never produces this, which is why a unit test's pass
+    /// requires it (see [`crate::sandbox::Completion`]).
+    Returned { code: i32 },
+    /// The guest ended the process with WASI `proc_exit` (C's `exit`, Rust's
+    /// `std::process::exit`, Python's `os._exit`) with this code.
     Exit { code: i32 },
     /// The guest trapped.
     Trap { kind: TrapKind, message: String },
@@ -133,7 +139,7 @@ impl Sandbox {
                 .get_typed_func::<(), ()>(&mut store, "_start")
                 .and_then(|start| start.call(&mut store, ()))
             {
-                Ok(()) => RunEnd::Exit { code: 0 },
+                Ok(()) => RunEnd::Returned { code: 0 },
                 Err(e) => end_from_error(e),
             },
         };
@@ -246,15 +252,19 @@ impl Session {
     }
 
     /// Calls `run(mode, target, args)` with a fresh `fuel` budget; returns how it ended and the
-    /// fuel it used. After a trap the instance is unusable and later calls report the same trap.
+    /// fuel it used. Only a call that returned leaves the instance usable: after a trap or an
+    /// exit the session has ended, and calling it again is a host error (never the earlier
+    /// outcome again), so the caller must start a fresh session.
     pub fn call(&mut self, mode: &str, target: &str, args: &[String], fuel: u64) -> (RunEnd, u64) {
-        if let Some(end) = &self.instantiate_error {
-            return (end.clone(), 0);
+        if let Some(end) = self.instantiate_error.take() {
+            self.func = None;
+            return (end, 0);
         }
         let Some(func) = self.func else {
             return (
                 RunEnd::HostError {
-                    message: "session already ended".into(),
+                    message: "the session has ended (a run exited or trapped); start a new one"
+                        .into(),
                 },
                 0,
             );
@@ -278,12 +288,10 @@ impl Session {
             .map(|(code,)| code);
         let used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
         let end = match result {
-            Ok(code) => RunEnd::Exit { code },
+            Ok(code) => RunEnd::Returned { code },
             Err(e) => {
                 self.func = None;
-                let end = end_from_error(e);
-                self.instantiate_error = Some(end.clone());
-                end
+                end_from_error(e)
             }
         };
         (end, used)

@@ -59,6 +59,24 @@ pub enum CompileSide {
     Link,
 }
 
+/// What counts as a pass: the evidence a run must give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Completion {
+    /// A program (an I/O solution, a checker): exiting with 0, by returning from its entry or
+    /// by `exit(0)`. What it printed is judged separately.
+    ExitZero,
+    /// A unit test, which shares its process with the solution: the entry returned 0, so the
+    /// test's own code ran to its end (a C/C++/Rust `main` that returned 0, or dixit's Python
+    /// runner reporting a finished test). An exit of any code before that (`exit(0)`, `_exit`,
+    /// `proc_exit`, a panic hook or an atexit handler that exits) is never a pass.
+    Returned,
+}
+
+/// What dixit's Python runner returns when the program exited (a SystemExit other than 1,
+/// KeyboardInterrupt) before the test finished (see `guest-sdk/python/dixit_runtime.py`).
+pub const RUNNER_EXITED: i32 = 3;
+
 /// The result of one run of (solution, test, seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -117,16 +135,17 @@ impl Verdict {
         }
     }
 
-    /// Judges a run whose success means exiting with 0: exit 1 is a wrong answer (a failed
-    /// assertion), any other failure a runtime error, unless a limit explains it.
-    pub fn from_outcome(o: &RunOutcome, seed: u64) -> Self {
-        let (verdict, detail) = judge(o);
+    /// Judges a run: a pass needs the evidence `completion` asks for; exit code (or returned
+    /// status) 1 is a wrong answer (a failed assertion), any other failure a runtime error,
+    /// unless a limit explains it.
+    pub fn from_outcome(o: &RunOutcome, seed: u64, completion: Completion) -> Self {
+        let (verdict, detail) = judge(o, completion);
         Verdict {
             verdict,
             side: None,
             detail,
             exit_code: match o.end {
-                RunEnd::Exit { code } => Some(code),
+                RunEnd::Exit { code } | RunEnd::Returned { code } => Some(code),
                 _ => None,
             },
             fuel: o.fuel_used,
@@ -141,7 +160,7 @@ impl Verdict {
     }
 }
 
-fn judge(o: &RunOutcome) -> (VerdictKind, Option<String>) {
+fn judge(o: &RunOutcome, completion: Completion) -> (VerdictKind, Option<String>) {
     use VerdictKind::*;
     match &o.end {
         RunEnd::HostError { message } => return (InternalError, Some(message.clone())),
@@ -168,8 +187,13 @@ fn judge(o: &RunOutcome) -> (VerdictKind, Option<String>) {
     if o.output_overflow {
         return (OutputLimit, Some("wrote more than the output limit".into()));
     }
-    match &o.end {
-        RunEnd::Exit { code: 0 } => (Pass, None),
+    let exited_early = |code: i32| {
+        format!("the program exited (exit code {code}) before the test finished: not a pass")
+    };
+    match (&o.end, completion) {
+        (RunEnd::Returned { code: 0 }, _) | (RunEnd::Exit { code: 0 }, Completion::ExitZero) => {
+            (Pass, None)
+        }
         _ if o.memory_denied => (
             MemoryLimit,
             Some(format!(
@@ -177,17 +201,35 @@ fn judge(o: &RunOutcome) -> (VerdictKind, Option<String>) {
                 o.peak_memory
             )),
         ),
-        RunEnd::Exit { code: 1 } => (WrongAnswer, Some("exit code 1".into())),
-        RunEnd::Exit { code } => (RuntimeError, Some(format!("exit code {code}"))),
-        RunEnd::Trap {
-            kind: TrapKind::StackOverflow,
-            ..
-        } => (
+        (RunEnd::Returned { code: 1 } | RunEnd::Exit { code: 1 }, _) => {
+            (WrongAnswer, Some("exit code 1".into()))
+        }
+        (
+            RunEnd::Returned {
+                code: RUNNER_EXITED,
+            },
+            Completion::Returned,
+        ) => (
+            RuntimeError,
+            Some("the program exited before the test finished: not a pass".into()),
+        ),
+        (RunEnd::Exit { code: 0 }, Completion::Returned) => (RuntimeError, Some(exited_early(0))),
+        (RunEnd::Exit { code }, Completion::Returned) => (RuntimeError, Some(exited_early(*code))),
+        (RunEnd::Returned { code } | RunEnd::Exit { code }, _) => {
+            (RuntimeError, Some(format!("exit code {code}")))
+        }
+        (
+            RunEnd::Trap {
+                kind: TrapKind::StackOverflow,
+                ..
+            },
+            _,
+        ) => (
             RuntimeError,
             Some("stack overflow (call stack exhausted)".into()),
         ),
-        RunEnd::Trap { message, .. } => (RuntimeError, Some(format!("trap: {message}"))),
-        RunEnd::HostError { .. } => unreachable!("handled above"),
+        (RunEnd::Trap { message, .. }, _) => (RuntimeError, Some(format!("trap: {message}"))),
+        (RunEnd::HostError { .. }, _) => unreachable!("handled above"),
     }
 }
 
@@ -222,22 +264,60 @@ mod tests {
         })
     }
 
+    fn returned(code: i32) -> RunOutcome {
+        outcome(RunEnd::Returned { code })
+    }
+
+    /// The verdict of a program (I/O solution, checker).
     fn kind(o: &RunOutcome) -> VerdictKind {
-        Verdict::from_outcome(o, 7).verdict
+        Verdict::from_outcome(o, 7, Completion::ExitZero).verdict
+    }
+
+    /// The verdict of a unit test.
+    fn unit(o: &RunOutcome) -> VerdictKind {
+        Verdict::from_outcome(o, 7, Completion::Returned).verdict
     }
 
     #[test]
     fn exit_codes() {
         assert_eq!(kind(&exit(0)), VerdictKind::Pass);
+        assert_eq!(kind(&returned(0)), VerdictKind::Pass);
         assert_eq!(kind(&exit(1)), VerdictKind::WrongAnswer);
         for code in [2, 3, 126, 255, -1] {
             assert_eq!(kind(&exit(code)), VerdictKind::RuntimeError, "exit {code}");
         }
-        let v = Verdict::from_outcome(&exit(255), 7);
+        let v = Verdict::from_outcome(&exit(255), 7, Completion::ExitZero);
         assert_eq!(v.exit_code, Some(255));
         assert_eq!(v.detail.as_deref(), Some("exit code 255"));
         assert_eq!(v.seed, 7);
         assert_eq!(v.stdout, "out");
+    }
+
+    /// Issue 9: in a unit test only a returned entry is a pass; an exit with code 0 (the
+    /// solution's `exit(0)`, `os._exit(0)`, an atexit handler) is not.
+    #[test]
+    fn a_unit_test_passes_only_when_its_entry_returns() {
+        assert_eq!(unit(&returned(0)), VerdictKind::Pass);
+        assert_eq!(unit(&exit(0)), VerdictKind::RuntimeError);
+        let v = Verdict::from_outcome(&exit(0), 7, Completion::Returned);
+        assert!(
+            v.detail
+                .as_deref()
+                .unwrap_or("")
+                .contains("before the test finished"),
+            "{v:?}"
+        );
+        assert_eq!(unit(&exit(1)), VerdictKind::WrongAnswer, "a failed check");
+        assert_eq!(unit(&returned(1)), VerdictKind::WrongAnswer);
+        assert_eq!(unit(&returned(2)), VerdictKind::RuntimeError);
+        let v = Verdict::from_outcome(&returned(RUNNER_EXITED), 7, Completion::Returned);
+        assert_eq!(v.verdict, VerdictKind::RuntimeError);
+        assert!(v
+            .detail
+            .as_deref()
+            .unwrap_or("")
+            .contains("exited before the test finished"));
+        assert_eq!(unit(&exit(255)), VerdictKind::RuntimeError);
     }
 
     #[test]
@@ -286,11 +366,11 @@ mod tests {
 
     #[test]
     fn seed_dependence() {
-        let mut v = Verdict::from_outcome(&exit(0), 1);
+        let mut v = Verdict::from_outcome(&exit(0), 1, Completion::ExitZero);
         assert!(!v.seed_dependent());
         v.read_clock = true;
         assert!(v.seed_dependent());
-        let w = Verdict::from_outcome(&trap(TrapKind::Interrupt), 1);
+        let w = Verdict::from_outcome(&trap(TrapKind::Interrupt), 1, Completion::ExitZero);
         assert!(w.seed_dependent(), "a wall-clock stop may not repeat");
     }
 }

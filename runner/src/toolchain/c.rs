@@ -1,31 +1,50 @@
 //! C and C++: clang targeting `wasm32-wasi`. Found in this order: `$DIXIT_CC` (a clang that can
-//! target wasm32-wasi), Debian's clang with wasi-libc (no sysroot flag needed), wasi-sdk
-//! (`$WASI_SDK_PATH`), then `zig cc`. Objects are compiled once each and linked per pair.
+//! target wasm32-wasi), Debian's clang with wasi-libc (no sysroot flag needed), then wasi-sdk
+//! (`$WASI_SDK_PATH`). Objects are compiled once each and linked per pair.
+//!
+//! Every compile and link runs confined (see `process.rs`): the compiler sees the sources, its
+//! own binaries and resource directory, the wasm32-wasi headers and libraries, and the shared
+//! libraries its binaries load; never `/usr/include`, `/etc` or a home directory. A solution's
+//! objects must not define what the C runtime defines (see `symbols.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::process::{first_error_line, run_tool, which};
+use super::process::{
+    failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
+};
+use super::symbols::{interposition_error, SystemSymbols};
 use crate::sandbox::hash_parts;
 
 /// Linear-memory stack for C/C++ guests (wasm-ld's default is 64 KiB), placed first so an
 /// overflow faults instead of silently corrupting data.
 const STACK_LINK_ARGS: [&str; 2] = ["-Wl,-z,stack-size=8388608", "-Wl,--stack-first"];
 
+/// Seconds of wall time a compile or a link may take (CPU time: see `ToolLimits::compiler`).
+const COMPILE_SECONDS: u64 = 60;
+
 /// A working C/C++ → wasm32-wasi compiler.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct CCompiler {
-    /// How it was found (`debian-clang`, `wasi-sdk`, `zig`, `DIXIT_CC`).
+    /// How it was found (`debian-clang`, `wasi-sdk`, `DIXIT_CC`).
     pub flavor: &'static str,
     cc: Vec<String>,
     cxx: Vec<String>,
     /// `clang --version` first line; part of every cache key.
     pub version: String,
+    /// What its processes may touch (before adding a build's own sources and output).
+    confinement: Confinement,
+    /// The C runtime's libraries (every symbol they define is reserved) and the C++ libraries
+    /// (their strong symbols are).
+    runtime_libs: (Vec<PathBuf>, Vec<PathBuf>),
+    system_symbols: OnceLock<Result<SystemSymbols, String>>,
 }
 
 impl CCompiler {
-    /// Finds a compiler and proves it by building a tiny C program.
+    /// Finds a compiler, works out what it needs to read, and proves it by building a tiny C
+    /// program, confined.
     pub fn discover() -> Result<CCompiler, String> {
         let mut tried = Vec::new();
         for cand in candidates() {
@@ -36,17 +55,25 @@ impl CCompiler {
             }
         }
         Err(if tried.is_empty() {
-            "no clang, wasi-sdk or zig found".into()
+            "no clang with wasi-libc, and no wasi-sdk, found".into()
         } else {
             tried.join("; ")
         })
     }
 
     fn probe(mut self) -> Result<CCompiler, String> {
-        let mut v = Command::new(&self.cc[0]);
-        v.args(&self.cc[1..]).arg("--version");
-        let o = run_tool(&mut v, Duration::from_secs(30))?;
+        let trusted = Policy::Trusted {
+            timeout: Duration::from_secs(30),
+        };
+        let o = run_tool(
+            Command::new(&self.cc[0])
+                .args(&self.cc[1..])
+                .arg("--version"),
+            trusted,
+        )?;
         self.version = o.stdout.lines().next().unwrap_or("").trim().to_string();
+        self.confinement = self.confinement_of()?;
+        self.runtime_libs = self.runtime_libraries()?;
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let src = dir.path().join("probe.c");
         std::fs::write(
@@ -54,13 +81,8 @@ impl CCompiler {
             "#include <stdio.h>\nint main(void){puts(\"ok\");return 0;}\n",
         )
         .map_err(|e| e.to_string())?;
-        let out = dir.path().join("probe.wasm");
-        let mut c = self.command(false);
-        c.arg(&src).arg("-o").arg(&out);
-        let o = run_tool(&mut c, Duration::from_secs(300))?;
-        if !o.success || !out.is_file() {
-            return Err(first_error_line(&o.stderr));
-        }
+        let obj = self.compile(&src, &[], &[], dir.path())?;
+        self.link(&[obj], false)?;
         Ok(self)
     }
 
@@ -74,8 +96,145 @@ impl CCompiler {
         c
     }
 
+    /// What a build may touch: the compiler's and linker's binaries (and the shared libraries
+    /// they load), its resource directory, and the wasm32-wasi include and library directories.
+    fn confinement_of(&self) -> Result<Confinement, String> {
+        let trusted = || Policy::Trusted {
+            timeout: Duration::from_secs(30),
+        };
+        let clang = which(&self.cc[0])
+            .and_then(|p| p.canonicalize().ok())
+            .ok_or_else(|| format!("{} not found", self.cc[0]))?;
+        // The linker, as the driver would run it: the first word of `-###`'s last line.
+        let o = run_tool(
+            Command::new(&self.cc[0]).args(&self.cc[1..]).args([
+                "-###",
+                "-x",
+                "c",
+                "/dev/null",
+                "-o",
+                "x.wasm",
+            ]),
+            trusted(),
+        )?;
+        let linker = o
+            .stderr
+            .lines()
+            .last()
+            .and_then(|l| l.trim().split('"').nth(1))
+            .and_then(|p| Path::new(p).canonicalize().ok())
+            .ok_or("cannot tell which linker clang runs")?;
+        let mut read = Vec::new();
+        for cxx in [false, true] {
+            let argv = if cxx { &self.cxx } else { &self.cc };
+            let lang = if cxx { "c++" } else { "c" };
+            let o = run_tool(
+                Command::new(&argv[0]).args(&argv[1..]).args([
+                    "-E",
+                    "-v",
+                    "-x",
+                    lang,
+                    "/dev/null",
+                    "-o",
+                    "/dev/null",
+                ]),
+                trusted(),
+            )?;
+            read.extend(toolchain_include_dirs(&o.stderr));
+        }
+        let o = run_tool(
+            Command::new(&self.cc[0])
+                .args(&self.cc[1..])
+                .arg("-print-resource-dir"),
+            trusted(),
+        )?;
+        read.push(PathBuf::from(o.stdout.trim()));
+        // The library directories, and where their members really live (Debian links libc++.a
+        // from the LLVM tree).
+        for (cxx, lib) in [
+            (false, "crt1-command.o"),
+            (false, "libc.a"),
+            (true, "libc++.a"),
+            (true, "libc++abi.a"),
+        ] {
+            if let Some(p) = self.print_file(cxx, lib) {
+                read.extend(p.parent().map(Path::to_path_buf));
+                read.extend(p.canonicalize().ok());
+            }
+        }
+        // The shared libraries, and the dynamic loader, which the kernel opens for execution.
+        let mut exec = vec![clang.clone(), linker.clone()];
+        exec.extend(shared_libraries(&clang));
+        exec.extend(shared_libraries(&linker));
+        exec.sort();
+        exec.dedup();
+        read.retain(|p| p.exists());
+        read.sort();
+        read.dedup();
+        Ok(Confinement {
+            exec,
+            read,
+            write: Vec::new(),
+            env: vec![("LC_ALL".into(), "C".into())],
+        })
+    }
+
+    /// `-print-file-name=NAME` (`-print-libgcc-file-name` for compiler-rt), when it names a file.
+    fn print_file(&self, cxx: bool, name: &str) -> Option<PathBuf> {
+        let argv = if cxx { &self.cxx } else { &self.cc };
+        let mut c = Command::new(&argv[0]);
+        c.args(&argv[1..]);
+        if name == "compiler-rt" {
+            c.arg("-print-libgcc-file-name");
+        } else {
+            c.arg(format!("-print-file-name={name}"));
+        }
+        let o = run_tool(
+            &mut c,
+            Policy::Trusted {
+                timeout: Duration::from_secs(30),
+            },
+        )
+        .ok()?;
+        let p = PathBuf::from(o.stdout.trim());
+        (p.is_absolute() && p.is_file()).then_some(p)
+    }
+
+    fn runtime_libraries(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
+        let mut c_runtime = Vec::new();
+        for lib in ["crt1-command.o", "libc.a", "compiler-rt"] {
+            c_runtime.push(self.print_file(false, lib).ok_or_else(|| {
+                format!("cannot find the C runtime's {lib} (needed to guard against solutions that replace library functions)")
+            })?);
+        }
+        let cxx_runtime = ["libc++.a", "libc++abi.a"]
+            .iter()
+            .filter_map(|l| self.print_file(true, l))
+            .collect();
+        Ok((c_runtime, cxx_runtime))
+    }
+
+    fn system_symbols(&self) -> Result<&SystemSymbols, String> {
+        self.system_symbols
+            .get_or_init(|| SystemSymbols::load(&self.runtime_libs.0, &self.runtime_libs.1))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Fails when the object at `path` (a solution's) defines a symbol the runtime defines.
+    pub fn check_solution_object(&self, path: &Path, source_name: &str) -> Result<(), String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bad = self.system_symbols()?.interposed(&bytes)?;
+        if bad.is_empty() {
+            Ok(())
+        } else {
+            Err(interposition_error(Path::new(source_name), &bad))
+        }
+    }
+
     /// Compiles one source file to an object in `out_dir`, named by the hash of its inputs.
     /// `include_dirs` come first on the include path; `extra_key` are further inputs (headers).
+    /// The compiler reads only the source's directory, `include_dirs` and its own files.
     pub fn compile(
         &self,
         src: &Path,
@@ -85,7 +244,7 @@ impl CCompiler {
     ) -> Result<PathBuf, String> {
         let cxx = is_cxx(src);
         let source = std::fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
-        let mut parts: Vec<&[u8]> = vec![b"c-object-v2", self.version.as_bytes(), &source];
+        let mut parts: Vec<&[u8]> = vec![b"c-object-v3", self.version.as_bytes(), &source];
         let name = src
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -102,8 +261,14 @@ impl CCompiler {
         if out.is_file() {
             return Ok(out);
         }
+        let failed = out.with_extension("failed");
+        if let Ok(log) = std::fs::read_to_string(&failed) {
+            // A build that failed (or hit a limit) is not tried again.
+            return Err(log);
+        }
         std::fs::create_dir_all(out.parent().unwrap_or(out_dir)).map_err(|e| e.to_string())?;
-        let tmp = out.with_extension(format!("tmp{}", std::process::id()));
+        let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let tmp = work.path().join("out.o");
         let mut c = self.command(cxx);
         for d in include_dirs {
             c.arg("-I").arg(d);
@@ -115,27 +280,79 @@ impl CCompiler {
             _ => (Path::new("."), src),
         };
         c.current_dir(dir).arg("-c").arg(file).arg("-o").arg(&tmp);
-        let o = run_tool(&mut c, Duration::from_secs(120))?;
-        if !o.success {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(trim_diagnostics(&o.stderr));
-        }
-        std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
-        Ok(out)
+        let confinement = self
+            .confinement
+            .reading(include_dirs.iter().copied().chain([dir]))
+            .writing([work.path()]);
+        let limits = ToolLimits::compiler(COMPILE_SECONDS);
+        let result = run_tool(
+            &mut c,
+            Policy::Confined {
+                confinement: &confinement,
+                limits,
+            },
+        )
+        .map(|o| (o.success, failure_log(&o, &limits, &confinement.scrubs())));
+        let log = match result {
+            Ok((true, _)) => {
+                std::fs::rename(&tmp, &out)
+                    .or_else(|_| std::fs::copy(&tmp, &out).map(|_| ()))
+                    .map_err(|e| e.to_string())?;
+                return Ok(out);
+            }
+            Ok((false, log)) => log,
+            Err(ToolError::TimedOut(m)) => format!("{m}\n{}", limits.explain()),
+            Err(ToolError::Setup(m)) => return Err(m),
+        };
+        let _ = std::fs::write(&failed, &log);
+        Err(log)
     }
 
-    /// Links objects into a command module (`_start`).
+    /// Links objects into a command module (`_start`), confined like a compile.
     pub fn link(&self, objects: &[PathBuf], cxx: bool) -> Result<Vec<u8>, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let out = dir.path().join("a.wasm");
+        let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let out = work.path().join("a.wasm");
         let mut c = self.command(cxx);
-        c.args(objects).args(STACK_LINK_ARGS).arg("-o").arg(&out);
-        let o = run_tool(&mut c, Duration::from_secs(120))?;
+        c.current_dir(work.path())
+            .args(objects)
+            .args(STACK_LINK_ARGS)
+            .arg("-o")
+            .arg(&out);
+        let dirs: Vec<&Path> = objects.iter().filter_map(|o| o.parent()).collect();
+        let confinement = self
+            .confinement
+            .reading(objects)
+            .reading(dirs)
+            .writing([work.path()]);
+        let limits = ToolLimits::compiler(COMPILE_SECONDS);
+        let o = run_tool(
+            &mut c,
+            Policy::Confined {
+                confinement: &confinement,
+                limits,
+            },
+        )
+        .map_err(|e| format!("{e}\n{}", limits.explain()))?;
         if !o.success {
-            return Err(trim_diagnostics(&o.stderr));
+            return Err(failure_log(&o, &limits, &confinement.scrubs()));
         }
         std::fs::read(&out).map_err(|e| e.to_string())
     }
+}
+
+/// The toolchain's own directories among the include search list clang prints with `-v`: its
+/// resource directory and the wasm32-wasi sysroot, never the host's `/usr/include`.
+fn toolchain_include_dirs(verbose: &str) -> Vec<PathBuf> {
+    verbose
+        .lines()
+        .skip_while(|l| !l.contains("search starts here"))
+        .filter(|l| l.starts_with(' '))
+        .map(|l| PathBuf::from(l.trim()))
+        .filter(|p| {
+            let s = p.display().to_string();
+            s.contains("wasm32") || s.contains("wasi") || s.contains("/lib/clang/")
+        })
+        .collect()
 }
 
 /// Whether a file is C++ by its extension.
@@ -151,21 +368,15 @@ pub fn is_c_source(p: &Path) -> bool {
     matches!(p.extension().and_then(|e| e.to_str()), Some("c")) || is_cxx(p)
 }
 
-fn trim_diagnostics(stderr: &str) -> String {
-    let s: String = stderr.lines().take(40).collect::<Vec<_>>().join("\n");
-    if s.trim().is_empty() {
-        "the compiler failed without a message".into()
-    } else {
-        s
-    }
-}
-
 fn candidates() -> Vec<CCompiler> {
     let mk = |flavor, cc: Vec<String>, cxx: Vec<String>| CCompiler {
         flavor,
         cc,
         cxx,
         version: String::new(),
+        confinement: Confinement::default(),
+        runtime_libs: (Vec::new(), Vec::new()),
+        system_symbols: OnceLock::new(),
     };
     let target = "--target=wasm32-wasi".to_string();
     let mut out = Vec::new();
@@ -209,19 +420,22 @@ fn candidates() -> Vec<CCompiler> {
             ],
         ));
     }
-    let zig_target = "-target".to_string();
-    if let Some(zig) = which("zig") {
-        let z = zig.display().to_string();
-        out.push(mk(
-            "zig",
-            vec![
-                z.clone(),
-                "cc".into(),
-                zig_target.clone(),
-                "wasm32-wasi".into(),
-            ],
-            vec![z, "c++".into(), zig_target.clone(), "wasm32-wasi".into()],
-        ));
-    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_toolchains_own_include_dirs() {
+        let v = "ignoring\n#include <...> search starts here:\n /usr/lib/llvm-14/lib/clang/14.0.6/include\n /usr/local/include\n /usr/include/wasm32-wasi\n /usr/include\nEnd of search list.\n";
+        assert_eq!(
+            toolchain_include_dirs(v),
+            [
+                PathBuf::from("/usr/lib/llvm-14/lib/clang/14.0.6/include"),
+                PathBuf::from("/usr/include/wasm32-wasi")
+            ]
+        );
+    }
 }

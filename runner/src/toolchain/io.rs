@@ -10,10 +10,23 @@
 //! # checker = "check.py"    # instead of `expected`: run with `input output answer` paths;
 //! #                         # exits 0 ok, 1 wrong answer, 2 presentation error, 3 checker failure
 //! ```
+//!
+//! `stdin_file`, `expected_file` and `checker` name files in the test's own folder: relative, no
+//! `..`, no symlinks, regular files, size-capped before reading (see `files.rs`). Anything else
+//! makes the test INVALID, with a message that names the key and never echoes a file.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use super::files::{read_beneath, read_capped};
+
+/// The largest I/O test file (the TOML itself).
+pub const MAX_CASE_BYTES: u64 = 1 << 20;
+/// The largest `stdin_file` or `expected_file`.
+pub const MAX_DATA_BYTES: u64 = 64 << 20;
+/// The largest checker source.
+pub const MAX_CHECKER_BYTES: u64 = 1 << 20;
 
 /// How output is compared with the expected output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -43,6 +56,13 @@ struct RawCase {
     checker: Option<PathBuf>,
 }
 
+/// A checker program named by an I/O test: its file name and source, read at parse time.
+#[derive(Clone, Debug)]
+pub struct Checker {
+    pub name: String,
+    pub source: Vec<u8>,
+}
+
 /// A parsed I/O test.
 #[derive(Clone, Debug)]
 pub struct IoCase {
@@ -52,57 +72,57 @@ pub struct IoCase {
     pub expected: Option<Vec<u8>>,
     pub compare: Compare,
     pub tolerance: f64,
-    /// A checker source file (absolute path).
-    pub checker: Option<PathBuf>,
+    pub checker: Option<Checker>,
 }
 
 impl IoCase {
-    /// Parses an I/O test file; errors name the file and the problem.
+    /// Parses an I/O test file; errors name the file, the key and the problem.
     pub fn parse(path: &Path) -> Result<IoCase, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let raw: RawCase = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let shown = path.display();
+        let bytes = read_capped(path, MAX_CASE_BYTES).map_err(|e| format!("{shown}: {e}"))?;
+        let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
+        let raw: RawCase = toml::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let read = |p: &Path| {
-            std::fs::read(base.join(p))
-                .map_err(|e| format!("{}: {}: {e}", path.display(), p.display()))
+        let base = if base.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            base
+        };
+        let read = |key: &str, p: &Path, cap: u64| {
+            read_beneath(base, p, cap).map_err(|e| format!("{shown}: `{key}`: {e}"))
         };
         let stdin = match (raw.stdin, raw.stdin_file) {
             (Some(s), None) => s.into_bytes(),
-            (None, Some(f)) => read(&f)?,
+            (None, Some(f)) => read("stdin_file", &f, MAX_DATA_BYTES)?,
             (None, None) => Vec::new(),
             (Some(_), Some(_)) => {
-                return Err(format!(
-                    "{}: give `stdin` or `stdin_file`, not both",
-                    path.display()
-                ))
+                return Err(format!("{shown}: give `stdin` or `stdin_file`, not both"))
             }
         };
         let expected = match (raw.expected, raw.expected_file) {
             (Some(s), None) => Some(s.into_bytes()),
-            (None, Some(f)) => Some(read(&f)?),
+            (None, Some(f)) => Some(read("expected_file", &f, MAX_DATA_BYTES)?),
             (None, None) => None,
             (Some(_), Some(_)) => {
                 return Err(format!(
-                    "{}: give `expected` or `expected_file`, not both",
-                    path.display()
+                    "{shown}: give `expected` or `expected_file`, not both"
                 ))
             }
         };
-        let checker = raw.checker.map(|c| base.join(c));
+        let checker = match raw.checker {
+            None => None,
+            Some(c) => Some(Checker {
+                name: c
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                source: read("checker", &c, MAX_CHECKER_BYTES)?,
+            }),
+        };
         if expected.is_none() && checker.is_none() {
             return Err(format!(
-                "{}: an I/O test needs `expected` (or `expected_file`) or a `checker`",
-                path.display()
+                "{shown}: an I/O test needs `expected` (or `expected_file`) or a `checker`"
             ));
-        }
-        if let Some(c) = &checker {
-            if !c.is_file() {
-                return Err(format!(
-                    "{}: checker {} not found",
-                    path.display(),
-                    c.display()
-                ));
-            }
         }
         Ok(IoCase {
             stdin,

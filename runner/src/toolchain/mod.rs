@@ -13,15 +13,22 @@
 //!   `rust.rs`: rustc → wasm32-wasip1; `io.rs`: I/O test files and output comparison;
 //!   `snapshot.rs`: private read-only copies; `sdk.rs`: the embedded guest SDK;
 //!   `doctor.rs`: what is installed and how to install what is not.
+//! - `process.rs`: build tools as confined subprocesses (Landlock, limits, process groups);
+//!   `symbols.rs`: the guard that keeps a C/C++ solution from replacing library functions.
+//!
+//! A pass needs the evidence its [`Completion`] asks for: a unit test's entry returned (the
+//! test ran to its end), a program's exit code 0.
 
 mod c;
 mod doctor;
+mod files;
 mod io;
 mod process;
 mod python;
 mod rust;
 mod sdk;
 mod snapshot;
+mod symbols;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +38,8 @@ use serde::{Deserialize, Serialize};
 
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};
-pub use io::{Compare, IoCase};
+pub use files::FileError;
+pub use io::{Checker, Compare, IoCase};
 pub use python::{
     find_componentize_py, runtime_digest as python_runtime_digest,
     runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
@@ -40,8 +48,8 @@ pub use rust::RustCompiler;
 pub use snapshot::Snapshot;
 
 use crate::sandbox::{
-    hash_parts, CompileSide, Entry, Limits, Preopen, Program, RunSpec, Sandbox, Verdict,
-    VerdictKind,
+    hash_parts, CompileSide, Completion, Entry, Limits, Preopen, Program, RunSpec, Sandbox,
+    Verdict, VerdictKind,
 };
 
 /// A language coders write solutions in.
@@ -194,6 +202,8 @@ pub struct Solution {
     /// Python: the syntax check, and the directory of the cached compiled code if any.
     checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
+    /// C/C++ unit tests: whether the objects passed the interposition guard.
+    guarded: OnceLock<Result<(), BuildError>>,
     rlib: OnceLock<Result<PathBuf, BuildError>>,
     program: OnceLock<Result<Runnable, BuildError>>,
 }
@@ -219,12 +229,13 @@ impl Test {
     }
 }
 
-/// A program plus how to enter it and what it sees.
+/// A program plus how to enter it, what it sees, and what counts as its pass.
 #[derive(Clone, Debug)]
 pub struct Runnable {
     pub program: Program,
     pub entry: Entry,
     pub preopens: Vec<Preopen>,
+    pub completion: Completion,
 }
 
 impl Runnable {
@@ -330,6 +341,7 @@ impl Toolchains {
             language,
             checked: OnceLock::new(),
             objects: OnceLock::new(),
+            guarded: OnceLock::new(),
             rlib: OnceLock::new(),
             program: OnceLock::new(),
         })
@@ -407,7 +419,7 @@ impl Toolchains {
             Language::Python => self
                 .python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
                 .map(|_| ()),
-            Language::C | Language::Cpp => self.solution_objects(s).map(|_| ()),
+            Language::C | Language::Cpp => self.unit_solution_objects(s).map(|_| ()),
             Language::Rust => self.solution_rlib(s).map(|_| ()),
             Language::Wasm => Err(BuildError::new(
                 CompileSide::Solution,
@@ -425,7 +437,7 @@ impl Toolchains {
             // C/C++ tests may include the solution's headers and a Rust test uses the solution
             // crate: both are built per pair (`unit_runnable`).
             TestKind::C | TestKind::Cpp | TestKind::Rust => Ok(()),
-            TestKind::Io => match &t.io.as_ref().and_then(|c| c.checker.clone()) {
+            TestKind::Io => match t.io.as_ref().and_then(|c| c.checker.as_ref()) {
                 Some(c) => self.checker(t, c).map(|_| ()),
                 None => Ok(()),
             },
@@ -481,7 +493,7 @@ impl Toolchains {
             seed,
         };
         let outcome = self.sandbox.run(&r.program, &spec);
-        Verdict::from_outcome(&outcome, seed)
+        Verdict::from_outcome(&outcome, seed, r.completion)
     }
 
     fn python_check(
@@ -536,6 +548,26 @@ impl Toolchains {
             .map_err(Clone::clone)
     }
 
+    /// The solution's objects for linking with a unit test: a solution sharing its program with a
+    /// test may not define what the C runtime defines (see `symbols.rs`). Programs (I/O
+    /// solutions) define `main` and share nothing, so they are not checked.
+    fn unit_solution_objects<'s>(&self, s: &'s Solution) -> Result<&'s Vec<PathBuf>, BuildError> {
+        let objects = self.solution_objects(s)?;
+        s.guarded
+            .get_or_init(|| {
+                let side = CompileSide::Solution;
+                let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
+                let sources = s.snapshot.files.iter().filter(|f| c::is_c_source(f));
+                for (obj, f) in objects.iter().zip(sources) {
+                    cc.check_solution_object(obj, &f.display().to_string())
+                        .map_err(|e| BuildError::new(side, e))?;
+                }
+                Ok(())
+            })
+            .clone()?;
+        Ok(objects)
+    }
+
     /// The test's object, compiled with the solution's headers on its include path (the key
     /// includes them) so tests can `#include "solution.h"`. A failure is the test's own when the
     /// test does not compile alone either (or the solution has no headers), else the pair's.
@@ -543,6 +575,9 @@ impl Toolchains {
         let s = s.filter(|s| has_headers(&s.snapshot));
         let r = self.test_object_with(t, s);
         match (r, s) {
+            // Stopped by a limit with the solution's headers: the pair's failure, and never a
+            // second compile to find out more.
+            (Err(e), Some(_)) if process::hit_limit(&e.message) => Err(e),
             (Err(e), Some(_)) if self.test_object_with(t, None).is_ok() => Err(e),
             (Err(e), _) => Err(BuildError::new(CompileSide::Test, e.message)),
             (ok, _) => ok,
@@ -628,7 +663,8 @@ impl Toolchains {
                         target: format!("/test/{}", t.file_name),
                         args: vec!["/solution".into()],
                     },
-                    preopens: pair_preopens(s, t),
+                    preopens: vec![solution_preopen(s), test_preopen(t)],
+                    completion: Completion::Returned,
                 };
                 python::use_code(&mut r, &s.checked, "solution");
                 python::use_code(&mut r, &t.checked, "test");
@@ -638,7 +674,7 @@ impl Toolchains {
                 let cc = self
                     .cc()
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
-                let mut objects = self.solution_objects(s)?.clone();
+                let mut objects = self.unit_solution_objects(s)?.clone();
                 objects.push(self.test_object(t, Some(s))?);
                 let cxx = t.kind == TestKind::Cpp || s.language == Language::Cpp;
                 let program = self.link_c(cc, &objects, cxx).map_err(|e| {
@@ -650,7 +686,10 @@ impl Toolchains {
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    preopens: pair_preopens(s, t),
+                    // The test is compiled in: its source is not needed at run time, so the
+                    // solution sharing its process cannot read it.
+                    preopens: vec![solution_preopen(s)],
+                    completion: Completion::Returned,
                 })
             }
             TestKind::Rust => {
@@ -663,7 +702,7 @@ impl Toolchains {
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
                 let test_path = t.snapshot.dir.join(&t.file_name);
                 let key = hash_parts([
-                    b"rust-test-v2".as_slice(),
+                    b"rust-test-v3".as_slice(),
                     rustc.version.as_bytes(),
                     s.snapshot.hash.as_bytes(),
                     t.snapshot.hash.as_bytes(),
@@ -688,6 +727,7 @@ impl Toolchains {
                                 &root,
                                 &t.snapshot.dir,
                                 &[("solution", &rlib), ("dixit", &guest)],
+                                &self.sandbox.cache().path("buildfail", &key, "log"),
                             )
                             .map_err(|message| crate::sandbox::SandboxError::Link { message })
                     })
@@ -700,7 +740,10 @@ impl Toolchains {
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    preopens: pair_preopens(s, t),
+                    // The test is compiled in: its source is not needed at run time, so the
+                    // solution sharing its process cannot read it.
+                    preopens: vec![solution_preopen(s)],
+                    completion: Completion::Returned,
                 })
             }
             TestKind::Io => Err(BuildError::new(
@@ -758,6 +801,7 @@ impl Toolchains {
                                 args: vec![],
                             },
                             preopens: vec![solution_preopen(s)],
+                            completion: Completion::ExitZero,
                         };
                         python::use_code(&mut r, &s.checked, "solution");
                         Ok(r)
@@ -774,6 +818,7 @@ impl Toolchains {
                                 argv: vec!["main".into()],
                             },
                             preopens: vec![solution_preopen(s)],
+                            completion: Completion::ExitZero,
                         })
                     }
                     Language::Rust => {
@@ -786,7 +831,7 @@ impl Toolchains {
                                 BuildError::new(side, "a Rust program needs main.rs or src/main.rs")
                             })?;
                         let key = hash_parts([
-                            b"rust-bin-v2".as_slice(),
+                            b"rust-bin-v3".as_slice(),
                             rustc.version.as_bytes(),
                             s.snapshot.hash.as_bytes(),
                         ]);
@@ -794,7 +839,12 @@ impl Toolchains {
                             .sandbox
                             .load_keyed(&key, || {
                                 rustc
-                                    .binary(&root, &s.snapshot.dir, &[])
+                                    .binary(
+                                        &root,
+                                        &s.snapshot.dir,
+                                        &[],
+                                        &self.sandbox.cache().path("buildfail", &key, "log"),
+                                    )
                                     .map_err(|message| crate::sandbox::SandboxError::Link {
                                         message,
                                     })
@@ -806,6 +856,7 @@ impl Toolchains {
                                 argv: vec!["main".into()],
                             },
                             preopens: vec![solution_preopen(s)],
+                            completion: Completion::ExitZero,
                         })
                     }
                     Language::Wasm => {
@@ -833,6 +884,7 @@ impl Toolchains {
                             program,
                             entry,
                             preopens: vec![],
+                            completion: Completion::ExitZero,
                         })
                     }
                 }
@@ -841,29 +893,28 @@ impl Toolchains {
             .map_err(Clone::clone)
     }
 
-    /// A checker program for an I/O test, built from one source file.
-    fn checker<'t>(&self, t: &'t Test, path: &Path) -> Result<&'t Runnable, BuildError> {
+    /// A checker program for an I/O test, built from its one source file.
+    fn checker<'t>(&self, t: &'t Test, c: &io::Checker) -> Result<&'t Runnable, BuildError> {
         t.checker
             .get_or_init(|| {
                 let side = CompileSide::Test;
-                let dir = path.parent().unwrap_or(Path::new("."));
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let snap = snapshot::snapshot_file(self.sandbox.cache(), path, &name)
-                    .map_err(|e| BuildError::new(side, e))?;
-                let _ = dir;
-                let lang = Language::detect(std::slice::from_ref(&PathBuf::from(&name)))
+                let name = &c.name;
+                let snap = snapshot::snapshot_bytes(
+                    self.sandbox.cache(),
+                    vec![(PathBuf::from(name), c.source.clone())],
+                )
+                .map_err(|e| BuildError::new(side, e))?;
+                let lang = Language::detect(std::slice::from_ref(&PathBuf::from(name)))
                     .ok_or_else(|| {
                         BuildError::new(side, format!("checker {name}: unknown language"))
                     })?;
                 let checker = Solution {
-                    dir: path.to_path_buf(),
+                    dir: t.path.clone(),
                     snapshot: snap,
                     language: lang,
                     checked: OnceLock::new(),
                     objects: OnceLock::new(),
+                    guarded: OnceLock::new(),
                     rlib: OnceLock::new(),
                     program: OnceLock::new(),
                 };
@@ -904,9 +955,9 @@ impl Toolchains {
             None => case
                 .compare(v.stdout.as_bytes())
                 .map_err(|d| (VerdictKind::WrongAnswer, d)),
-            Some(path) => {
+            Some(c) => {
                 let (judged, checker) =
-                    self.run_checker(t, path, case, v.stdout.as_bytes(), seed, limits);
+                    self.run_checker(t, c, case, v.stdout.as_bytes(), seed, limits);
                 // The checker's use of entropy or a clock makes the pair's verdict seed-dependent
                 // too: without this, `reruns = auto` would skip the reruns of a random checker.
                 if let Some(c) = checker {
@@ -926,7 +977,7 @@ impl Toolchains {
     fn run_checker(
         &self,
         t: &Test,
-        path: &Path,
+        path: &io::Checker,
         case: &IoCase,
         output: &[u8],
         seed: u64,
@@ -991,12 +1042,6 @@ impl Toolchains {
         };
         (judged, Some(v))
     }
-}
-
-/// What every unit-test run sees, read-only: the solution's snapshot at `/solution` and the
-/// test's at `/test`, whatever the language.
-fn pair_preopens(s: &Solution, t: &Test) -> Vec<Preopen> {
-    vec![solution_preopen(s), test_preopen(t)]
 }
 
 fn solution_preopen(s: &Solution) -> Preopen {

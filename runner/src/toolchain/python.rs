@@ -1,12 +1,13 @@
 //! Python: a pre-initialised CPython component built once by componentize-py from
-//! `guest-sdk/python/dixit_runner.py`, then cached like any other artifact. Solutions and tests
+//! `guest-sdk/python/` (`dixit_runner.py`, the entry, and `dixit_runtime.py`), then cached like
+//! any other artifact. Solutions and tests
 //! are plain files the runtime reads from read-only preopened directories.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use super::process::{run_tool, which};
+use super::process::{run_tool, which, Policy};
 use super::sdk;
 use crate::sandbox::{dixit_home, hash_parts, Program, Sandbox, SandboxError};
 
@@ -31,8 +32,9 @@ pub fn find_componentize_py() -> Option<PathBuf> {
 /// The cache key of the Python runtime: the runner source, its WIT world, componentize-py.
 pub fn runtime_key() -> String {
     hash_parts([
-        b"dixit-python-runtime-v2".as_slice(),
+        b"dixit-python-runtime-v3".as_slice(),
         sdk::file("python/dixit_runner.py").as_bytes(),
+        sdk::file("python/dixit_runtime.py").as_bytes(),
         sdk::file("python/wit/world.wit").as_bytes(),
         sdk::file("build/reproducible.c").as_bytes(),
         COMPONENTIZE_PY_VERSION.as_bytes(),
@@ -75,7 +77,12 @@ fn build_runtime(sandbox: &Sandbox) -> Result<Vec<u8>, String> {
             tracing::warn!("building the Python runtime without the reproducibility shim: {e}")
         }
     }
-    let o = run_tool(&mut cmd, Duration::from_secs(600))?;
+    let o = run_tool(
+        &mut cmd,
+        Policy::Trusted {
+            timeout: Duration::from_secs(600),
+        },
+    )?;
     if !o.success {
         return Err(format!("componentize-py failed:\n{}{}", o.stdout, o.stderr));
     }
@@ -106,7 +113,9 @@ fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, S
             .arg(&lib)
             .arg(&src)
             .arg("-ldl"),
-        Duration::from_secs(120),
+        Policy::Trusted {
+            timeout: Duration::from_secs(120),
+        },
     )?;
     if !o.success {
         return Err(o.stderr);
@@ -138,7 +147,7 @@ pub(super) fn check(
     guest: &str,
     side: crate::sandbox::CompileSide,
 ) -> Result<Option<PathBuf>, super::BuildError> {
-    use crate::sandbox::{Entry, Limits, Preopen, RunSpec, Verdict, VerdictKind};
+    use crate::sandbox::{Completion, Entry, Limits, Preopen, RunSpec, Verdict, VerdictKind};
 
     let key = hash_parts([
         b"python-check-v1".as_slice(),
@@ -174,7 +183,7 @@ pub(super) fn check(
         seed: 0,
     };
     let outcome = sandbox.run(rt, &spec);
-    let v = Verdict::from_outcome(&outcome, 0);
+    let v = Verdict::from_outcome(&outcome, 0, Completion::Returned);
     match v.verdict {
         VerdictKind::Pass => {
             if outcome.stdout.is_empty() {
@@ -264,7 +273,7 @@ mod tests {
             ]
         );
         // The guest runner parses exactly this protocol.
-        let runner = super::sdk::file("python/dixit_runner.py");
+        let runner = super::sdk::file("python/dixit_runtime.py");
         assert!(runner.contains(&format!("_CODE_ARG = \"{CODE_ARG}\"")));
         assert!(runner.contains(&format!("_CODE_END = \"{CODE_END}\"")));
     }

@@ -7,43 +7,76 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::process::{run_tool, which};
+use super::process::{
+    failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
+};
 use crate::sandbox::hash_parts;
 
 const TARGET: &str = "wasm32-wasip1";
 const STACK_ARG: &str = "link-arg=-zstack-size=8388608";
 
+/// Seconds of wall time one rustc invocation may take (CPU time: see `ToolLimits::compiler`).
+const RUSTC_SECONDS: u64 = 90;
+
 /// rustc with the wasm32-wasip1 standard library installed.
 #[derive(Clone, Debug)]
 pub struct RustCompiler {
+    /// The toolchain's own rustc binary (not rustup's proxy, which reads `~/.rustup`).
     rustc: PathBuf,
     /// `rustc --version`; part of every cache key.
     pub version: String,
+    /// What its processes may touch: the sysroot (std for the target, the linker) and the
+    /// shared libraries rustc and rust-lld load.
+    confinement: Confinement,
 }
 
 impl RustCompiler {
     /// Finds rustc and checks that the wasm32-wasip1 target is installed.
     pub fn discover() -> Result<RustCompiler, String> {
-        let rustc = std::env::var_os("DIXIT_RUSTC")
+        let trusted = || Policy::Trusted {
+            timeout: Duration::from_secs(30),
+        };
+        let proxy = std::env::var_os("DIXIT_RUSTC")
             .map(PathBuf::from)
             .or_else(|| which("rustc"))
             .ok_or("rustc not found (install rustup)")?;
-        let o = run_tool(
-            Command::new(&rustc).arg("--version"),
-            Duration::from_secs(30),
-        )?;
+        let o = run_tool(Command::new(&proxy).arg("--version"), trusted())?;
         let version = o.stdout.trim().to_string();
-        let o = run_tool(
-            Command::new(&rustc).args(["--print", "sysroot"]),
-            Duration::from_secs(30),
-        )?;
+        let o = run_tool(Command::new(&proxy).args(["--print", "sysroot"]), trusted())?;
         let sysroot = PathBuf::from(o.stdout.trim());
         if !sysroot.join("lib/rustlib").join(TARGET).is_dir() {
             return Err(format!(
                 "the {TARGET} target is not installed (rustup target add {TARGET})"
             ));
         }
-        Ok(RustCompiler { rustc, version })
+        let rustc = sysroot.join("bin/rustc");
+        if !rustc.is_file() {
+            return Err(format!("{}: not found", rustc.display()));
+        }
+        // The shared libraries, and the dynamic loader, which the kernel opens for execution.
+        let mut exec = vec![sysroot.clone()];
+        exec.extend(shared_libraries(&rustc));
+        let host_bin = sysroot.join("lib/rustlib");
+        if let Ok(rd) = std::fs::read_dir(&host_bin) {
+            for e in rd.flatten() {
+                let lld = e.path().join("bin/rust-lld");
+                if lld.is_file() {
+                    exec.extend(shared_libraries(&lld));
+                }
+            }
+        }
+        exec.sort();
+        exec.dedup();
+        Ok(RustCompiler {
+            rustc,
+            version,
+            confinement: Confinement {
+                exec,
+                read: Vec::new(),
+                write: Vec::new(),
+                env: vec![("LC_ALL".into(), "C".into())],
+            },
+        })
     }
 
     fn rustc(&self) -> Command {
@@ -57,12 +90,51 @@ impl RustCompiler {
             "opt-level=2",
             "-C",
             "debuginfo=0",
+            // Warnings are noise in a build log; deny-by-default lints stay errors, and the
+            // const-evaluation limit cannot be switched off by the code itself.
+            "-A",
+            "warnings",
+            "-F",
+            "long_running_const_eval",
         ]);
-        c.env_remove("RUSTFLAGS");
         c
     }
 
-    /// Compiles a library crate `name` from `root` into `out_dir` (cached by `key`).
+    fn run(
+        &self,
+        c: &mut Command,
+        reads: &[&Path],
+        work: &Path,
+    ) -> Result<(bool, String), ToolError> {
+        let confinement = self
+            .confinement
+            .reading(reads.iter().copied())
+            .writing([work]);
+        let limits = ToolLimits::compiler(RUSTC_SECONDS);
+        c.env("TMPDIR", work);
+        run_tool(
+            c,
+            Policy::Confined {
+                confinement: &confinement,
+                limits,
+            },
+        )
+        .map(|o| {
+            (
+                o.success,
+                trim(&failure_log(&o, &limits, &confinement.scrubs())),
+            )
+        })
+        .map_err(|e| match e {
+            ToolError::TimedOut(m) => ToolError::TimedOut(format!("{m}\n{}", limits.explain())),
+            other => other,
+        })
+    }
+
+    /// Compiles a solution's library crate `name` from `root` into `out_dir` (cached by `key`).
+    /// A solution is safe Rust: `unsafe_code` is forbidden, which also forbids `#[no_mangle]`,
+    /// `#[export_name]` and `#[link_section]`, so it cannot replace a symbol the test or the C
+    /// runtime defines, nor run code before `main`.
     pub fn rlib(
         &self,
         root: &Path,
@@ -70,7 +142,7 @@ impl RustCompiler {
         key_parts: &[&[u8]],
         out_dir: &Path,
     ) -> Result<PathBuf, String> {
-        let mut parts: Vec<&[u8]> = vec![b"rust-rlib-v2", self.version.as_bytes(), name.as_bytes()];
+        let mut parts: Vec<&[u8]> = vec![b"rust-rlib-v3", self.version.as_bytes(), name.as_bytes()];
         parts.extend_from_slice(key_parts);
         let key = hash_parts(parts);
         let dir = out_dir.join(&key[..2]).join(&key);
@@ -78,24 +150,30 @@ impl RustCompiler {
         if out.is_file() {
             return Ok(out);
         }
+        let failed = out_dir.join(&key[..2]).join(format!("{key}.failed"));
+        if let Ok(log) = std::fs::read_to_string(&failed) {
+            return Err(log);
+        }
         std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
         let tmp = tempfile::tempdir_in(out_dir).map_err(|e| e.to_string())?;
         let mut c = self.rustc();
-        c.args([
-            "--crate-type",
-            "rlib",
-            "--crate-name",
-            name,
-            "--cap-lints",
-            "allow",
-        ])
-        .arg(remap(root))
-        .arg(root)
-        .arg("-o")
-        .arg(tmp.path().join(format!("lib{name}.rlib")));
-        let o = run_tool(&mut c, Duration::from_secs(300))?;
-        if !o.success {
-            return Err(trim(&o.stderr));
+        c.args(["--crate-type", "rlib", "--crate-name", name]);
+        if name == "solution" {
+            c.args(["-F", "unsafe_code"]);
+        }
+        c.arg(remap(root))
+            .arg(root)
+            .arg("-o")
+            .arg(tmp.path().join(format!("lib{name}.rlib")));
+        let src_dir = root.parent().unwrap_or(Path::new("/"));
+        match self.run(&mut c, &[src_dir], tmp.path()) {
+            Ok((true, _)) => {}
+            Ok((false, log)) | Err(ToolError::TimedOut(log)) => {
+                let _ = std::fs::create_dir_all(failed.parent().unwrap_or(out_dir));
+                let _ = std::fs::write(&failed, &log);
+                return Err(log);
+            }
+            Err(ToolError::Setup(m)) => return Err(m),
         }
         std::fs::create_dir_all(dir.parent().unwrap_or(out_dir)).map_err(|e| e.to_string())?;
         let kept = tmp.keep();
@@ -106,30 +184,45 @@ impl RustCompiler {
     }
 
     /// Compiles a binary from `root` with the given `--extern name=rlib` crates. `sources` is the
-    /// directory of the user's file, stripped from paths in messages.
+    /// directory of the user's file, stripped from paths in messages. A build that fails or runs
+    /// out of time is recorded in `failed` and not tried again.
     pub fn binary(
         &self,
         root: &Path,
         sources: &Path,
         externs: &[(&str, &Path)],
+        failed: &Path,
     ) -> Result<Vec<u8>, String> {
+        if let Ok(log) = std::fs::read_to_string(failed) {
+            return Err(log);
+        }
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let out = dir.path().join("bin.wasm");
         let mut c = self.rustc();
-        c.args(["-C", STACK_ARG, "--cap-lints", "allow"])
-            .arg(remap(&sources.join("x")));
+        c.args(["-C", STACK_ARG]).arg(remap(&sources.join("x")));
+        let mut reads: Vec<&Path> = vec![sources];
+        if let Some(d) = root.parent() {
+            reads.push(d);
+        }
         for (name, rlib) in externs {
             c.arg("--extern").arg(format!("{name}={}", rlib.display()));
             if let Some(d) = rlib.parent() {
                 c.arg("-L").arg(d);
+                reads.push(d);
             }
         }
         c.arg(root).arg("-o").arg(&out);
-        let o = run_tool(&mut c, Duration::from_secs(300))?;
-        if !o.success {
-            return Err(trim(&o.stderr));
+        match self.run(&mut c, &reads, dir.path()) {
+            Ok((true, _)) => std::fs::read(&out).map_err(|e| e.to_string()),
+            Ok((false, log)) | Err(ToolError::TimedOut(log)) => {
+                if let Some(d) = failed.parent() {
+                    let _ = std::fs::create_dir_all(d);
+                }
+                let _ = std::fs::write(failed, &log);
+                Err(log)
+            }
+            Err(ToolError::Setup(m)) => Err(m),
         }
-        std::fs::read(&out).map_err(|e| e.to_string())
     }
 }
 
@@ -175,12 +268,11 @@ fn remap(file: &Path) -> String {
     format!("--remap-path-prefix={dir}/=")
 }
 
-fn trim(stderr: &str) -> String {
-    let s: String = stderr.lines().take(60).collect::<Vec<_>>().join("\n");
-    if s.trim().is_empty() {
+fn trim(log: &str) -> String {
+    if log == "the compiler failed without a message" {
         "rustc failed without a message".into()
     } else {
-        s
+        log.to_string()
     }
 }
 

@@ -13,6 +13,10 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         include_str!("../../../guest-sdk/python/dixit_runner.py"),
     ),
     (
+        "python/dixit_runtime.py",
+        include_str!("../../../guest-sdk/python/dixit_runtime.py"),
+    ),
+    (
         "python/wit/world.wit",
         include_str!("../../../guest-sdk/python/wit/world.wit"),
     ),

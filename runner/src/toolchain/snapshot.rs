@@ -1,14 +1,24 @@
 //! Content-addressed snapshots of solutions and tests. A run sees a private, read-only copy, so a
 //! solution cannot read other tests beside its test, and files cannot change between reruns.
+//! Sizes are checked before anything is read (a sparse 1 GiB file costs nothing to refuse), and
+//! every copied file carries the same fixed modification time, so what a guest can learn from
+//! `stat` does not depend on when the copy was made.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
+use super::files::{read_beneath, read_capped};
 use crate::sandbox::ArtifactCache;
 
 /// Snapshot size bounds: a solution is source code, not a dataset.
 const MAX_FILES: usize = 2_000;
 const MAX_BYTES: u64 = 64 << 20;
+/// The largest test file.
+pub const MAX_TEST_BYTES: u64 = 4 << 20;
+/// The modification (and access) time of every snapshot file: 2026-01-01T00:00:00Z, where the
+/// guests' virtual clock starts.
+const FIXED_MTIME_S: u64 = 1_767_225_600;
 
 /// A private read-only copy of some files, named by the hash of their paths and contents.
 #[derive(Clone, Debug)]
@@ -22,17 +32,19 @@ pub struct Snapshot {
 }
 
 /// Copies the regular files under `src` (hidden entries and symlinks skipped: a symlink could
-/// point outside) into the cache.
+/// point outside) into the cache. The sizes of all files are summed from their metadata before
+/// any is read, and each is read beneath `src` with no symlink on the way.
 pub fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, String> {
     let mut files = Vec::new();
     collect(src, Path::new(""), &mut files)?;
     files.sort();
     let mut total = 0u64;
-    let mut entries = Vec::with_capacity(files.len());
     for rel in &files {
-        let bytes =
-            fs::read(src.join(rel)).map_err(|e| format!("{}: {e}", src.join(rel).display()))?;
-        total += bytes.len() as u64;
+        let p = src.join(rel);
+        let len = fs::symlink_metadata(&p)
+            .map_err(|e| format!("{}: {e}", p.display()))?
+            .len();
+        total = total.saturating_add(len);
         if total > MAX_BYTES {
             return Err(format!(
                 "{}: more than {} MiB of files",
@@ -40,14 +52,21 @@ pub fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, Strin
                 MAX_BYTES >> 20
             ));
         }
+    }
+    let mut entries = Vec::with_capacity(files.len());
+    let mut left = MAX_BYTES;
+    for rel in &files {
+        let bytes = read_beneath(src, rel, left).map_err(|e| format!("{}: {e}", src.display()))?;
+        left -= bytes.len() as u64;
         entries.push((rel.clone(), bytes));
     }
     materialize(cache, entries)
 }
 
-/// Snapshots one file as `name` in a directory of its own.
+/// Snapshots one file as `name` in a directory of its own; at most [`MAX_TEST_BYTES`], checked
+/// before reading.
 pub fn snapshot_file(cache: &ArtifactCache, src: &Path, name: &str) -> Result<Snapshot, String> {
-    let bytes = fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let bytes = read_capped(src, MAX_TEST_BYTES).map_err(|e| e.to_string())?;
     materialize(cache, vec![(PathBuf::from(name), bytes)])
 }
 
@@ -88,9 +107,12 @@ fn materialize(
     cache: &ArtifactCache,
     entries: Vec<(PathBuf, Vec<u8>)>,
 ) -> Result<Snapshot, String> {
-    let parts: Vec<Vec<u8>> = entries
-        .iter()
-        .flat_map(|(p, b)| [p.to_string_lossy().as_bytes().to_vec(), b.clone()])
+    let parts: Vec<Vec<u8>> = std::iter::once(b"snapshot-v2".to_vec())
+        .chain(
+            entries
+                .iter()
+                .flat_map(|(p, b)| [p.to_string_lossy().as_bytes().to_vec(), b.clone()]),
+        )
         .collect();
     let hash = crate::sandbox::hash_parts(parts.iter().map(|v| v.as_slice()));
     let dir = cache.path("snap", &hash, "d");
@@ -105,6 +127,17 @@ fn materialize(
                 fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
             }
             fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+            fix_times(&p)?;
+        }
+        // Directories last, deepest first: adding an entry changes a directory's time.
+        let mut dirs: Vec<PathBuf> = entries
+            .iter()
+            .flat_map(|(rel, _)| rel.ancestors().skip(1).map(Path::to_path_buf))
+            .collect();
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        dirs.dedup();
+        for d in dirs {
+            fix_times(&tmp.path().join(d))?;
         }
         let tmp = tmp.keep();
         if fs::rename(&tmp, &dir).is_err() {
@@ -113,6 +146,14 @@ fn materialize(
         }
     }
     Ok(Snapshot { dir, hash, files })
+}
+
+/// Sets a file's (or directory's) access and modification times to [`FIXED_MTIME_S`].
+fn fix_times(p: &Path) -> Result<(), String> {
+    let t = SystemTime::UNIX_EPOCH + Duration::from_secs(FIXED_MTIME_S);
+    fs::File::open(p)
+        .and_then(|f| f.set_times(fs::FileTimes::new().set_accessed(t).set_modified(t)))
+        .map_err(|e| format!("{}: {e}", p.display()))
 }
 
 #[cfg(test)]
@@ -142,6 +183,14 @@ mod tests {
             fs::read_to_string(a.dir.join("pkg/mod.py")).unwrap(),
             "y = 2\n"
         );
+        for f in ["pkg/mod.py", "solution.py", "pkg", ""] {
+            let m = fs::metadata(a.dir.join(f)).unwrap().modified().unwrap();
+            assert_eq!(
+                m,
+                SystemTime::UNIX_EPOCH + Duration::from_secs(FIXED_MTIME_S),
+                "{f}"
+            );
+        }
         let b = snapshot_dir(&cache, src.path()).unwrap();
         assert_eq!((a.hash.clone(), a.dir.clone()), (b.hash, b.dir));
         fs::write(src.path().join("solution.py"), "x = 2\n").unwrap();
