@@ -1174,9 +1174,10 @@ fn hostile_compile_bombs_leave_nothing_behind() {
 /// Issue 9: a compiler dies with the dixit that started it (`kill -9` of dixit mid-build).
 #[test]
 fn hostile_compilers_die_with_dixit() {
-    // A fresh copy, so the build is not a remembered failure.
+    // A build that would run for its whole CPU limit (30 s) in little memory; a fresh copy, so
+    // the build is not a remembered failure.
     let dir = tempfile::tempdir().expect("temp dir");
-    let bomb = std::fs::read_to_string(fixture("hostile/rust/solutions/macro_bomb/lib.rs"))
+    let bomb = std::fs::read_to_string(fixture("hostile/rust/solutions/endless_const/lib.rs"))
         .expect("fixture");
     let nonce = format!("{:?}", std::time::SystemTime::now());
     std::fs::write(dir.path().join("lib.rs"), format!("{bomb}\n// {nonce}\n")).expect("copy");
@@ -1189,21 +1190,25 @@ fn hostile_compilers_die_with_dixit() {
     let mut child = dixit_in_new_session(&["exec", "--solution", &s_arg, "--test", &t_arg]);
     let sid = child.id();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    // The solution's build (not the version probes dixit makes first).
     let compiling = || {
         processes_in_session(sid)
             .iter()
-            .any(|p| p.contains("rustc"))
+            .any(|p| p.contains("rustc") && p.contains("--crate-name solution"))
     };
-    while !compiling() && std::time::Instant::now() < deadline {
+    let mut started = false;
+    while !started && std::time::Instant::now() < deadline {
+        started = compiling();
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(
-        compiling(),
+        started,
         "rustc never started: {:?}",
         processes_in_session(sid)
     );
     child.kill().expect("kill -9 dixit");
     child.wait().expect("reaped");
+    // Well before its CPU limit could end it.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !processes_in_session(sid).is_empty() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(50));

@@ -25,6 +25,15 @@ const STACK_LINK_ARGS: [&str; 2] = ["-Wl,-z,stack-size=8388608", "-Wl,--stack-fi
 /// Seconds of wall time a compile or a link may take (CPU time: see `ToolLimits::compiler`).
 const COMPILE_SECONDS: u64 = 60;
 
+/// What discovering a compiler learns, cached on disk (keyed by the compiler's identity) so a
+/// later process neither probes nor reads the libraries again.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Discovered {
+    confinement: Confinement,
+    runtime_libs: (Vec<PathBuf>, Vec<PathBuf>),
+    symbols: SystemSymbols,
+}
+
 /// A working C/C++ → wasm32-wasi compiler.
 #[derive(Debug)]
 pub struct CCompiler {
@@ -44,12 +53,12 @@ pub struct CCompiler {
 
 impl CCompiler {
     /// Finds a compiler, works out what it needs to read, and proves it by building a tiny C
-    /// program, confined.
-    pub fn discover() -> Result<CCompiler, String> {
+    /// program, confined. What it learns is cached under `cache_root`.
+    pub fn discover(cache_root: &Path) -> Result<CCompiler, String> {
         let mut tried = Vec::new();
         for cand in candidates() {
             let flavor = cand.flavor;
-            match cand.probe() {
+            match cand.probe(cache_root) {
                 Ok(c) => return Ok(c),
                 Err(e) => tried.push(format!("{flavor}: {e}")),
             }
@@ -61,7 +70,7 @@ impl CCompiler {
         })
     }
 
-    fn probe(mut self) -> Result<CCompiler, String> {
+    fn probe(mut self, cache_root: &Path) -> Result<CCompiler, String> {
         let trusted = Policy::Trusted {
             timeout: Duration::from_secs(30),
         };
@@ -72,6 +81,18 @@ impl CCompiler {
             trusted,
         )?;
         self.version = o.stdout.lines().next().unwrap_or("").trim().to_string();
+        let cached = cache_root
+            .join("cc-discovery")
+            .join(format!("{}.json", self.identity()));
+        if let Some(d) = std::fs::read(&cached)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Discovered>(&b).ok())
+        {
+            self.confinement = d.confinement;
+            self.runtime_libs = d.runtime_libs;
+            let _ = self.system_symbols.set(Ok(d.symbols));
+            return Ok(self);
+        }
         self.confinement = self.confinement_of()?;
         self.runtime_libs = self.runtime_libraries()?;
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -83,7 +104,39 @@ impl CCompiler {
         .map_err(|e| e.to_string())?;
         let obj = self.compile(&src, &[], &[], dir.path())?;
         self.link(&[obj], false)?;
+        let symbols = SystemSymbols::load(&self.runtime_libs.0, &self.runtime_libs.1)?;
+        let d = Discovered {
+            confinement: self.confinement.clone(),
+            runtime_libs: self.runtime_libs.clone(),
+            symbols,
+        };
+        if let (Some(parent), Ok(json)) = (cached.parent(), serde_json::to_vec(&d)) {
+            let _ = std::fs::create_dir_all(parent);
+            let tmp = cached.with_extension(format!("tmp{}", std::process::id()));
+            if std::fs::write(&tmp, json).is_ok() {
+                let _ = std::fs::rename(&tmp, &cached);
+            }
+        }
+        let _ = self.system_symbols.set(Ok(d.symbols));
         Ok(self)
+    }
+
+    /// A key for what discovery learns: the compiler's command, version, and the size and
+    /// modification time of its binary (an upgrade changes them).
+    fn identity(&self) -> String {
+        let meta = which(&self.cc[0])
+            .and_then(|p| p.canonicalize().ok())
+            .and_then(|p| std::fs::metadata(p).ok())
+            .map(|m| format!("{}-{:?}", m.len(), m.modified().ok()))
+            .unwrap_or_default();
+        hash_parts([
+            b"cc-discovery-v1".as_slice(),
+            self.flavor.as_bytes(),
+            self.cc.join(" ").as_bytes(),
+            self.cxx.join(" ").as_bytes(),
+            self.version.as_bytes(),
+            meta.as_bytes(),
+        ])
     }
 
     fn command(&self, cxx: bool) -> Command {

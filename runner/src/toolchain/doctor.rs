@@ -53,10 +53,17 @@ pub fn doctor(tc: &Toolchains) -> Vec<DoctorCheck> {
     };
     vec![
         check("sandbox", Ok(sandbox), "", true),
+        check(
+            "confine",
+            super::process::confinement_check(),
+            "a Linux kernel ≥ 6.2 with Landlock enabled (CONFIG_SECURITY_LANDLOCK, `lsm=landlock,...`)",
+            true,
+        ),
         check("python", python, "toolchains/setup", true),
         check(
             "c/c++",
-            CCompiler::discover().map(|c| format!("{} ({})", c.version, c.flavor)),
+            CCompiler::discover(tc.sandbox().cache().root())
+                .map(|c| format!("{} ({})", c.version, c.flavor)),
             "sudo apt-get install clang lld wasi-libc libclang-rt-dev-wasm32 libc++-dev-wasm32 libc++abi-14-dev-wasm32 (or toolchains/setup)",
             true,
         ),

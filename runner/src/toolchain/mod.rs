@@ -173,10 +173,12 @@ pub struct BuildError {
 }
 
 impl BuildError {
+    /// A build failure; its log is capped (see `process::cap_log`) because it may reach an
+    /// agent's next prompt.
     fn new(side: CompileSide, message: impl Into<String>) -> Self {
         BuildError {
             side,
-            message: message.into(),
+            message: process::cap_log(&message.into()),
         }
     }
 
@@ -286,7 +288,7 @@ impl Toolchains {
 
     fn cc(&self) -> Result<&CCompiler, String> {
         self.c
-            .get_or_init(CCompiler::discover)
+            .get_or_init(|| CCompiler::discover(self.sandbox.cache().root()))
             .as_ref()
             .map_err(|e| format!("no C/C++ compiler for wasm32-wasi: {e}"))
     }

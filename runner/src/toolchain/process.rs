@@ -86,7 +86,7 @@ impl ToolLimits {
 
 /// What a confined tool may touch. Everything else on the file system is invisible to it:
 /// opening it fails with a permission error.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Confinement {
     /// Files and directories it may read and execute (its own binaries and toolchain files).
     pub exec: Vec<PathBuf>,
@@ -203,7 +203,35 @@ pub(crate) fn run_tool(cmd: &mut Command, policy: Policy<'_>) -> Result<ToolOutp
     }
 }
 
-fn confine_this_thread(c: &Confinement) -> Result<(), String> {
+/// Proves that confinement works here: a thread confined to nothing tries to read `/etc/passwd`
+/// (for `dixit toolchain doctor`).
+pub fn confinement_check() -> Result<String, String> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let status = confine_this_thread(&Confinement::default())?;
+                match std::fs::read("/etc/passwd") {
+                    Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Ok(format!(
+                        "Landlock {}: compilers read only their sources and toolchain files",
+                        match status {
+                            landlock::LandlockStatus::Available { effective_abi, .. } => {
+                                format!("ABI {}", effective_abi as i32)
+                            }
+                            other => format!("{other:?}"),
+                        }
+                    )),
+                    _ => Err(format!(
+                        "Landlock does not confine builds here ({status:?}); set {UNCONFINED_ENV}=1 \
+                         to build untrusted code unconfined"
+                    )),
+                }
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the confinement check panicked".into()))
+    })
+}
+
+fn confine_this_thread(c: &Confinement) -> Result<landlock::LandlockStatus, String> {
     let abi = ABI::V6;
     let fs_all = AccessFs::from_all(abi);
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
@@ -236,7 +264,7 @@ fn confine_this_thread(c: &Confinement) -> Result<(), String> {
              enabled is needed); set {UNCONFINED_ENV}=1 to build untrusted code unconfined"
         ));
     }
-    Ok(())
+    Ok(status.landlock)
 }
 
 fn spawn_and_wait(

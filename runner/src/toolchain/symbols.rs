@@ -24,7 +24,7 @@ pub(crate) struct Defined {
 }
 
 /// The symbols the system libraries of one compiler define.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SystemSymbols {
     names: HashSet<String>,
 }
