@@ -4,9 +4,10 @@
 //!
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
-//! classifies tests; [`agents`], [`protocol`], [`journal`], [`budget`] and [`report`] make up the
-//! orchestrator; [`eval`] scores recorded corpora offline; [`bench`] measures the sandbox against
-//! native runs; [`cli`] is the binary. See ARCHITECTURE.md for the data flow.
+//! classifies tests; [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
+//! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
+//! [`eval`] scores recorded corpora offline; [`bench`] measures the sandbox against native runs;
+//! [`cli`] is the binary. See ARCHITECTURE.md for the data flow.
 
 pub mod agents;
 pub mod bench;
@@ -14,6 +15,7 @@ pub mod budget;
 pub mod classify;
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod eval;
 pub mod journal;
 pub mod protocol;

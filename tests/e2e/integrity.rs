@@ -224,8 +224,9 @@ fn a_host_reading_test_leaks_nothing_into_the_journal() {
             &["run", "."],
             &[("DIXIT_E2E_SECRET", SECRET), ("OPENAI_API_KEY", SECRET)],
         );
+        // Converged (the easy test), or stalled on the host-reading test (Python: it fails).
         assert!(
-            matches!(o.status.code(), Some(0) | Some(4)),
+            matches!(o.status.code(), Some(0) | Some(1)),
             "{}: {}",
             lang.language,
             describe(&o)

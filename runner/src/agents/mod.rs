@@ -67,6 +67,27 @@ impl Agent {
         default_file: &str,
         exts: &[&str],
     ) -> Result<Turn, AskError> {
+        self.turn(prompt, default_file, exts, true).await
+    }
+
+    /// Like [`Agent::ask`], but the reply's files are only returned, not written to the
+    /// workspace (a test an agent writes beside its own solution).
+    pub async fn ask_detached(
+        &mut self,
+        prompt: &str,
+        default_file: &str,
+        exts: &[&str],
+    ) -> Result<Turn, AskError> {
+        self.turn(prompt, default_file, exts, false).await
+    }
+
+    async fn turn(
+        &mut self,
+        prompt: &str,
+        default_file: &str,
+        exts: &[&str],
+        apply: bool,
+    ) -> Result<Turn, AskError> {
         let tampered = self.state.verify_workspace()?;
         let call = self.calls;
         let conversation = self.state.conversation_with(prompt);
@@ -90,11 +111,15 @@ impl Agent {
             .unwrap_or_default();
         let files = match c.files {
             Some(f) => f,
+            // A reply that is not code (a review) writes nothing.
+            None if default_file.is_empty() => Vec::new(),
             None => extract_files(&c.text, default_file, exts),
         };
         self.state.push(Message::user(prompt))?;
         self.state.push(Message::assistant(c.text.clone()))?;
-        self.state.apply(&files)?;
+        if apply {
+            self.state.apply(&files)?;
+        }
         Ok(Turn {
             call,
             prompt: sent,

@@ -8,7 +8,7 @@ use clap::Args;
 use super::exit::{self, CliError, CliResult};
 use super::run::{protocol_error, resolve_run};
 use super::{toolchains, GlobalArgs};
-use crate::protocol;
+use crate::engine;
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -37,11 +37,12 @@ pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
         .build()
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
     let out = rt
-        .block_on(protocol::replay(&run_dir, tc, &work))
+        .block_on(engine::replay(&run_dir, tc, &work))
         .map_err(protocol_error)?;
     println!(
-        "replayed run {}: {} events reproduced exactly in {:.2} s; {}",
+        "replayed run {} ({}): {} events reproduced exactly in {:.2} s; {}",
         out.run_id,
+        out.protocol,
         out.events,
         started.elapsed().as_secs_f64(),
         report::describe_stop(&out.stop)

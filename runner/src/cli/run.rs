@@ -7,9 +7,9 @@ use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
 use super::{toolchains, GlobalArgs};
-use crate::config::Project;
-use crate::journal::{Event, StopReason};
-use crate::protocol::{self, Observer, ProtocolError};
+use crate::config::{Project, ProtocolName};
+use crate::engine::{self, Observer, ProtocolError};
+use crate::journal::{Event, ExitClass};
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -22,6 +22,10 @@ pub struct RunArgs {
     /// Where runs are kept [default: PROJECT/runs].
     #[arg(long, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
+    /// Run this protocol instead of the one `[protocol] name` sets (dixit, debate, repair,
+    /// blind).
+    #[arg(long, value_name = "NAME")]
+    pub protocol: Option<ProtocolName>,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -29,10 +33,13 @@ pub struct RunArgs {
 
 pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     let dir = a.project.clone().unwrap_or_else(|| PathBuf::from("."));
-    let project = Project::load(&dir).map_err(|e| {
+    let mut project = Project::load(&dir).map_err(|e| {
         CliError::usage(e)
             .hint("a project is a folder with dixit.toml and spec.md; `dixit init DIR` makes one")
     })?;
+    if let Some(p) = a.protocol {
+        project = project.with_protocol(p).map_err(CliError::usage)?;
+    }
     let runs_dir = a.runs_dir.clone().unwrap_or_else(|| dir.join("runs"));
     let tc = Arc::new(toolchains(g)?);
     let progress = Progress::new(g.quiet);
@@ -44,18 +51,11 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     let outcome = rt.block_on(async {
         match &a.resume {
             None => {
-                protocol::start(
-                    &project,
-                    tc,
-                    &runs_dir,
-                    &protocol::default_backend,
-                    observer,
-                )
-                .await
+                engine::start(&project, tc, &runs_dir, &engine::default_backend, observer).await
             }
             Some(id) => {
                 let run_dir = resolve_run(&runs_dir, id)?;
-                protocol::resume(&project, &run_dir, tc, &protocol::default_backend, observer).await
+                engine::resume(&project, &run_dir, tc, &engine::default_backend, observer).await
             }
         }
     });
@@ -69,10 +69,10 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     } else {
         print!("{}", report::render(&outcome.summary, &outcome.run_dir));
     }
-    Ok(match outcome.stop {
-        StopReason::Converged => exit::OK,
-        StopReason::HumanNeeded { .. } => exit::FAILED,
-        StopReason::RoundCap { .. } | StopReason::Budget { .. } => {
+    Ok(match outcome.stop.exit_class() {
+        ExitClass::Done => exit::OK,
+        ExitClass::HumanNeeded => exit::FAILED,
+        ExitClass::Capped => {
             eprintln!(
                 "\nhint: resume with `dixit run {} --resume {}`",
                 dir.display(),
@@ -80,7 +80,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
             );
             exit::CAPPED
         }
-        StopReason::Error { .. } => {
+        ExitClass::Failed => {
             eprintln!(
                 "\nhint: fix the cause, then resume with `dixit run {} --resume {}`",
                 dir.display(),
@@ -118,6 +118,7 @@ pub fn protocol_error(e: ProtocolError) -> CliError {
         ProtocolError::Config(c) => CliError::usage(c),
         ProtocolError::Prompt(p) => CliError::usage(p),
         ProtocolError::Setup(s) => CliError::usage(s),
+        ProtocolError::Output(s) => CliError::new(exit::INTERNAL, anyhow::anyhow!("{s}")),
         ProtocolError::State(s) => CliError::new(exit::INTERNAL, s),
     }
 }
@@ -153,7 +154,11 @@ impl Observer for Progress {
         let Some(bar) = &self.bar else { return };
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         match e {
-            Event::Round { round, suite } => {
+            Event::Round { round, suite }
+            | Event::Epoch {
+                epoch: round,
+                suite,
+            } => {
                 s.0 = *round;
                 s.1 = *suite;
             }

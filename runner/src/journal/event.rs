@@ -10,11 +10,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::{FileWrite, Usage};
 use crate::classify::{Cell, Class};
+use crate::config::ProtocolName;
 use crate::sandbox::{CompileSide, VerdictKind};
 
-/// The current journal format. A reader refuses a newer major version.
+/// The current journal format. A reader refuses a newer major version; of a newer minor
+/// version it skips the events it does not know. 1.1: the header names the protocol; events of
+/// the debate, repair and blind protocols.
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 0;
+pub const FORMAT_MINOR: u32 = 1;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";
@@ -41,6 +44,9 @@ pub struct ProjectSnapshot {
     /// Hidden tests (file name → contents), run against the final implementations.
     #[serde(default)]
     pub hidden: BTreeMap<String, String>,
+    /// The acceptance suite (`repair`), file name → contents.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub acceptance: BTreeMap<String, String>,
 }
 
 /// A compact, deterministic record of a matrix cell (no wall time, no output).
@@ -88,20 +94,78 @@ pub struct SuiteEntry {
     pub source: String,
 }
 
-/// Why a run stopped.
+/// A coder that could not pass the suite, and the tests (1-based) it fails at its best.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CannotPass {
+    pub coder: String,
+    pub failing: Vec<usize>,
+}
+
+/// A coder's standing at the end of a run: tests passed of those run, and which attempt (or
+/// epoch) it stands on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Standing {
+    pub coder: String,
+    pub passed: usize,
+    pub total: usize,
+}
+
+/// Why a run stopped. Each protocol ends with its own decision stops; caps and errors are
+/// common, and resumable.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "reason", rename_all = "snake_case")]
+#[serde(remote = "Self", tag = "reason", rename_all = "snake_case")]
 pub enum StopReason {
-    /// A round added no test: every tester's proposals were too easy (or none fit).
+    /// dixit: a round added no test because every proposal was too easy: the coders agree on
+    /// everything asked.
     Converged,
-    /// A coder could not pass the suite after its retries: a person should look at these tests.
-    HumanNeeded { coder: String, failing: Vec<usize> },
-    /// `protocol.max_rounds` reached.
+    /// dixit: a round added no test because the proposals were too hard (or did not build) or a
+    /// tester hibernates: either the tests or the coders are wrong.
+    Stalled {
+        /// Tests classified TOO_HARD in the last round.
+        too_hard: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        invalid: Vec<String>,
+        /// Testers asleep with their too-hard tests.
+        hibernated: Vec<String>,
+    },
+    /// dixit: coders could not pass the suite after their retries: a person should look at
+    /// these tests (perhaps they are wrong).
+    HumanNeeded { cannot_pass: Vec<CannotPass> },
+    /// `dixit.max_rounds` reached.
     RoundCap { rounds: u32 },
+    /// debate: the debate ended (`why`) and `winner` passes the most tests (`standings`, best
+    /// first; ties broken by fewer errors, then agent order, as `tie_break` says).
+    Debated {
+        winner: String,
+        why: String,
+        standings: Vec<Standing>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tie_break: Option<String>,
+    },
+    /// repair: every coder shipped its best attempt; `standings` against the acceptance suite.
+    Repaired { standings: Vec<Standing> },
+    /// blind: the hidden suite answered for every coder (pass or fail only).
+    Verified {
+        passed: Vec<String>,
+        failed: Vec<String>,
+    },
     /// A budget cap would be exceeded by the next call.
     Budget { agent: String, cap: String },
     /// A backend failed after its retries (network, API, command).
     Error { agent: String, message: String },
+}
+
+/// What a stop asks of the person and how the CLI exits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitClass {
+    /// A result to look at, nothing to decide first.
+    Done,
+    /// A person must judge (tests or coders are wrong, or nothing passed).
+    HumanNeeded,
+    /// A cap stopped the run; it can be resumed.
+    Capped,
+    /// Something outside dixit failed (a backend); fix it, then resume.
+    Failed,
 }
 
 impl StopReason {
@@ -112,18 +176,77 @@ impl StopReason {
             StopReason::RoundCap { .. } | StopReason::Budget { .. } | StopReason::Error { .. }
         )
     }
+
+    /// Whether the protocol decided this stop (hidden tests run after it), as opposed to a
+    /// budget cap or a failure cutting it short.
+    pub fn is_decision(&self) -> bool {
+        !matches!(self, StopReason::Budget { .. } | StopReason::Error { .. })
+    }
+
+    /// The stop's exit class.
+    pub fn exit_class(&self) -> ExitClass {
+        match self {
+            StopReason::Converged | StopReason::Debated { .. } => ExitClass::Done,
+            StopReason::Repaired { standings } => {
+                if standings.iter().all(|s| s.passed == s.total) {
+                    ExitClass::Done
+                } else {
+                    ExitClass::HumanNeeded
+                }
+            }
+            StopReason::Verified { failed, .. } => {
+                if failed.is_empty() {
+                    ExitClass::Done
+                } else {
+                    ExitClass::HumanNeeded
+                }
+            }
+            StopReason::Stalled { .. } | StopReason::HumanNeeded { .. } => ExitClass::HumanNeeded,
+            StopReason::RoundCap { .. } | StopReason::Budget { .. } => ExitClass::Capped,
+            StopReason::Error { .. } => ExitClass::Failed,
+        }
+    }
+}
+
+impl Serialize for StopReason {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StopReason::serialize(self, s)
+    }
+}
+
+impl<'de> Deserialize<'de> for StopReason {
+    /// Also reads journals of format 1.0, whose human-judgement stop named one coder:
+    /// `{"reason": "human_needed", "coder": …, "failing": […]}`.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut v = serde_json::Value::deserialize(d)?;
+        if let Some(o) = v.as_object_mut() {
+            if o.get("reason").and_then(|r| r.as_str()) == Some("human_needed")
+                && o.contains_key("coder")
+            {
+                let one = serde_json::json!({
+                    "coder": o.remove("coder"),
+                    "failing": o.remove("failing"),
+                });
+                o.insert("cannot_pass".into(), serde_json::Value::Array(vec![one]));
+            }
+        }
+        StopReason::deserialize(v).map_err(serde::de::Error::custom)
+    }
 }
 
 /// One event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
-    /// First line: format, versions, and the project as it was.
+    /// First line: format, versions, the protocol, and the project as it was.
     Header {
         format: String,
         dixit: String,
         wasmtime: String,
         run_id: String,
+        /// The protocol that ran (journals before format 1.1: `dixit`).
+        #[serde(default)]
+        protocol: ProtocolName,
         project: ProjectSnapshot,
         /// Content digests of the guest runtimes used (`python`): fuel is comparable between
         /// runs only on identical runtimes.
@@ -134,6 +257,8 @@ pub enum Event {
     Started {
         coders: Vec<String>,
         testers: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reviewers: Vec<String>,
         seed: u64,
     },
     /// A round of the main loop begins.
@@ -223,6 +348,56 @@ pub enum Event {
     /// A later process continued the run from here (`--resume`); earlier stops and refusals
     /// are superseded.
     Resumed,
+    /// debate: an epoch begins, with the suite of discriminating tests so far.
+    Epoch {
+        epoch: u32,
+        suite: usize,
+    },
+    /// debate: a coder's test meant to break the others, run against every solution.
+    DebateTest {
+        test: String,
+        /// Coders whose solutions fail it (all of them: it may be wrong; none: it breaks nothing).
+        failed_by: Vec<String>,
+        /// Whether it discriminated (some pass, some fail) and joins the suite.
+        kept: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        build_error: Option<String>,
+        cells: Vec<CellRecord>,
+    },
+    /// repair: a reviewer's verdict on a coder's first attempt.
+    Reviewed {
+        coder: String,
+        clean: bool,
+    },
+    /// repair: one attempt of a coder against the acceptance suite, and what the high-water
+    /// mark did with it.
+    Attempt {
+        attempt: u32,
+        passed: usize,
+        failed: usize,
+        errors: usize,
+        total: usize,
+        /// `first`, `kept` (the new best) or `reverted` (worse: the best went back to disk).
+        outcome: String,
+    },
+    /// blind: the tests a coder wrote for itself from the spec.
+    SelfTests {
+        tests: Vec<SelfTest>,
+    },
+    /// blind: the hidden suite's answer to a coder, pass or fail only (what it was told).
+    BlindChecked {
+        attempt: u32,
+        passed: bool,
+    },
+}
+
+/// A test a blind coder wrote for itself: its id, its category and stated confidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelfTest {
+    pub id: String,
+    pub category: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 impl Event {
@@ -247,6 +422,40 @@ impl Event {
             Event::SuiteChanged { .. } => "suite_changed",
             Event::Stop { .. } => "stop",
             Event::Resumed => "resumed",
+            Event::Epoch { .. } => "epoch",
+            Event::DebateTest { .. } => "debate_test",
+            Event::Reviewed { .. } => "reviewed",
+            Event::Attempt { .. } => "attempt",
+            Event::SelfTests { .. } => "self_tests",
+            Event::BlindChecked { .. } => "blind_checked",
         }
     }
+
+    /// Every event name this dixit reads (what a reader of a newer minor format does not skip).
+    pub const NAMES: &'static [&'static str] = &[
+        "header",
+        "started",
+        "round",
+        "reply",
+        "refused",
+        "failed",
+        "hidden",
+        "judged",
+        "classified",
+        "checkpoint",
+        "rollback",
+        "thanks",
+        "hibernated",
+        "revived",
+        "accepted",
+        "suite_changed",
+        "stop",
+        "resumed",
+        "epoch",
+        "debate_test",
+        "reviewed",
+        "attempt",
+        "self_tests",
+        "blind_checked",
+    ];
 }

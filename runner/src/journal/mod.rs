@@ -14,8 +14,8 @@ mod reader;
 mod writer;
 
 pub use event::{
-    CellRecord, Event, ProjectSnapshot, Record, StopReason, SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR,
-    RUN_LANE,
+    CannotPass, CellRecord, Event, ExitClass, ProjectSnapshot, Record, SelfTest, Standing,
+    StopReason, SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE,
 };
 pub use reader::JournalFile;
 pub use writer::{Journal, PastEnd};

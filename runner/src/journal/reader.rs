@@ -3,9 +3,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
-use super::event::{Event, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR};
+use super::event::{Event, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR, FORMAT_MINOR};
 use super::JournalError;
 use crate::agents::{RecordedReply, Recording};
+use crate::config::ProtocolName;
 
 /// The lane of `Resumed` markers.
 pub(crate) const RESUME_LANE: &str = "resume";
@@ -17,6 +18,8 @@ pub struct JournalFile {
     pub run_id: String,
     pub dixit_version: String,
     pub wasmtime_version: String,
+    /// The protocol that ran.
+    pub protocol: ProtocolName,
     pub project: ProjectSnapshot,
     /// Digests of the guest runtimes the run used (see [`Event::Header`]).
     pub runtimes: std::collections::BTreeMap<String, String>,
@@ -26,6 +29,8 @@ pub struct JournalFile {
     pub good_len: u64,
     /// Whether a half-written last line was dropped.
     pub truncated_tail: bool,
+    /// Events of a newer minor format that this dixit does not know, skipped (by name).
+    pub skipped: Vec<String>,
 }
 
 impl JournalFile {
@@ -41,6 +46,8 @@ impl JournalFile {
         let mut offset = 0u64;
         let mut good_len = 0u64;
         let mut truncated_tail = false;
+        let mut newer_minor = false;
+        let mut skipped = Vec::new();
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         for (i, raw) in lines.iter().enumerate() {
             offset += raw.len() as u64;
@@ -57,6 +64,14 @@ impl JournalFile {
                     if !complete && i == lines.len() - 1 {
                         truncated_tail = true; // a write cut short by a crash
                         break;
+                    }
+                    // A newer minor format may add events: skip what this dixit does not know.
+                    if newer_minor {
+                        if let Some(name) = unknown_event(line) {
+                            good_len = offset;
+                            skipped.push(name);
+                            continue;
+                        }
                     }
                     return Err(JournalError::Corrupt {
                         path: path.to_path_buf(),
@@ -77,11 +92,12 @@ impl JournalFile {
                         dixit,
                         wasmtime,
                         run_id,
+                        protocol,
                         project,
                         runtimes,
                     } => {
-                        check_format(path, &format)?;
-                        header = Some((run_id, dixit, wasmtime, project, runtimes));
+                        newer_minor = check_format(path, &format)?;
+                        header = Some((run_id, dixit, wasmtime, protocol, project, runtimes));
                         continue;
                     }
                     _ => {
@@ -94,8 +110,8 @@ impl JournalFile {
             }
             records.push(rec);
         }
-        let (run_id, dixit_version, wasmtime_version, project, runtimes) =
-            header.ok_or_else(|| JournalError::Format {
+        let (run_id, dixit_version, wasmtime_version, protocol, project, runtimes) = header
+            .ok_or_else(|| JournalError::Format {
                 path: path.to_path_buf(),
                 message: "empty journal (no header)".into(),
             })?;
@@ -105,10 +121,12 @@ impl JournalFile {
             run_id,
             dixit_version,
             wasmtime_version,
+            protocol,
             project,
             records,
             good_len,
             truncated_tail,
+            skipped,
         })
     }
 
@@ -228,20 +246,32 @@ impl JournalFile {
     }
 }
 
-fn check_format(path: &Path, format: &str) -> Result<(), JournalError> {
-    let major = format
+/// Checks the header's format; `Ok(true)` for a newer minor version of ours.
+fn check_format(path: &Path, format: &str) -> Result<bool, JournalError> {
+    let mut version = format
         .strip_prefix("dixit-journal/")
-        .and_then(|v| v.split('.').next())
-        .and_then(|m| m.parse::<u32>().ok())
+        .map(|v| v.split('.').map(|n| n.parse::<u32>().ok()));
+    let major = version
+        .as_mut()
+        .and_then(|v| v.next().flatten())
         .ok_or_else(|| JournalError::Format {
             path: path.to_path_buf(),
             message: format!("unknown journal format `{format}`"),
         })?;
+    let minor = version.and_then(|mut v| v.next().flatten()).unwrap_or(0);
     if major > FORMAT_MAJOR {
         return Err(JournalError::Format {
             path: path.to_path_buf(),
             message: format!("written by a newer dixit (format {format}); this dixit reads dixit-journal/{FORMAT_MAJOR}.x"),
         });
     }
-    Ok(())
+    Ok(major == FORMAT_MAJOR && minor > FORMAT_MINOR)
+}
+
+/// The name of a record's event if it is well-formed JSON with an `event` this dixit does not
+/// know (an event of a newer minor format).
+fn unknown_event(line: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(line).ok()?;
+    let name = v.get("event")?.as_str()?.to_string();
+    (!Event::NAMES.contains(&name.as_str())).then_some(name)
 }

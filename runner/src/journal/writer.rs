@@ -45,6 +45,7 @@ impl Journal {
     pub fn create(
         path: &Path,
         run_id: &str,
+        protocol: crate::config::ProtocolName,
         project: ProjectSnapshot,
         runtimes: std::collections::BTreeMap<String, String>,
     ) -> Result<Journal, JournalError> {
@@ -76,6 +77,7 @@ impl Journal {
                 dixit: env!("CARGO_PKG_VERSION").into(),
                 wasmtime: crate::sandbox::wasmtime_version().into(),
                 run_id: run_id.into(),
+                protocol,
                 project,
                 runtimes,
             },
@@ -144,14 +146,6 @@ impl Journal {
     /// The journal's path.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Whether this journal only verifies a recording (a replay).
-    pub fn is_replay(&self) -> bool {
-        matches!(
-            self.inner.lock().unwrap_or_else(|e| e.into_inner()).expect,
-            Some((_, PastEnd::Fail))
-        )
     }
 
     /// Records an event in `lane` (written and flushed, or checked against the recording).
@@ -341,6 +335,7 @@ mod tests {
             spec: "s".into(),
             prompts: Default::default(),
             hidden: Default::default(),
+            acceptance: Default::default(),
         }
     }
 
@@ -348,7 +343,8 @@ mod tests {
     fn round_trip_and_tolerant_tail() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
+        let j =
+            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("coder-1", Event::Thanks).unwrap();
         j.emit(
@@ -375,7 +371,8 @@ mod tests {
     fn corrupt_middle_line_names_the_line() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
+        let j =
+            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         drop(j);
         let text = std::fs::read_to_string(&p).unwrap();
@@ -388,10 +385,11 @@ mod tests {
     fn newer_major_is_refused() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
-        let text = std::fs::read_to_string(&p)
-            .unwrap()
-            .replace("dixit-journal/1.0", "dixit-journal/2.0");
+        Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap().replace(
+            &format!("dixit-journal/{FORMAT_MAJOR}.{FORMAT_MINOR}"),
+            "dixit-journal/2.0",
+        );
         std::fs::write(&p, text).unwrap();
         let e = JournalFile::read(&p).unwrap_err().to_string();
         assert!(e.contains("newer dixit"), "{e}");
@@ -401,7 +399,8 @@ mod tests {
     fn verify_names_the_first_divergence() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
+        let j =
+            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("run", Event::Round { round: 2, suite: 3 }).unwrap();
         drop(j);
@@ -431,7 +430,8 @@ mod tests {
     fn resume_supersedes_earlier_stop() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(&p, "r1", snapshot(), Default::default()).unwrap();
+        let j =
+            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
         j.emit(
             "coder-1",
             Event::Refused {

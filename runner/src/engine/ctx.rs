@@ -1,6 +1,7 @@
-//! What every step of the protocol shares: the project, the sandbox, the journal, the budget,
-//! and the journaled primitives every agent interaction goes through (`ask`, `save`,
-//! `rollback`, `thank`).
+//! What every step of a protocol shares: the project, the sandbox, the journal, the budget, and
+//! the journaled primitives every agent interaction goes through (`ask`, `save`, `rollback`,
+//! `thank`). A [`RunMode`] says whether the run is live, resumed or replayed; the protocols never
+//! need to know.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -10,12 +11,27 @@ use std::sync::Mutex;
 use crate::agents::{Agent, AskError, BackendError, Checkpoint, Turn};
 use crate::budget::Budget;
 use crate::classify::Reruns;
-use crate::config::Config;
+use crate::config::{Config, ProtocolName};
 use crate::journal::{Event, Journal, JournalError};
+use crate::report::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{Language, TestKind, Toolchains};
 
 use super::prompts::{PromptError, Prompts};
+
+/// How a run executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunMode {
+    /// A new run: agents are asked, events are written.
+    Live,
+    /// A stopped or crashed run continued (`dixit run --resume`): recorded replies are reused,
+    /// re-derived events are checked against the journal, then the run goes on live.
+    Resume,
+    /// A recorded run re-executed offline (`dixit replay`): every reply comes from the journal,
+    /// every event is checked, nothing is written. `may_end`: the recording stopped on a cap or
+    /// an error, so an agent asked past its recording was stopped there too (not a divergence).
+    Replay { may_end: bool },
+}
 
 /// Receives every event as it is journaled (progress display, live reports).
 pub trait Observer: Send + Sync {
@@ -29,8 +45,8 @@ impl Observer for Quiet {
     fn event(&self, _: &str, _: &Event) {}
 }
 
-/// Why the protocol could not go on. The first three end the run with a journaled stop;
-/// `Fatal` is an error of dixit itself (or a replay divergence).
+/// Why a protocol could not go on. The first three end the run with a journaled stop; `Fatal`
+/// is an error of dixit itself (or a replay divergence).
 #[derive(Debug)]
 pub enum Halt {
     Budget {
@@ -46,7 +62,7 @@ pub enum Halt {
     Fatal(ProtocolError),
 }
 
-/// Errors of the protocol machinery.
+/// Errors of the run machinery (not of the agents or their code, which are data).
 #[derive(Debug, thiserror::Error)]
 pub enum ProtocolError {
     #[error(transparent)]
@@ -59,6 +75,9 @@ pub enum ProtocolError {
     Config(#[from] crate::config::ConfigError),
     #[error("{0}")]
     Setup(String),
+    /// Writing the run's outputs failed (a full disk, a permission): not bad input.
+    #[error("writing the run's outputs: {0}")]
+    Output(String),
 }
 
 impl From<ProtocolError> for Halt {
@@ -85,8 +104,22 @@ impl From<crate::agents::StateError> for Halt {
     }
 }
 
+/// What a [`Ctx`] is made of.
+pub struct CtxParts {
+    pub mode: RunMode,
+    pub config: Config,
+    pub spec: String,
+    pub prompts: Prompts,
+    pub toolchains: Arc<Toolchains>,
+    pub journal: Journal,
+    pub budget: Budget,
+    pub observer: Arc<dyn Observer>,
+    pub run_dir: PathBuf,
+}
+
 /// Shared state of one run.
 pub struct Ctx {
+    pub mode: RunMode,
     pub config: Config,
     pub spec: String,
     pub prompts: Prompts,
@@ -98,42 +131,34 @@ pub struct Ctx {
     /// Set by the first halt, so other agents start no new call (not in a replay, where each
     /// agent goes exactly as far as its recording).
     halted: AtomicBool,
-    /// The current round (0 before the first).
+    /// The current round or epoch (0 before the first).
     pub round: AtomicU32,
     /// Statistics of the run so far, folded from its events.
-    pub summary: Mutex<crate::report::Summary>,
-    /// Replay of a run that stopped on a cap or error: a call past the recording means
-    /// "this agent was stopped here too", not a divergence.
-    replay_may_end: bool,
+    pub summary: Mutex<Summary>,
 }
 
 impl Ctx {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        config: Config,
-        spec: String,
-        prompts: Prompts,
-        toolchains: Arc<Toolchains>,
-        journal: Journal,
-        budget: Budget,
-        observer: Arc<dyn Observer>,
-        run_dir: PathBuf,
-        replay_may_end: bool,
-    ) -> Ctx {
+    pub fn new(p: CtxParts) -> Ctx {
+        let protocol = p.config.protocol_name();
         Ctx {
-            config,
-            spec,
-            prompts,
-            toolchains,
-            journal,
-            budget,
-            observer,
-            run_dir,
+            mode: p.mode,
+            config: p.config,
+            spec: p.spec,
+            prompts: p.prompts,
+            toolchains: p.toolchains,
+            journal: p.journal,
+            budget: p.budget,
+            observer: p.observer,
+            run_dir: p.run_dir,
             halted: AtomicBool::new(false),
             round: AtomicU32::new(0),
-            summary: Mutex::new(Default::default()),
-            replay_may_end,
+            summary: Mutex::new(Summary::new(protocol)),
         }
+    }
+
+    /// The protocol that runs.
+    pub fn protocol(&self) -> ProtocolName {
+        self.config.protocol_name()
     }
 
     pub fn limits(&self) -> Limits {
@@ -176,7 +201,43 @@ impl Ctx {
         default_file: &str,
         exts: &[&str],
     ) -> Result<Turn, Halt> {
-        if self.halted.load(Ordering::SeqCst) && !self.journal.is_replay() {
+        self.turn(agent, purpose, prompt, default_file, exts, true)
+            .await
+    }
+
+    /// [`Ctx::ask`] whose reply's files are returned but not written to the workspace.
+    pub async fn ask_detached(
+        &self,
+        agent: &mut Agent,
+        purpose: &str,
+        prompt: &str,
+        default_file: &str,
+        exts: &[&str],
+    ) -> Result<Turn, Halt> {
+        self.turn(agent, purpose, prompt, default_file, exts, false)
+            .await
+    }
+
+    /// [`Ctx::ask`] for a reply that is not code (a review): nothing is extracted.
+    pub async fn ask_text(
+        &self,
+        agent: &mut Agent,
+        purpose: &str,
+        prompt: &str,
+    ) -> Result<Turn, Halt> {
+        self.turn(agent, purpose, prompt, "", &[], false).await
+    }
+
+    async fn turn(
+        &self,
+        agent: &mut Agent,
+        purpose: &str,
+        prompt: &str,
+        default_file: &str,
+        exts: &[&str],
+        apply: bool,
+    ) -> Result<Turn, Halt> {
+        if self.halted.load(Ordering::SeqCst) && !matches!(self.mode, RunMode::Replay { .. }) {
             return Err(Halt::Stopped);
         }
         let call = agent.calls;
@@ -194,9 +255,16 @@ impl Ctx {
                 cap,
             });
         }
-        let turn = match agent.ask(prompt, default_file, exts).await {
+        let asked = if apply {
+            agent.ask(prompt, default_file, exts).await
+        } else {
+            agent.ask_detached(prompt, default_file, exts).await
+        };
+        let turn = match asked {
             Ok(t) => t,
-            Err(AskError::Backend(BackendError::EndOfRecording { .. })) if self.replay_may_end => {
+            Err(AskError::Backend(BackendError::EndOfRecording { .. }))
+                if self.mode == (RunMode::Replay { may_end: true }) =>
+            {
                 return Err(Halt::Stopped)
             }
             Err(AskError::Backend(

@@ -1,9 +1,11 @@
 //! Prompt templates: Markdown files with `{{name}}` placeholders, embedded in the binary from
-//! `runner/assets/prompts/` and overridable per project by `prompts/<name>.md`.
+//! `runner/assets/prompts/` (`common/`: the language instructions every protocol uses; one
+//! folder per protocol for the rest) and overridable per project by `prompts/<name>.md`.
 //!
-//! The game is invisible: no template may mention other agents, coders, testers, games, scores,
-//! judges or rounds, and none may lie. A test renders every prompt the protocol can send and
-//! checks it (see `FORBIDDEN`).
+//! Each protocol has its own forbidden-word policy ([`crate::protocol::forbidden`]): the Dixit
+//! game is invisible (no template may mention other agents, games, scores, judges or rounds),
+//! while a debate's prompts may say "another implementation". Tests render every prompt each
+//! protocol can send and check it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,169 +13,71 @@ use std::path::Path;
 use crate::config::{Config, Role};
 use crate::toolchain::TestKind;
 
-/// The embedded templates, by name.
-pub const BUILTIN: &[(&str, &str)] = &[
+/// The language instructions every protocol's prompts include, by name.
+pub const COMMON: &[(&str, &str)] = &[
     (
         "c_solution",
-        include_str!("../../assets/prompts/c_solution.md"),
-    ),
-    ("c_test", include_str!("../../assets/prompts/c_test.md")),
-    (
-        "coder_build_error",
-        include_str!("../../assets/prompts/coder_build_error.md"),
+        include_str!("../../assets/prompts/common/c_solution.md"),
     ),
     (
-        "coder_fix",
-        include_str!("../../assets/prompts/coder_fix.md"),
-    ),
-    (
-        "coder_no_code",
-        include_str!("../../assets/prompts/coder_no_code.md"),
-    ),
-    (
-        "coder_solve",
-        include_str!("../../assets/prompts/coder_solve.md"),
-    ),
-    (
-        "coder_system",
-        include_str!("../../assets/prompts/coder_system.md"),
-    ),
-    (
-        "coder_system_defensive",
-        include_str!("../../assets/prompts/coder_system_defensive.md"),
-    ),
-    (
-        "coder_system_terse",
-        include_str!("../../assets/prompts/coder_system_terse.md"),
-    ),
-    (
-        "coder_thanks",
-        include_str!("../../assets/prompts/coder_thanks.md"),
-    ),
-    (
-        "coder_truncated",
-        include_str!("../../assets/prompts/coder_truncated.md"),
+        "c_test",
+        include_str!("../../assets/prompts/common/c_test.md"),
     ),
     (
         "cpp_solution",
-        include_str!("../../assets/prompts/cpp_solution.md"),
+        include_str!("../../assets/prompts/common/cpp_solution.md"),
     ),
-    ("cpp_test", include_str!("../../assets/prompts/cpp_test.md")),
+    (
+        "cpp_test",
+        include_str!("../../assets/prompts/common/cpp_test.md"),
+    ),
     (
         "io_c_solution",
-        include_str!("../../assets/prompts/io_c_solution.md"),
+        include_str!("../../assets/prompts/common/io_c_solution.md"),
     ),
     (
         "io_cpp_solution",
-        include_str!("../../assets/prompts/io_cpp_solution.md"),
+        include_str!("../../assets/prompts/common/io_cpp_solution.md"),
     ),
     (
         "io_python_solution",
-        include_str!("../../assets/prompts/io_python_solution.md"),
+        include_str!("../../assets/prompts/common/io_python_solution.md"),
     ),
     (
         "io_rust_solution",
-        include_str!("../../assets/prompts/io_rust_solution.md"),
+        include_str!("../../assets/prompts/common/io_rust_solution.md"),
     ),
-    ("io_test", include_str!("../../assets/prompts/io_test.md")),
+    (
+        "io_test",
+        include_str!("../../assets/prompts/common/io_test.md"),
+    ),
     (
         "python_solution",
-        include_str!("../../assets/prompts/python_solution.md"),
+        include_str!("../../assets/prompts/common/python_solution.md"),
     ),
     (
         "python_test",
-        include_str!("../../assets/prompts/python_test.md"),
+        include_str!("../../assets/prompts/common/python_test.md"),
     ),
     (
         "rust_solution",
-        include_str!("../../assets/prompts/rust_solution.md"),
+        include_str!("../../assets/prompts/common/rust_solution.md"),
     ),
     (
         "rust_test",
-        include_str!("../../assets/prompts/rust_test.md"),
-    ),
-    (
-        "tester_first",
-        include_str!("../../assets/prompts/tester_first.md"),
-    ),
-    (
-        "tester_invalid",
-        include_str!("../../assets/prompts/tester_invalid.md"),
-    ),
-    (
-        "tester_more",
-        include_str!("../../assets/prompts/tester_more.md"),
-    ),
-    (
-        "tester_no_code",
-        include_str!("../../assets/prompts/tester_no_code.md"),
-    ),
-    (
-        "tester_system",
-        include_str!("../../assets/prompts/tester_system.md"),
-    ),
-    (
-        "tester_system_adversarial",
-        include_str!("../../assets/prompts/tester_system_adversarial.md"),
-    ),
-    (
-        "tester_thanks",
-        include_str!("../../assets/prompts/tester_thanks.md"),
-    ),
-    (
-        "tester_too_easy",
-        include_str!("../../assets/prompts/tester_too_easy.md"),
-    ),
-    (
-        "tester_too_hard",
-        include_str!("../../assets/prompts/tester_too_hard.md"),
-    ),
-    (
-        "tester_truncated",
-        include_str!("../../assets/prompts/tester_truncated.md"),
+        include_str!("../../assets/prompts/common/rust_test.md"),
     ),
 ];
 
-/// Words that would reveal the game (whole words, case-insensitive).
-pub const FORBIDDEN: &[&str] = &[
-    "agent",
-    "agents",
-    "coder",
-    "coders",
-    "tester",
-    "testers",
-    "game",
-    "games",
-    "player",
-    "players",
-    "score",
-    "scores",
-    "scoring",
-    "judge",
-    "judges",
-    "judged",
-    "judging",
-    "judgement",
-    "judgment",
-    "round",
-    "rounds",
-    "opponent",
-    "opponents",
-    "compete",
-    "competition",
-    "minority",
-    "majority",
-    "other implementations",
-];
-
-/// The words of `FORBIDDEN` that `text` contains.
-pub fn forbidden_words(text: &str) -> Vec<&'static str> {
+/// The words of `forbidden` that `text` contains (whole words, case-insensitive; an entry with
+/// a space matches as a phrase).
+pub fn forbidden_words(text: &str, forbidden: &[&'static str]) -> Vec<&'static str> {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    FORBIDDEN
+    forbidden
         .iter()
         .copied()
         .filter(|f| {
@@ -183,6 +87,15 @@ pub fn forbidden_words(text: &str) -> Vec<&'static str> {
                 words.contains(f)
             }
         })
+        .collect()
+}
+
+/// Every built-in template of a protocol: the common ones and its own.
+pub fn builtin(protocol: crate::config::ProtocolName) -> BTreeMap<String, String> {
+    COMMON
+        .iter()
+        .chain(crate::protocol::templates(protocol))
+        .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect()
 }
 
@@ -204,12 +117,10 @@ pub struct PromptError {
 }
 
 impl Prompts {
-    /// The built-in templates with the project's `prompts/*.md` overrides.
+    /// The built-in templates of the config's protocol with the project's `prompts/*.md`
+    /// overrides.
     pub fn load(project_dir: &Path, config: &Config) -> Result<Prompts, PromptError> {
-        let mut templates: BTreeMap<String, String> = BUILTIN
-            .iter()
-            .map(|(n, t)| (n.to_string(), t.to_string()))
-            .collect();
+        let mut templates = builtin(config.protocol_name());
         if let Ok(rd) = std::fs::read_dir(project_dir.join("prompts")) {
             for e in rd.flatten() {
                 let p = e.path();
@@ -312,20 +223,22 @@ impl Prompts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ProtocolName;
 
-    fn config(language: &str, tests: &str, variant: &str) -> Config {
+    fn config(language: &str, tests: &str, extra: &str) -> Config {
         Config::parse(
             &format!(
-                "[project]\nlanguage = \"{language}\"\ntests = \"{tests}\"\n[agents]\nbackend = \"script\"\nscript = \"s\"\n{variant}"
+                "[project]\nlanguage = \"{language}\"\ntests = \"{tests}\"\n[agents]\nbackend = \"script\"\nscript = \"s\"\n{extra}"
             ),
             Path::new("dixit.toml"),
         )
         .unwrap()
     }
 
-    /// Every prompt the protocol can send, for every language, test style and system variant.
+    /// Every prompt each protocol can send, for every language, test style and system variant,
+    /// says nothing its protocol forbids, and fills every placeholder.
     #[test]
-    fn no_prompt_reveals_the_game_and_every_placeholder_is_filled() {
+    fn no_prompt_breaks_its_protocols_policy_and_every_placeholder_is_filled() {
         let variants = [
             "",
             "[coders]\nprompt_variant = \"terse\"\n[testers]\nprompt_variant = \"adversarial\"\n",
@@ -337,52 +250,69 @@ mod tests {
             ("failing_sentence", "Tests 2 and 4 fail; the others pass."),
             ("vector", "1: pass, 2: FAIL, 3: pass, 4: FAIL, 5: pass"),
             ("build_error", "SyntaxError: invalid syntax"),
+            ("code", "def add(a, b):\n    return a + b"),
+            (
+                "others",
+                "Implementation A:\n```\ndef add(a, b): return a - b\n```",
+            ),
+            (
+                "failures",
+                "## test_add.py — wrong_answer\nassert add(1, 2) == 3",
+            ),
+            ("tests", "```\nassert add(1, 2) == 3\n```"),
+            ("findings", "The function ignores negative numbers."),
+            ("results", "## test_1.py — pass"),
+            ("attempt", "2"),
         ];
         let mut rendered = 0;
-        for (lang, tests) in [
-            ("python", "unit"),
-            ("c", "unit"),
-            ("cpp", "unit"),
-            ("rust", "unit"),
-            ("python", "io"),
-            ("c", "io"),
-            ("rust", "io"),
-        ] {
-            for v in variants {
-                let c = config(lang, tests, v);
-                let p = Prompts::from_templates(
-                    BUILTIN
-                        .iter()
-                        .map(|(n, t)| (n.to_string(), t.to_string()))
-                        .collect(),
-                    &c,
-                )
-                .unwrap();
-                for spec in c.agent_specs() {
-                    let s = p
-                        .system(spec.role, spec.settings.prompt_variant.as_deref())
-                        .unwrap();
-                    assert!(
-                        forbidden_words(&s).is_empty(),
-                        "{lang}/{tests}: system prompt: {:?}",
-                        forbidden_words(&s)
-                    );
-                }
-                for (name, _) in BUILTIN
-                    .iter()
-                    .filter(|(n, _)| n.starts_with("coder_") || n.starts_with("tester_"))
-                {
-                    let text = p.render(name, vars).unwrap_or_else(|e| panic!("{e}"));
-                    assert!(
-                        !text.contains("{{"),
-                        "{name}: unfilled placeholder in {text}"
-                    );
-                    assert!(
-                        forbidden_words(&text).is_empty(),
-                        "{name} ({lang}/{tests}) says {:?}: {text}",
-                        forbidden_words(&text)
-                    );
-                    rendered += 1;
+        for &protocol in crate::protocol::IMPLEMENTED {
+            let forbidden = crate::protocol::forbidden(protocol);
+            for (lang, tests) in [
+                ("python", "unit"),
+                ("c", "unit"),
+                ("cpp", "unit"),
+                ("rust", "unit"),
+                ("python", "io"),
+                ("c", "io"),
+                ("rust", "io"),
+            ] {
+                let table = match protocol {
+                    ProtocolName::Dixit => "",
+                    ProtocolName::Debate => "[protocol]\nname = \"debate\"\n",
+                    ProtocolName::Repair => "[protocol]\nname = \"repair\"\n",
+                    ProtocolName::Blind => "[protocol]\nname = \"blind\"\n",
+                };
+                for v in variants {
+                    if protocol != ProtocolName::Dixit && !v.is_empty() {
+                        continue;
+                    }
+                    let c = config(lang, tests, &format!("{table}{v}"));
+                    let p = Prompts::from_templates(builtin(protocol), &c).unwrap();
+                    for spec in c.agent_specs() {
+                        let s = p
+                            .system(spec.role, spec.settings.prompt_variant.as_deref())
+                            .unwrap();
+                        assert!(
+                            forbidden_words(&s, forbidden).is_empty(),
+                            "{protocol} {lang}/{tests}: system prompt: {:?}",
+                            forbidden_words(&s, forbidden)
+                        );
+                    }
+                    for (name, _) in crate::protocol::templates(protocol) {
+                        let text = p
+                            .render(name, vars)
+                            .unwrap_or_else(|e| panic!("{protocol}: {e}"));
+                        assert!(
+                            !text.contains("{{"),
+                            "{protocol}/{name}: unfilled placeholder in {text}"
+                        );
+                        assert!(
+                            forbidden_words(&text, forbidden).is_empty(),
+                            "{protocol}/{name} ({lang}/{tests}) says {:?}: {text}",
+                            forbidden_words(&text, forbidden)
+                        );
+                        rendered += 1;
+                    }
                 }
             }
         }
@@ -391,26 +321,24 @@ mod tests {
 
     #[test]
     fn the_guard_finds_what_it_should() {
-        assert_eq!(forbidden_words("Another coder wrote this"), ["coder"]);
+        let f = crate::protocol::forbidden(ProtocolName::Dixit);
+        assert_eq!(forbidden_words("Another coder wrote this", f), ["coder"]);
         assert_eq!(
-            forbidden_words("In this round, the judges..."),
+            forbidden_words("In this round, the judges...", f),
             ["judges", "round"]
         );
-        assert!(forbidden_words("Round the result to two decimals").contains(&"round"));
-        assert!(forbidden_words("test suite of 5 tests; tests 3 and 7 fail").is_empty());
+        assert!(forbidden_words("Round the result to two decimals", f).contains(&"round"));
+        assert!(forbidden_words("test suite of 5 tests; tests 3 and 7 fail", f).is_empty());
+        // Debate shows other implementations, by design; dixit never names them.
+        let text = "Here are other implementations of the same specification.";
+        assert!(!forbidden_words(text, f).is_empty());
+        assert!(forbidden_words(text, crate::protocol::forbidden(ProtocolName::Debate)).is_empty());
     }
 
     #[test]
     fn rendering_is_one_pass_and_strict() {
         let c = config("python", "unit", "");
-        let p = Prompts::from_templates(
-            BUILTIN
-                .iter()
-                .map(|(n, t)| (n.to_string(), t.to_string()))
-                .collect(),
-            &c,
-        )
-        .unwrap();
+        let p = Prompts::from_templates(builtin(ProtocolName::Dixit), &c).unwrap();
         let s = p
             .render("coder_solve", &[("spec", "use {{total}} literally")])
             .unwrap();

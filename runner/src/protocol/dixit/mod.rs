@@ -1,16 +1,208 @@
-//! Protocol `dixit`, side by side with the seed's pseudocode (`shared/seeds/dixit-orchestrator.txt`).
-//! Deviations from the seed are marked `DEVIATION:` with the reason.
+//! Protocol `dixit`, side by side with the seed's pseudocode (`shared/seeds/dixit-orchestrator.txt`):
+//! coders implement the spec, testers propose tests one at a time, and a test joins the suite
+//! only if it is IDEAL (some coders fail it, no more than a minority). Deviations from the seed
+//! are marked `DEVIATION:` with the reason.
 
 use std::sync::Arc;
 
 use futures::future::join_all;
 
+use crate::agents::{Agent, Checkpoint};
 use crate::classify::Class;
-use crate::journal::{Event, StopReason, RUN_LANE};
+use crate::engine::{
+    ask_test, classify, Classified, Coder, Ctx, Halt, HighWaterMark, Judgement, Keep, Offer,
+    Proposal, Suite, Team,
+};
+use crate::journal::{CannotPass, Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
 
-use super::context::{Ctx, Halt};
-use super::roles::{classify, Coder, Judgement, Proposal, Suite, Tester};
+use super::{and_list, first_halt, Stop};
+
+/// The prompt templates of this protocol (`assets/prompts/dixit/`).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "coder_build_error",
+        include_str!("../../../assets/prompts/dixit/coder_build_error.md"),
+    ),
+    (
+        "coder_fix",
+        include_str!("../../../assets/prompts/dixit/coder_fix.md"),
+    ),
+    (
+        "coder_no_code",
+        include_str!("../../../assets/prompts/dixit/coder_no_code.md"),
+    ),
+    (
+        "coder_solve",
+        include_str!("../../../assets/prompts/dixit/coder_solve.md"),
+    ),
+    (
+        "coder_system",
+        include_str!("../../../assets/prompts/dixit/coder_system.md"),
+    ),
+    (
+        "coder_system_defensive",
+        include_str!("../../../assets/prompts/dixit/coder_system_defensive.md"),
+    ),
+    (
+        "coder_system_terse",
+        include_str!("../../../assets/prompts/dixit/coder_system_terse.md"),
+    ),
+    (
+        "coder_thanks",
+        include_str!("../../../assets/prompts/dixit/coder_thanks.md"),
+    ),
+    (
+        "coder_truncated",
+        include_str!("../../../assets/prompts/dixit/coder_truncated.md"),
+    ),
+    (
+        "tester_first",
+        include_str!("../../../assets/prompts/dixit/tester_first.md"),
+    ),
+    (
+        "tester_invalid",
+        include_str!("../../../assets/prompts/dixit/tester_invalid.md"),
+    ),
+    (
+        "tester_more",
+        include_str!("../../../assets/prompts/dixit/tester_more.md"),
+    ),
+    (
+        "tester_no_code",
+        include_str!("../../../assets/prompts/dixit/tester_no_code.md"),
+    ),
+    (
+        "tester_system",
+        include_str!("../../../assets/prompts/dixit/tester_system.md"),
+    ),
+    (
+        "tester_system_adversarial",
+        include_str!("../../../assets/prompts/dixit/tester_system_adversarial.md"),
+    ),
+    (
+        "tester_thanks",
+        include_str!("../../../assets/prompts/dixit/tester_thanks.md"),
+    ),
+    (
+        "tester_too_easy",
+        include_str!("../../../assets/prompts/dixit/tester_too_easy.md"),
+    ),
+    (
+        "tester_too_hard",
+        include_str!("../../../assets/prompts/dixit/tester_too_hard.md"),
+    ),
+    (
+        "tester_truncated",
+        include_str!("../../../assets/prompts/dixit/tester_truncated.md"),
+    ),
+];
+
+/// The game is invisible: no prompt may mention other agents, coders, testers, games, scores,
+/// judges or rounds (whole words, case-insensitive).
+pub const FORBIDDEN: &[&str] = &[
+    "agent",
+    "agents",
+    "coder",
+    "coders",
+    "tester",
+    "testers",
+    "game",
+    "games",
+    "player",
+    "players",
+    "score",
+    "scores",
+    "scoring",
+    "judge",
+    "judges",
+    "judged",
+    "judging",
+    "judgement",
+    "judgment",
+    "round",
+    "rounds",
+    "opponent",
+    "opponents",
+    "compete",
+    "competition",
+    "minority",
+    "majority",
+    "other implementations",
+    "another implementation",
+];
+
+/// A tester, its checkpoints and, while hibernating, its two too-hard tests.
+pub struct Tester {
+    pub agent: Agent,
+    pub before_test_1: Option<Checkpoint>,
+    pub before_test_2: Option<Checkpoint>,
+    pub too_hard_tests: Option<[Proposal; 2]>,
+    /// How its proposals of the current round were classified (for "converged or stalled").
+    pub classified: Vec<(String, Class)>,
+}
+
+impl Tester {
+    fn new(agent: Agent) -> Tester {
+        Tester {
+            agent,
+            before_test_1: None,
+            before_test_2: None,
+            too_hard_tests: None,
+            classified: Vec::new(),
+        }
+    }
+
+    pub fn is_hibernated(&self) -> bool {
+        self.too_hard_tests.is_some()
+    }
+
+    /// `tester.propose_test(prompt)`.
+    async fn propose(&mut self, ctx: &Ctx, purpose: &str, prompt: &str) -> Result<Proposal, Halt> {
+        ask_test(ctx, &mut self.agent, purpose, prompt).await
+    }
+
+    /// The first prompt (with the spec) if the tester has not proposed anything in its current
+    /// history, else "one more".
+    fn propose_prompt(&self, ctx: &Ctx) -> Result<String, Halt> {
+        let proposed_before = self
+            .agent
+            .state
+            .messages()
+            .iter()
+            .any(|m| m.role == "assistant");
+        Ok(if proposed_before {
+            ctx.prompts.render("tester_more", &[])?
+        } else {
+            ctx.prompts
+                .render("tester_first", &[("spec", ctx.spec.trim())])?
+        })
+    }
+}
+
+/// `classify(test, coders)` with the run's MINORITY, remembered for the round's outcome.
+async fn classify_test(
+    ctx: &Ctx,
+    t: &mut Tester,
+    test: &Proposal,
+    coders: &[Arc<Solution>],
+) -> Result<Classified, Halt> {
+    let c = classify(ctx, &t.agent.name, test, coders, ctx.config.dixit.minority).await?;
+    t.classified.push((test.id.clone(), c.class));
+    Ok(c)
+}
+
+/// Runs the protocol with the run's coders and testers.
+pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
+    let mut testers: Vec<Tester> = std::mem::take(&mut team.testers)
+        .into_iter()
+        .map(Tester::new)
+        .collect();
+    let mut suite = Suite::default();
+    let result = main(ctx, &mut team.coders, &mut testers, &mut suite).await;
+    team.testers = testers.into_iter().map(|t| t.agent).collect();
+    result.map(|(reason, round)| Stop { reason, round })
+}
 
 /// How a coder's `ensure_passes` ended.
 pub enum Ensured {
@@ -45,6 +237,7 @@ pub async fn main(
     let solve_prompt = ctx
         .prompts
         .render("coder_solve", &[("spec", ctx.spec.trim())])?;
+    let max_rounds = ctx.config.dixit.max_rounds;
     first_halt(
         join_all(
             coders
@@ -55,7 +248,7 @@ pub async fn main(
     )?;
 
     // DEVIATION: the seed loops forever; `max_rounds` caps it (a resumable stop).
-    for round in 1..=ctx.config.protocol.max_rounds {
+    for round in 1..=max_rounds {
         ctx.round.store(round, std::sync::atomic::Ordering::SeqCst);
         ctx.emit(
             RUN_LANE,
@@ -67,17 +260,25 @@ pub async fn main(
 
         let ensured =
             first_halt(join_all(coders.iter_mut().map(|c| ensure_passes(ctx, c, suite))).await)?;
-        for (c, e) in coders.iter().zip(ensured) {
-            if let Ensured::CannotPass(failing) = e {
-                // Human judgement needed: perhaps the tests are wrong.
-                return Ok((
-                    StopReason::HumanNeeded {
-                        coder: c.agent.name.clone(),
-                        failing,
-                    },
-                    round,
-                ));
-            }
+        // DEVIATION: every coder gets its chance to pass before the stop, which names all those
+        // that cannot (the seed returns at the first).
+        let cannot_pass: Vec<CannotPass> = coders
+            .iter()
+            .zip(ensured)
+            .filter_map(|(c, e)| match e {
+                Ensured::CannotPass(failing) => Some(CannotPass {
+                    coder: c.agent.name.clone(),
+                    failing,
+                }),
+                Ensured::Passes => None,
+            })
+            .collect();
+        if !cannot_pass.is_empty() {
+            // Human judgement needed: perhaps the tests are wrong.
+            return Ok((StopReason::HumanNeeded { cannot_pass }, round));
+        }
+        for t in testers.iter_mut() {
+            t.classified.clear();
         }
 
         let pool: Vec<Arc<Solution>> = coders
@@ -104,7 +305,7 @@ pub async fn main(
             .filter_map(|(n, t)| t.map(|t| (n, t)))
             .collect();
         if new_tests.is_empty() {
-            return Ok((StopReason::Converged, round));
+            return Ok((converged_or_stalled(testers), round));
         }
         let added = suite.add(ctx, new_tests)?;
         ctx.emit(
@@ -115,12 +316,38 @@ pub async fn main(
             },
         )?;
     }
-    Ok((
-        StopReason::RoundCap {
-            rounds: ctx.config.protocol.max_rounds,
-        },
-        ctx.config.protocol.max_rounds,
-    ))
+    Ok((StopReason::RoundCap { rounds: max_rounds }, max_rounds))
+}
+
+/// A round that added no test. DEVIATION (the seed returns either way): it is *converged* only
+/// when the testers' proposals were too easy — the coders agree on everything asked; when they
+/// were too hard (or did not build), or a tester hibernates, either the tests or the coders are
+/// wrong, and the run is *stalled*: a stop for human judgement, not a success.
+fn converged_or_stalled(testers: &[Tester]) -> StopReason {
+    let of = |class: Class| -> Vec<String> {
+        testers
+            .iter()
+            .flat_map(|t| &t.classified)
+            .filter(|(_, c)| *c == class)
+            .map(|(id, _)| id.clone())
+            .collect()
+    };
+    let (too_easy, too_hard, invalid) =
+        (of(Class::TooEasy), of(Class::TooHard), of(Class::Invalid));
+    let hibernated: Vec<String> = testers
+        .iter()
+        .filter(|t| t.is_hibernated())
+        .map(|t| t.agent.name.clone())
+        .collect();
+    if too_hard.is_empty() && hibernated.is_empty() && !too_easy.is_empty() {
+        StopReason::Converged
+    } else {
+        StopReason::Stalled {
+            too_hard,
+            invalid,
+            hibernated,
+        }
+    }
 }
 
 /// ```text
@@ -149,27 +376,26 @@ pub async fn ensure_passes(ctx: &Ctx, coder: &mut Coder, suite: &Suite) -> Resul
     if judgement.all_pass() {
         return Ok(Ensured::Passes);
     }
-    let mut best = (judgement, ctx.save(&mut coder.agent)?);
-    for _ in 0..ctx.config.protocol.max_coder_retries {
-        let prompt = fix_prompt(ctx, coder, &best.0)?;
+    let mut best = HighWaterMark::start(ctx, coder, judgement, Keep::Better)?;
+    for _ in 0..ctx.config.dixit.max_coder_retries {
+        let prompt = fix_prompt(ctx, coder, &best.best)?;
         coder.solve(ctx, "fix", &prompt).await?;
         let judgement = coder.judge(ctx, suite).await?;
         if judgement.all_pass() {
             ctx.thank(&mut coder.agent, "coder_thanks")?;
             return Ok(Ensured::Passes);
         }
-        if judgement.better_than(&best.0) {
-            best = (judgement, ctx.save(&mut coder.agent)?);
-        } else {
-            ctx.rollback(
-                &mut coder.agent,
-                best.1,
-                "the attempt was no better than the best so far",
-            )?;
-            coder.refresh(ctx);
+        if best.offer(
+            ctx,
+            coder,
+            judgement,
+            "the attempt was no better than the best so far",
+        )? == Offer::Reverted
+        {
+            continue;
         }
     }
-    Ok(Ensured::CannotPass(best.0.failing()))
+    Ok(Ensured::CannotPass(best.best.failing()))
 }
 
 /// "Some tests fail: {judgements_vector}", in words; or the build error, or a request for code.
@@ -209,20 +435,6 @@ fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement) -> Result<String, Halt> {
     )?)
 }
 
-fn and_list(n: &[usize]) -> String {
-    match n {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [init @ .., last] => format!(
-            "{} and {last}",
-            init.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// ```text
 /// def propose_test(tester, coders):
 ///     tester.before_test_1 = tester.save()
@@ -250,10 +462,10 @@ pub async fn propose_test(
 ) -> Result<Option<Proposal>, Halt> {
     let name = t.agent.name.clone();
     t.before_test_1 = Some(ctx.save(&mut t.agent)?);
-    for _ in 0..ctx.config.protocol.max_tester_retries {
+    for _ in 0..ctx.config.dixit.max_tester_retries {
         let prompt = t.propose_prompt(ctx)?;
         let test_1 = t.propose(ctx, "propose", &prompt).await?;
-        let classification_1 = classify(ctx, &name, &test_1, coders).await?;
+        let classification_1 = classify_test(ctx, t, &test_1, coders).await?;
         if classification_1.class == Class::Ideal {
             return accept(ctx, t, test_1);
         }
@@ -261,7 +473,7 @@ pub async fn propose_test(
         let test_2 = t
             .propose(ctx, "retry", &nudge(ctx, &classification_1)?)
             .await?;
-        let classification_2 = classify(ctx, &name, &test_2, coders).await?;
+        let classification_2 = classify_test(ctx, t, &test_2, coders).await?;
         if classification_2.class == Class::Ideal {
             return accept(ctx, t, test_2);
         }
@@ -313,7 +525,7 @@ pub async fn attempt_revival(
         .too_hard_tests
         .clone()
         .expect("only hibernated testers are revived");
-    let classification_1 = classify(ctx, &name, &test_1, coders).await?;
+    let classification_1 = classify_test(ctx, t, &test_1, coders).await?;
     if classification_1.class != Class::TooHard {
         t.too_hard_tests = None;
         ctx.emit(&name, Event::Revived)?;
@@ -329,7 +541,7 @@ pub async fn attempt_revival(
         let test_2 = t
             .propose(ctx, "retry", &nudge(ctx, &classification_1)?)
             .await?;
-        let classification_2 = classify(ctx, &name, &test_2, coders).await?;
+        let classification_2 = classify_test(ctx, t, &test_2, coders).await?;
         if classification_2.class == Class::Ideal {
             return accept(ctx, t, test_2);
         }
@@ -337,7 +549,7 @@ pub async fn attempt_revival(
         ctx.rollback(&mut t.agent, cp, "the retry after revival did not fit")?;
         return propose_test(ctx, t, coders).await;
     }
-    let classification_2 = classify(ctx, &name, &test_2, coders).await?;
+    let classification_2 = classify_test(ctx, t, &test_2, coders).await?;
     if classification_2.class == Class::TooHard {
         return Ok(None);
     }
@@ -364,7 +576,7 @@ fn accept(ctx: &Ctx, t: &mut Tester, test: Proposal) -> Result<Option<Proposal>,
 }
 
 /// "This test was {classification}, try again", said honestly and without the game's words.
-fn nudge(ctx: &Ctx, v: &super::roles::Verdict) -> Result<String, Halt> {
+fn nudge(ctx: &Ctx, v: &Classified) -> Result<String, Halt> {
     Ok(match v.class {
         Class::TooEasy => ctx.prompts.render("tester_too_easy", &[])?,
         Class::TooHard => ctx.prompts.render("tester_too_hard", &[])?,
@@ -381,33 +593,4 @@ fn nudge(ctx: &Ctx, v: &super::roles::Verdict) -> Result<String, Halt> {
         },
         Class::Ideal => unreachable!("an IDEAL test is accepted, not nudged"),
     })
-}
-
-/// Collects concurrent results; the first halt in agent order wins (a real cause is preferred
-/// over `Stopped`, which only means "another agent halted").
-fn first_halt<T>(results: Vec<Result<T, Halt>>) -> Result<Vec<T>, Halt> {
-    let mut out = Vec::with_capacity(results.len());
-    let mut halt: Option<Halt> = None;
-    for r in results {
-        match r {
-            Ok(v) => out.push(v),
-            Err(h) => {
-                let replace = match (&halt, &h) {
-                    (None, _) => true,
-                    (Some(Halt::Stopped), Halt::Stopped) => false,
-                    (Some(Halt::Stopped), _) => true,
-                    (Some(Halt::Fatal(_)), _) => false,
-                    (Some(_), Halt::Fatal(_)) => true,
-                    _ => false,
-                };
-                if replace {
-                    halt = Some(h);
-                }
-            }
-        }
-    }
-    match halt {
-        Some(h) => Err(h),
-        None => Ok(out),
-    }
 }

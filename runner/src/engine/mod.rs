@@ -1,0 +1,36 @@
+//! The protocol-neutral engine: what every protocol runs on.
+//!
+//! Data flow: [`start`]/[`resume`]/[`replay`] (`run.rs`) build a [`Ctx`] in a [`RunMode`] and
+//! a [`Team`] of agents, hand them to the protocol (`crate::protocol`), then run the hidden
+//! tests and write the outputs. Protocols act through the journaled primitives:
+//!
+//! - `ctx.rs`: [`Ctx`] — `ask` (and `ask_detached`, `ask_text`), `save`, `rollback`, `thank`,
+//!   `emit`, `blocking` (sandbox work on the rayon pool); [`Halt`] and [`ProtocolError`].
+//! - `coder.rs`: [`Coder`] — an agent and its solution: `solve`, `judge` a suite, render a
+//!   [`Judgement`] at a [`Detail`] level.
+//! - `proposal.rs`: [`ask_test`] and [`classify`] (the band rule) for tests agents write.
+//! - `suite.rs`: the numbered [`Suite`], grown by a run or given (`Suite::from_dir`).
+//! - `hwm.rs`: the [`HighWaterMark`] (BestTracker) shared by dixit, repair and debate.
+//! - `hidden.rs`: hidden-suite runs at the end of a run.
+//! - `prompts.rs`: templates (common + per protocol) and the forbidden-word guard.
+
+mod coder;
+mod ctx;
+mod hidden;
+mod hwm;
+pub mod prompts;
+mod proposal;
+mod run;
+mod suite;
+
+pub use coder::{solution_files, Coder, Detail, Judgement};
+pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
+pub use hidden::run_hidden;
+pub use hwm::{HighWaterMark, Keep, Offer};
+pub use prompts::{forbidden_words, Prompts};
+pub use proposal::{ask_test, classify, Classified, Proposal};
+pub use run::{
+    default_backend, new_run_id, replay, resume, runtime_digests, start, BackendFactory, Inputs,
+    ReplayOutcome, RunOutcome, Team,
+};
+pub use suite::Suite;

@@ -1,0 +1,178 @@
+//! Tests written by agents: asking for one ([`ask_test`]) and classifying it against a pool of
+//! solutions ([`classify`]: TOO_EASY, IDEAL, TOO_HARD or INVALID).
+
+use std::sync::Arc;
+
+use crate::agents::Agent;
+use crate::classify::{run_matrix, Class, Classification};
+use crate::journal::{CellRecord, Event};
+use crate::sandbox::CompileSide;
+use crate::toolchain::{Solution, Test};
+
+use super::ctx::{Ctx, Halt, ProtocolError};
+
+/// A proposed test: where it came from and, if the reply had one, the test itself.
+#[derive(Clone)]
+pub struct Proposal {
+    /// `tester-1#3`: the agent and the call that produced it.
+    pub id: String,
+    pub source: Option<String>,
+    pub test: Result<Arc<Test>, String>,
+    /// The reply was cut off at the length limit.
+    pub truncated: bool,
+}
+
+/// Asks `agent` for one test with `prompt`. The test is taken from the reply (its first code
+/// block of the test kind) and kept in `runs/<id>/tests/<agent>/<call>/`, never in the
+/// agent's workspace: an agent that also writes code (debate, blind) keeps its solution apart
+/// from its tests.
+pub async fn ask_test(
+    ctx: &Ctx,
+    agent: &mut Agent,
+    purpose: &str,
+    prompt: &str,
+) -> Result<Proposal, Halt> {
+    let kind = ctx.test_kind();
+    let default_file = format!("test.{}", kind.extension());
+    let turn = ctx
+        .ask_detached(agent, purpose, prompt, &default_file, &[kind.extension()])
+        .await?;
+    let id = format!("{}#{}", agent.name, turn.call);
+    let Some((name, content)) = turn
+        .files
+        .iter()
+        .find_map(|f| Some((f.path.clone(), f.content.clone()?)))
+    else {
+        return Ok(Proposal {
+            id,
+            source: None,
+            test: Err("no test was found in the reply".into()),
+            truncated: turn.truncated,
+        });
+    };
+    // The test keeps the name the reply gave it (`test.py` for an unnamed block): its build
+    // errors, which go back to its author, name it.
+    let dir = ctx
+        .run_dir
+        .join("tests")
+        .join(&agent.name)
+        .join(turn.call.to_string());
+    let path = dir.join(&name);
+    std::fs::create_dir_all(path.parent().unwrap_or(&dir))
+        .and_then(|()| std::fs::write(&path, &content))
+        .map_err(|e| Halt::Fatal(ProtocolError::Output(format!("{}: {e}", path.display()))))?;
+    let test = ctx
+        .toolchains
+        .test(&path)
+        .map(Arc::new)
+        .map_err(|e| e.replace(&format!("{}/", dir.display()), ""));
+    Ok(Proposal {
+        id,
+        source: Some(content),
+        test,
+        truncated: turn.truncated,
+    })
+}
+
+/// What `classify` found.
+pub struct Classified {
+    pub class: Class,
+    /// Solutions that failed the test.
+    pub failures: usize,
+    /// For INVALID: what the test's author is told (its own build errors; never solution code).
+    pub reason: Option<String>,
+    /// The test's reply was cut off at the length limit.
+    pub truncated: bool,
+}
+
+/// `classify(test, coders)`: the test against every solution of `pool`, with reruns, under the
+/// band rule with `minority` (journaled in `lane`, the author's).
+pub async fn classify(
+    ctx: &Ctx,
+    lane: &str,
+    p: &Proposal,
+    pool: &[Arc<Solution>],
+    minority: f64,
+) -> Result<Classified, Halt> {
+    let test = match &p.test {
+        Err(reason) => {
+            ctx.emit(
+                lane,
+                Event::Classified {
+                    test: p.id.clone(),
+                    class: Class::Invalid,
+                    failures: 0,
+                    pool: pool.len(),
+                    build_error: Some(reason.clone()),
+                    cells: vec![],
+                },
+            )?;
+            return Ok(Classified {
+                class: Class::Invalid,
+                failures: 0,
+                reason: Some(reason.clone()),
+                truncated: p.truncated,
+            });
+        }
+        Ok(t) => t.clone(),
+    };
+    let (pool_owned, reruns, seed, limits) =
+        (pool.to_vec(), ctx.reruns(), ctx.seed(), ctx.limits());
+    let c: Result<Classification, String> = ctx
+        .blocking(move |tc| {
+            tc.check_test(&test).map_err(|e| e.message)?;
+            let sols: Vec<&Solution> = pool_owned.iter().map(|s| &**s).collect();
+            let row = run_matrix(tc, &sols, &[&test], reruns, seed, &limits).remove(0);
+            Ok(Classification::from_cells(row, minority))
+        })
+        .await;
+    let (class, reason, failures, cells) = match c {
+        Err(e) => (Class::Invalid, Some(e), 0, vec![]),
+        Ok(c) => {
+            let reason = c.build_error.as_ref().map(|_| link_errors_only(&c));
+            (
+                c.class,
+                reason,
+                c.failures,
+                c.cells.iter().map(CellRecord::from).collect(),
+            )
+        }
+    };
+    ctx.emit(
+        lane,
+        Event::Classified {
+            test: p.id.clone(),
+            class,
+            failures,
+            pool: pool.len(),
+            build_error: reason.clone(),
+            cells,
+        },
+    )?;
+    Ok(Classified {
+        class,
+        failures,
+        reason,
+        truncated: p.truncated,
+    })
+}
+
+/// A test that builds alone but not with any solution: tell its author only the error lines
+/// (the full diagnostics would quote solution code).
+fn link_errors_only(c: &Classification) -> String {
+    let side = c.cells.first().and_then(|x| x.verdict.side);
+    let log = c.build_error.clone().unwrap_or_default();
+    if side == Some(CompileSide::Test) {
+        return log;
+    }
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.trim_start().starts_with("error") || l.contains(" error:"))
+        .take(5)
+        .collect();
+    if lines.is_empty() {
+        "it does not build against the interface the specification describes".into()
+    } else {
+        lines.join("\n")
+    }
+}

@@ -1,0 +1,460 @@
+//! Starting, resuming and replaying a run of any protocol.
+//!
+//! A run lives in `runs/<id>/`: `journal.jsonl`, `agents/`, `checkpoints/`, `tests/`, `suite/`,
+//! `implementations/`, `summary.json`. [`start`] begins one, [`resume`] continues one from its
+//! journal (recorded replies are reused, not asked again), [`replay`] re-executes one offline and
+//! checks every decision against the recording. All three build a [`Ctx`] (in the matching
+//! [`RunMode`]) and hand it to [`execute`], which creates the agents, runs the protocol the
+//! journal names, the hidden tests, and writes the outputs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::agents::{Agent, AgentDir, Backend, ReplayBackend, Script, ScriptBackend};
+use crate::budget::Budget;
+use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
+use crate::journal::{Event, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE};
+use crate::protocol;
+use crate::report::{write_outputs, Summary};
+use crate::toolchain::Toolchains;
+
+use super::coder::Coder;
+use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
+use super::hidden::run_hidden;
+use super::prompts::Prompts;
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub run_id: String,
+    pub run_dir: PathBuf,
+    pub stop: StopReason,
+    pub round: u32,
+    pub summary: Summary,
+}
+
+/// The agents of a run, by role, as the protocol receives them (and hands them back).
+#[derive(Default)]
+pub struct Team {
+    pub coders: Vec<Coder>,
+    pub testers: Vec<Agent>,
+    pub reviewers: Vec<Agent>,
+}
+
+/// Project files a protocol may need besides the spec, as paths this process can read (in a
+/// replay, copies written from the journal).
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    /// Tests no agent ever sees.
+    pub hidden: Vec<PathBuf>,
+    /// The acceptance suite (`repair`): shown to coders, never changed by them.
+    pub acceptance: Vec<PathBuf>,
+}
+
+/// Makes the live backend of an agent from its spec, the project folder, the run's seed and
+/// protocol.
+pub type BackendFactory =
+    dyn Fn(&AgentSpec, &Path, u64, ProtocolName) -> Result<Arc<dyn Backend>, String> + Send + Sync;
+
+/// The backends of this build: `script` (its file may name `{protocol}`, so one project can
+/// script each protocol), and the live ones of [`crate::agents::live_backend`].
+pub fn default_backend(
+    spec: &AgentSpec,
+    project_dir: &Path,
+    seed: u64,
+    protocol: ProtocolName,
+) -> Result<Arc<dyn Backend>, String> {
+    match spec.settings.backend.as_deref() {
+        Some("script") => {
+            let file = spec
+                .settings
+                .script
+                .clone()
+                .unwrap_or_default()
+                .display()
+                .to_string()
+                .replace("{protocol}", protocol.as_str());
+            let path = project_dir.join(file);
+            Ok(Arc::new(ScriptBackend::new(Script::load(&path)?)))
+        }
+        other => crate::agents::live_backend(spec, other, project_dir, seed),
+    }
+}
+
+/// A new run id: the UTC time and a random suffix (ids are names, never inputs to decisions).
+pub fn new_run_id() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (d, s) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = d as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let suffix: u16 = rand::random();
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{suffix:04x}",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// Starts a new run of `project` (with the protocol its config names) in `runs_dir/<id>/`.
+pub async fn start(
+    project: &Project,
+    toolchains: Arc<Toolchains>,
+    runs_dir: &Path,
+    backends: &BackendFactory,
+    observer: Arc<dyn Observer>,
+) -> Result<RunOutcome, ProtocolError> {
+    let config = &project.config;
+    let protocol = config.protocol_name();
+    let prompts = Prompts::load(&project.dir, config)?;
+    let run_id = new_run_id();
+    // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
+    let runs_dir = std::path::absolute(runs_dir)
+        .map_err(|e| ProtocolError::Setup(format!("{}: {e}", runs_dir.display())))?;
+    let run_dir = runs_dir.join(&run_id);
+    let acceptance = project.acceptance_tests(config);
+    let snapshot = ProjectSnapshot {
+        config: project.config_text.clone(),
+        spec: project.spec.clone(),
+        prompts: prompts.templates().clone(),
+        hidden: read_files(&project.hidden)?,
+        acceptance: read_files(&acceptance)?,
+    };
+    let runtimes = runtime_digests(config, &toolchains);
+    let journal = Journal::create(
+        &run_dir.join("journal.jsonl"),
+        &run_id,
+        protocol,
+        snapshot,
+        runtimes,
+    )?;
+    let budget = Budget::new(config.budget.clone(), config.prices.clone());
+    let mut live = BTreeMap::new();
+    for spec in config.agent_specs() {
+        live.insert(
+            spec.name.clone(),
+            backends(&spec, &project.dir, config.project.seed, protocol)
+                .map_err(ProtocolError::Setup)?,
+        );
+    }
+    let ctx = Ctx::new(CtxParts {
+        mode: RunMode::Live,
+        config: config.clone(),
+        spec: project.spec.clone(),
+        prompts,
+        toolchains,
+        journal,
+        budget,
+        observer,
+        run_dir: run_dir.clone(),
+    });
+    let inputs = Inputs {
+        hidden: project.hidden.clone(),
+        acceptance,
+    };
+    execute(&ctx, &run_id, live, &inputs).await
+}
+
+/// Continues a stopped or crashed run from its journal: recorded replies are reused, the
+/// sandbox re-derives every decision (checked against the journal), and the run goes on live
+/// from where it ended. `project` supplies the current config (e.g. a raised budget cap); the
+/// protocol is the one the journal recorded.
+pub async fn resume(
+    project: &Project,
+    run_dir: &Path,
+    toolchains: Arc<Toolchains>,
+    backends: &BackendFactory,
+    observer: Arc<dyn Observer>,
+) -> Result<RunOutcome, ProtocolError> {
+    let run_dir = &std::path::absolute(run_dir)
+        .map_err(|e| ProtocolError::Setup(format!("{}: {e}", run_dir.display())))?;
+    let recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
+    if let Some((stop, round)) = recorded.stop() {
+        if !stop.resumable() {
+            return Err(ProtocolError::Setup(format!(
+                "run {} already ended in round {round} ({}); nothing to resume",
+                recorded.run_id,
+                crate::report::describe_stop(&stop)
+            )));
+        }
+    }
+    let config = project.config.with_protocol(recorded.protocol);
+    let prompts = Prompts::from_templates(recorded.project.prompts.clone(), &config)?;
+    let recording = Arc::new(recorded.recording());
+    let mut agents = BTreeMap::new();
+    for spec in config.agent_specs() {
+        let live = backends(&spec, &project.dir, config.project.seed, recorded.protocol)
+            .map_err(ProtocolError::Setup)?;
+        agents.insert(
+            spec.name.clone(),
+            Arc::new(ReplayBackend::new(recording.clone(), Some(live))) as Arc<dyn Backend>,
+        );
+    }
+    let inputs = recorded_inputs(&recorded, &run_dir.join("inputs"))?;
+    let journal = Journal::resume(&recorded)?;
+    let budget = Budget::new(config.budget.clone(), config.prices.clone());
+    let ctx = Ctx::new(CtxParts {
+        mode: RunMode::Resume,
+        config,
+        spec: recorded.project.spec.clone(),
+        prompts,
+        toolchains,
+        journal,
+        budget,
+        observer,
+        run_dir: run_dir.to_path_buf(),
+    });
+    execute(&ctx, &recorded.run_id, agents, &inputs).await
+}
+
+/// What a replay found.
+#[derive(Debug)]
+pub struct ReplayOutcome {
+    pub run_id: String,
+    pub protocol: ProtocolName,
+    pub events: usize,
+    pub stop: StopReason,
+    pub round: u32,
+    /// Whether fuel was compared too: only when the guest runtimes are byte-identical to the
+    /// recording's (see [`runtime_digests`]); verdicts and decisions always are.
+    pub fuel_compared: bool,
+}
+
+/// Re-executes a recorded run offline in `work_dir` (agents answer from the journal, the
+/// sandbox re-runs everything) and checks that every event equals the recorded one. A
+/// divergence is an error naming the first differing event.
+pub async fn replay(
+    run_dir: &Path,
+    toolchains: Arc<Toolchains>,
+    work_dir: &Path,
+) -> Result<ReplayOutcome, ProtocolError> {
+    let recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
+    let config = Config::parse(
+        &recorded.project.config,
+        &run_dir.join("journal.jsonl (recorded dixit.toml)"),
+    )?
+    .with_protocol(recorded.protocol);
+    let prompts = Prompts::from_templates(recorded.project.prompts.clone(), &config)?;
+    let inputs = recorded_inputs(&recorded, &work_dir.join("inputs"))?;
+    let recording = Arc::new(recorded.recording());
+    let agents = config
+        .agent_specs()
+        .into_iter()
+        .map(|s| {
+            (
+                s.name,
+                Arc::new(ReplayBackend::new(recording.clone(), None)) as Arc<dyn Backend>,
+            )
+        })
+        .collect();
+    let may_end = matches!(
+        recorded.stop(),
+        Some((StopReason::Budget { .. } | StopReason::Error { .. }, _))
+    );
+    let fuel_compared = runtime_digests(&config, &toolchains) == recorded.runtimes;
+    let ctx = Ctx::new(CtxParts {
+        mode: RunMode::Replay { may_end },
+        config,
+        spec: recorded.project.spec.clone(),
+        prompts,
+        toolchains,
+        journal: Journal::verify(&recorded, !fuel_compared),
+        budget: Budget::replaying(recorded.refusals()),
+        observer: Arc::new(Quiet),
+        run_dir: work_dir.to_path_buf(),
+    });
+    let out = execute(&ctx, &recorded.run_id, agents, &inputs).await?;
+    ctx.journal.finish()?;
+    Ok(ReplayOutcome {
+        run_id: recorded.run_id.clone(),
+        protocol: recorded.protocol,
+        events: recorded.effective().len(),
+        stop: out.stop,
+        round: out.round,
+        fuel_compared,
+    })
+}
+
+/// Digests of the guest runtimes a project's runs use (the Python runtime, for Python projects).
+/// componentize-py's pre-initialisation is not byte-reproducible across machines (file times
+/// are baked in), so a journal records these and a replay compares fuel only on a match.
+pub fn runtime_digests(config: &Config, toolchains: &Toolchains) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    if config.language() == crate::toolchain::Language::Python
+        && toolchains.python_runtime().is_ok()
+    {
+        if let Some(d) = crate::toolchain::python_runtime_digest(toolchains.sandbox()) {
+            out.insert("python".to_string(), d);
+        }
+    }
+    out
+}
+
+fn read_files(files: &[PathBuf]) -> Result<BTreeMap<String, String>, ProtocolError> {
+    files
+        .iter()
+        .map(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            std::fs::read_to_string(p)
+                .map(|t| (name, t))
+                .map_err(|e| ProtocolError::Setup(format!("{}: {e}", p.display())))
+        })
+        .collect()
+}
+
+/// The hidden and acceptance tests of a recorded run, written from its journal under `dir`.
+fn recorded_inputs(recorded: &JournalFile, dir: &Path) -> Result<Inputs, ProtocolError> {
+    let write = |sub: &str, files: &BTreeMap<String, String>| {
+        let d = dir.join(sub);
+        std::fs::create_dir_all(&d)
+            .map_err(|e| ProtocolError::Output(format!("{}: {e}", d.display())))?;
+        files
+            .iter()
+            .map(|(name, text)| {
+                let p = d.join(name);
+                std::fs::write(&p, text)
+                    .map(|()| p.clone())
+                    .map_err(|e| ProtocolError::Output(format!("{}: {e}", p.display())))
+            })
+            .collect::<Result<Vec<PathBuf>, ProtocolError>>()
+    };
+    Ok(Inputs {
+        hidden: write("hidden", &recorded.project.hidden)?,
+        acceptance: write("acceptance", &recorded.project.acceptance)?,
+    })
+}
+
+/// Creates the agents, runs the protocol to its stop; then the hidden tests, the stop event and
+/// the run's outputs.
+async fn execute(
+    ctx: &Ctx,
+    run_id: &str,
+    mut backends: BTreeMap<String, Arc<dyn Backend>>,
+    inputs: &Inputs,
+) -> Result<RunOutcome, ProtocolError> {
+    let mut team = Team::default();
+    for spec in ctx.config.agent_specs() {
+        let system = ctx
+            .prompts
+            .system(spec.role, spec.settings.prompt_variant.as_deref())?;
+        let state = AgentDir::create(
+            ctx.run_dir.join("agents").join(&spec.name),
+            ctx.run_dir.join("checkpoints").join(&spec.name),
+            &system,
+        )?;
+        let backend = backends
+            .remove(&spec.name)
+            .ok_or_else(|| ProtocolError::Setup(format!("no backend for {}", spec.name)))?;
+        let agent = Agent {
+            name: spec.name.clone(),
+            role: spec.role,
+            settings: spec.settings.clone(),
+            state,
+            backend,
+            calls: 0,
+        };
+        match spec.role {
+            Role::Coder => team.coders.push(Coder::new(agent)),
+            Role::Tester => team.testers.push(agent),
+            Role::Reviewer => team.reviewers.push(agent),
+        }
+    }
+    let names = |agents: &[&Agent]| agents.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+    let emit = |lane: &str, e: Event| ctx.emit(lane, e).map_err(halt_to_error);
+    emit(
+        RUN_LANE,
+        Event::Started {
+            coders: names(&team.coders.iter().map(|c| &c.agent).collect::<Vec<_>>()),
+            testers: names(&team.testers.iter().collect::<Vec<_>>()),
+            reviewers: names(&team.reviewers.iter().collect::<Vec<_>>()),
+            seed: ctx.seed(),
+        },
+    )?;
+    let (stop, round) = match protocol::run(ctx, &mut team, inputs).await {
+        Ok(s) => (s.reason, s.round),
+        Err(Halt::Fatal(e)) => return Err(e),
+        Err(h) => (halt_reason(h), current_round(ctx)),
+    };
+    if stop.is_decision() && !inputs.hidden.is_empty() {
+        let coders: Vec<&Coder> = team.coders.iter().collect();
+        run_hidden(ctx, &coders, &inputs.hidden)
+            .await
+            .map_err(halt_to_error)?;
+    }
+    emit(
+        RUN_LANE,
+        Event::Stop {
+            reason: stop.clone(),
+            round,
+        },
+    )?;
+    for c in &mut team.coders {
+        // A final implementation is what the coder wrote, whatever another process did since.
+        let restored = c.agent.state.verify_workspace()?;
+        if !restored.is_empty() {
+            let what = restored.join(", ");
+            tracing::warn!(
+                "{}: workspace changed from outside; restored {what}",
+                c.agent.name
+            );
+        }
+    }
+    let mut summary = ctx
+        .summary
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    summary.run_id = run_id.to_string();
+    let implementations: Vec<(String, PathBuf)> = team
+        .coders
+        .iter()
+        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
+        .collect();
+    write_outputs(&ctx.run_dir, &summary, &implementations, ctx.test_kind())
+        .map_err(|e| ProtocolError::Output(e.to_string()))?;
+    Ok(RunOutcome {
+        run_id: run_id.to_string(),
+        run_dir: ctx.run_dir.clone(),
+        stop,
+        round,
+        summary,
+    })
+}
+
+fn halt_to_error(h: Halt) -> ProtocolError {
+    match h {
+        Halt::Fatal(e) => e,
+        other => ProtocolError::Setup(format!("unexpected halt: {other:?}")),
+    }
+}
+
+/// The stop a halt means (`Stopped` only happens together with a real cause, which wins).
+fn halt_reason(h: Halt) -> StopReason {
+    match h {
+        Halt::Budget { agent, cap } => StopReason::Budget { agent, cap },
+        Halt::Backend { agent, message } => StopReason::Error { agent, message },
+        Halt::Stopped | Halt::Fatal(_) => StopReason::Error {
+            agent: String::new(),
+            message: "stopped".into(),
+        },
+    }
+}
+
+fn current_round(ctx: &Ctx) -> u32 {
+    ctx.round.load(std::sync::atomic::Ordering::SeqCst)
+}

@@ -1,0 +1,102 @@
+//! A numbered test suite: tests that joined it during a run (dixit's IDEAL tests, debate's
+//! breaking tests, a blind coder's self-tests) or a given one (`Suite::from_dir`: repair's
+//! acceptance suite, the hidden tests).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::journal::SuiteEntry;
+use crate::toolchain::{Test, TestKind};
+
+use super::ctx::{Ctx, Halt, ProtocolError};
+use super::proposal::Proposal;
+
+/// The numbered test suite: test `i` (1-based) is `entries[i - 1]`, runnable as `tests[i - 1]`.
+#[derive(Clone, Default)]
+pub struct Suite {
+    pub entries: Vec<SuiteEntry>,
+    pub tests: Vec<Arc<Test>>,
+}
+
+impl Suite {
+    pub fn len(&self) -> usize {
+        self.tests.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tests.is_empty()
+    }
+
+    /// A given suite: every test file of `dir` (sorted by name, hidden files skipped), written
+    /// by `author`. Files of another kind than `kind` are skipped (a checker beside its I/O
+    /// test is not a test). A test that cannot be read is an error naming it.
+    pub fn from_dir(
+        ctx: &Ctx,
+        dir: &Path,
+        kind: TestKind,
+        author: &str,
+    ) -> Result<Suite, ProtocolError> {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| ProtocolError::Setup(format!("{}: {e}", dir.display())))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .filter(|p| TestKind::from_path(p) == Some(kind))
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        files.sort();
+        let mut suite = Suite::default();
+        for path in files {
+            let test = ctx.toolchains.test(&path).map_err(ProtocolError::Setup)?;
+            let source = std::fs::read_to_string(&path).unwrap_or_default();
+            let file = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            suite.entries.push(SuiteEntry {
+                number: suite.tests.len() + 1,
+                author: author.to_string(),
+                file,
+                source,
+            });
+            suite.tests.push(Arc::new(test));
+        }
+        Ok(suite)
+    }
+
+    /// Adds accepted tests (in the given order, each with its author), copying each into
+    /// `runs/<id>/suite/` as `test_NNN.<ext>`.
+    pub fn add(
+        &mut self,
+        ctx: &Ctx,
+        accepted: Vec<(String, Proposal)>,
+    ) -> Result<Vec<SuiteEntry>, Halt> {
+        let dir = ctx.run_dir.join("suite");
+        let fatal = |p: &Path, e: String| {
+            Halt::Fatal(ProtocolError::Output(format!("{}: {e}", p.display())))
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| fatal(&dir, e.to_string()))?;
+        let mut added = Vec::new();
+        for (author, p) in accepted {
+            let number = self.tests.len() + 1;
+            let file = format!("test_{number:03}.{}", ctx.test_kind().extension());
+            let source = p.source.clone().unwrap_or_default();
+            let path = dir.join(&file);
+            std::fs::write(&path, &source).map_err(|e| fatal(&path, e.to_string()))?;
+            let test = ctx.toolchains.test(&path).map_err(|e| fatal(&path, e))?;
+            let entry = SuiteEntry {
+                number,
+                author,
+                file,
+                source,
+            };
+            self.entries.push(entry.clone());
+            self.tests.push(Arc::new(test));
+            added.push(entry);
+        }
+        Ok(added)
+    }
+}
