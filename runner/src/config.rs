@@ -742,7 +742,11 @@ impl Config {
             (ProtocolName::Dixit, Role::Tester) => (self.dixit.testers, self.tester.len()),
             (ProtocolName::Debate, Role::Coder) => (self.debate.coders, self.coder.len()),
             (ProtocolName::Repair, Role::Coder) => (self.repair.coders, self.coder.len()),
-            (ProtocolName::Repair, Role::Reviewer) => (usize::from(self.repair.review), 0),
+            // One reviewer per coder: coders work concurrently, each with its own reviewer.
+            (ProtocolName::Repair, Role::Reviewer) if self.repair.review => (
+                self.repair.coders.max(self.coder.len()),
+                self.reviewer.len(),
+            ),
             (ProtocolName::Blind, Role::Coder) => (self.blind.coders, self.coder.len()),
             _ => (0, 0),
         };
@@ -995,7 +999,6 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "enabled with the repair, debate and blind protocols"]
     fn each_protocol_has_its_roles_and_checks() {
         let c = Config::parse(
             &format!("{MIN}[protocol]\nname = \"repair\"\n[repair]\ncoders = 2\n"),
@@ -1013,6 +1016,7 @@ mod tests {
                 ("coder-1".into(), Role::Coder),
                 ("coder-2".into(), Role::Coder),
                 ("reviewer-1".into(), Role::Reviewer),
+                ("reviewer-2".into(), Role::Reviewer),
             ]
         );
         let e = Config::parse(

@@ -14,6 +14,7 @@ pub mod bench;
 pub mod budget;
 pub mod classify;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod engine;
 pub mod eval;

@@ -9,6 +9,8 @@
 //!   sizes checked before reading.
 //! - `integrity.rs`: forged passes and host-reading tests through `dixit run`.
 //! - `protocol.rs`: every branch of the loop with script agents; resume, replay, bad input.
+//! - `protocols.rs`: debate, repair and blind with script agents (every branch and stop, words
+//!   kept out of prompts, kill -9 resume), and `dixit compare` with shards.
 //! - `live_agents.rs` + `fault_server.rs`: the openai, anthropic and command backends (a
 //!   fault-injecting server on loopback), and a real run on the local model (ignored by default).
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
@@ -25,4 +27,5 @@ mod hostile;
 mod integrity;
 mod live_agents;
 mod protocol;
+mod protocols;
 mod support;

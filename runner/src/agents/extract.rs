@@ -43,6 +43,16 @@ pub fn extract_files(reply: &str, default_file: &str, allowed_exts: &[&str]) -> 
     out
 }
 
+/// The bodies of the fenced code blocks of a reply whose language fits a file with extension
+/// `ext` (or is not given), in order: several tests written in one reply.
+pub fn code_blocks(reply: &str, ext: &str) -> Vec<String> {
+    blocks(reply)
+        .into_iter()
+        .filter(|b| lang_matches(&b.lang, &format!("x.{ext}")))
+        .map(|b| b.body)
+        .collect()
+}
+
 fn lang_matches(lang: &str, file: &str) -> bool {
     let ext = file.rsplit('.').next().unwrap_or("");
     let lang = lang.to_ascii_lowercase();

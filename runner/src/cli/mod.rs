@@ -3,6 +3,7 @@
 
 mod bench;
 mod classify;
+mod compare;
 mod doctor;
 mod eval;
 mod exec;
@@ -68,6 +69,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Re-execute a recorded run offline and check that every decision is reproduced.
     Replay(replay::ReplayArgs),
+    /// Run several protocols over several projects and tabulate hidden-test results, calls,
+    /// tokens, cost and time (each cell an ordinary, replayable run).
+    Compare(compare::CompareArgs),
     /// Score a recorded corpus offline (CodeT's format): verdict matrix in the sandbox, cached;
     /// pass@1 of each selection strategy and band precision.
     Eval(eval::EvalArgs),
@@ -162,6 +166,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),
         Command::Replay(a) => replay::run(g, a),
+        Command::Compare(a) => compare::run(g, a),
         Command::Bench(a) => bench::run(g, a),
         Command::BenchLoadPython => bench::load_python(g),
     }

@@ -77,9 +77,12 @@ impl Judgement {
         }
     }
 
-    /// Tests failed with a wrong answer (the rest of the failures are errors).
+    /// Tests failed with a wrong answer (a failed check; the other failures are errors).
     pub fn failures(&self) -> usize {
-        self.vector.len() - self.passes() - self.errors.min(self.vector.len() - self.passes())
+        self.cells
+            .iter()
+            .filter(|c| c.verdict.verdict == VerdictKind::WrongAnswer)
+            .count()
     }
 
     /// The high-water-mark order (BestTracker): more tests passed; on a tie, fewer errors.

@@ -28,7 +28,7 @@ pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};
 pub use prompts::{forbidden_words, Prompts};
-pub use proposal::{ask_test, classify, Classified, Proposal};
+pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
 pub use run::{
     default_backend, new_run_id, replay, resume, runtime_digests, start, BackendFactory, Inputs,
     ReplayOutcome, RunOutcome, Team,

@@ -85,6 +85,29 @@ pub struct Classified {
     pub truncated: bool,
 }
 
+/// A test against every solution of `pool`, with reruns: one cell per solution, or the build
+/// error when the test does not build on its own. Nothing is journaled (the caller journals
+/// what it decides).
+pub async fn run_test(
+    ctx: &Ctx,
+    test: &Arc<Test>,
+    pool: &[Arc<Solution>],
+) -> Result<Vec<crate::classify::Cell>, String> {
+    let (test, pool, reruns, seed, limits) = (
+        test.clone(),
+        pool.to_vec(),
+        ctx.reruns(),
+        ctx.seed(),
+        ctx.limits(),
+    );
+    ctx.blocking(move |tc| {
+        tc.check_test(&test).map_err(|e| e.message)?;
+        let sols: Vec<&Solution> = pool.iter().map(|s| &**s).collect();
+        Ok(run_matrix(tc, &sols, &[&test], reruns, seed, &limits).remove(0))
+    })
+    .await
+}
+
 /// `classify(test, coders)`: the test against every solution of `pool`, with reruns, under the
 /// band rule with `minority` (journaled in `lane`, the author's).
 pub async fn classify(
@@ -116,16 +139,9 @@ pub async fn classify(
         }
         Ok(t) => t.clone(),
     };
-    let (pool_owned, reruns, seed, limits) =
-        (pool.to_vec(), ctx.reruns(), ctx.seed(), ctx.limits());
-    let c: Result<Classification, String> = ctx
-        .blocking(move |tc| {
-            tc.check_test(&test).map_err(|e| e.message)?;
-            let sols: Vec<&Solution> = pool_owned.iter().map(|s| &**s).collect();
-            let row = run_matrix(tc, &sols, &[&test], reruns, seed, &limits).remove(0);
-            Ok(Classification::from_cells(row, minority))
-        })
-        .await;
+    let c: Result<Classification, String> = run_test(ctx, &test, pool)
+        .await
+        .map(|row| Classification::from_cells(row, minority));
     let (class, reason, failures, cells) = match c {
         Err(e) => (Class::Invalid, Some(e), 0, vec![]),
         Ok(c) => {

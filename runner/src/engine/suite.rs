@@ -36,16 +36,31 @@ impl Suite {
         kind: TestKind,
         author: &str,
     ) -> Result<Suite, ProtocolError> {
-        let mut files: Vec<_> = std::fs::read_dir(dir)
+        let files: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| ProtocolError::Setup(format!("{}: {e}", dir.display())))?
             .flatten()
             .map(|e| e.path())
+            .collect();
+        Suite::from_files(ctx, &files, kind, author)
+    }
+
+    /// A given suite from a list of files (sorted by name; files of another kind, and hidden
+    /// files, skipped).
+    pub fn from_files(
+        ctx: &Ctx,
+        files: &[std::path::PathBuf],
+        kind: TestKind,
+        author: &str,
+    ) -> Result<Suite, ProtocolError> {
+        let mut files: Vec<_> = files
+            .iter()
             .filter(|p| p.is_file())
             .filter(|p| TestKind::from_path(p) == Some(kind))
             .filter(|p| {
                 !p.file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with('.'))
             })
+            .cloned()
             .collect();
         files.sort();
         let mut suite = Suite::default();
@@ -67,6 +82,15 @@ impl Suite {
         Ok(suite)
     }
 
+    /// The tests as a prompt shows them: each file's name and contents in a fenced block.
+    pub fn shown(&self) -> String {
+        self.entries
+            .iter()
+            .map(|e| format!("`{}`:\n```\n{}\n```", e.file, e.source.trim_end()))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
     /// Adds accepted tests (in the given order, each with its author), copying each into
     /// `runs/<id>/suite/` as `test_NNN.<ext>`.
     pub fn add(
@@ -74,7 +98,17 @@ impl Suite {
         ctx: &Ctx,
         accepted: Vec<(String, Proposal)>,
     ) -> Result<Vec<SuiteEntry>, Halt> {
-        let dir = ctx.run_dir.join("suite");
+        self.add_in(ctx, &ctx.run_dir.join("suite"), accepted)
+    }
+
+    /// [`Suite::add`] into another directory (a coder's own tests).
+    pub fn add_in(
+        &mut self,
+        ctx: &Ctx,
+        dir: &Path,
+        accepted: Vec<(String, Proposal)>,
+    ) -> Result<Vec<SuiteEntry>, Halt> {
+        let dir = dir.to_path_buf();
         let fatal = |p: &Path, e: String| {
             Halt::Fatal(ProtocolError::Output(format!("{}: {e}", p.display())))
         };

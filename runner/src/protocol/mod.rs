@@ -21,7 +21,7 @@ use crate::engine::{Ctx, Halt, Inputs, Team};
 use crate::journal::StopReason;
 
 /// The protocols this version runs.
-pub const IMPLEMENTED: &[ProtocolName] = &[ProtocolName::Dixit];
+pub const IMPLEMENTED: &[ProtocolName] = &ProtocolName::ALL;
 
 /// How a protocol's run ended: why, and in which round (or epoch).
 pub struct Stop {

@@ -5,11 +5,14 @@
 //! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
 //! - `text.rs`: the terminal summary and [`describe_stop`].
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
+//! - `compare.rs`: the table of `dixit compare`.
 
+mod compare;
 mod outputs;
 mod summary;
 mod text;
 
+pub use compare::compare_table;
 pub use outputs::write_outputs;
 pub use summary::{
     AttemptStats, BlindCoder, BlindSummary, ClassCounts, CoderStats, DebateEpoch, DebateSummary,

@@ -1,13 +1,301 @@
-//! Protocol `debate` (in progress).
-use super::Stop;
-#[allow(unused_imports)]
-use crate::engine::Inputs;
-use crate::engine::{Ctx, Halt, ProtocolError, Team};
+//! Protocol `debate`, after `shared/seeds/debatecoder.md` (DebateCoder, ACL 2025): disagreement
+//! is settled by executable evidence, not by a judge.
+//!
+//! ```text
+//! epoch 0: every coder writes a solution
+//! epoch 1..max_epochs:
+//!     every coder sees the others' current solutions and writes a test meant to break them
+//!     all new tests run against all solutions; a test that passes some and fails others
+//!     discriminated: it joins the suite (a test everyone passes breaks nothing; one everyone
+//!     fails is more likely wrong than right)
+//!     no new breaking test                         → stop (converged)
+//!     every coder refines from its own failures; a refinement is kept only if it passes at
+//!     least as many tests as before (the high-water mark)
+//!     every coder passes every test                → stop
+//!     early_stop epochs in a row without a coder improving → stop
+//! winner = most tests passed (ties: fewer errors, then agent order — reported)
+//! ```
 
-pub const TEMPLATES: &[(&str, &str)] = &[];
-pub const FORBIDDEN: &[&str] = &["game"];
+use std::sync::Arc;
 
-#[allow(unused_variables)]
+use futures::future::join_all;
+
+use crate::agents::Agent;
+use crate::engine::{
+    ask_test, run_test, Coder, Ctx, Detail, Halt, HighWaterMark, Judgement, Keep, Proposal, Suite,
+    Team,
+};
+use crate::journal::{CellRecord, Event, Standing, StopReason, RUN_LANE};
+use crate::toolchain::Solution;
+
+use super::{first_halt, Stop};
+
+/// The prompt templates of this protocol (`assets/prompts/debate/`).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "coder_break",
+        include_str!("../../../assets/prompts/debate/coder_break.md"),
+    ),
+    (
+        "coder_refine",
+        include_str!("../../../assets/prompts/debate/coder_refine.md"),
+    ),
+    (
+        "coder_solve",
+        include_str!("../../../assets/prompts/debate/coder_solve.md"),
+    ),
+    (
+        "coder_system",
+        include_str!("../../../assets/prompts/debate/coder_system.md"),
+    ),
+];
+
+/// A debate shows other implementations (that is the protocol), but never keeps score aloud.
+pub const FORBIDDEN: &[&str] = &[
+    "game",
+    "games",
+    "score",
+    "scores",
+    "scoring",
+    "win",
+    "wins",
+    "winner",
+    "winning",
+    "judge",
+    "judges",
+    "opponent",
+    "opponents",
+    "compete",
+    "competition",
+    "points",
+    "reward",
+    "debate",
+];
+
+/// Runs the protocol with the run's coders.
 pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
-    Err(Halt::Fatal(ProtocolError::Setup("debate: not yet".into())))
+    let coders = &mut team.coders;
+    let solve = ctx
+        .prompts
+        .render("coder_solve", &[("spec", ctx.spec.trim())])?;
+    first_halt(join_all(coders.iter_mut().map(|c| c.solve(ctx, "solve", &solve))).await)?;
+
+    let mut suite = Suite::default();
+    let mut standings: Vec<Judgement> = Vec::new();
+    let mut quiet_epochs = 0;
+    let max = ctx.config.debate.max_epochs;
+    for epoch in 1..=max {
+        ctx.round.store(epoch, std::sync::atomic::Ordering::SeqCst);
+        ctx.emit(
+            RUN_LANE,
+            Event::Epoch {
+                epoch,
+                suite: suite.len(),
+            },
+        )?;
+        // Every coder writes a test against the others' current solutions.
+        let shown: Vec<String> = coders.iter().map(|c| c.code_text()).collect();
+        let proposals = first_halt(
+            join_all(coders.iter_mut().enumerate().map(|(i, c)| {
+                let others = others_text(&shown, i);
+                async move { break_them(ctx, &mut c.agent, &others).await }
+            }))
+            .await,
+        )?;
+        // All new tests against all solutions; the ones that discriminate join the suite.
+        let pool: Vec<Arc<Solution>> = coders
+            .iter()
+            .filter_map(|c| c.solution.clone().ok())
+            .collect();
+        let names: Vec<String> = coders
+            .iter()
+            .filter(|c| c.solution.is_ok())
+            .map(|c| c.agent.name.clone())
+            .collect();
+        let mut breaking = Vec::new();
+        for (author, p) in coders.iter().map(|c| c.agent.name.clone()).zip(proposals) {
+            if discriminates(ctx, &author, &p, &pool, &names).await? {
+                breaking.push((author, p));
+            }
+        }
+        if breaking.is_empty() {
+            return Ok(decide(coders, &standings, "no new breaking test", epoch));
+        }
+        let added = suite.add(ctx, breaking)?;
+        ctx.emit(
+            RUN_LANE,
+            Event::SuiteChanged {
+                added,
+                size: suite.len(),
+            },
+        )?;
+        // Every coder refines from its own failures; a refinement that passes fewer tests is
+        // undone.
+        let before_after =
+            first_halt(join_all(coders.iter_mut().map(|c| refine(ctx, c, &suite))).await)?;
+        // Improvement: a refinement made some coder pass more of the suite than before it.
+        let improved = before_after
+            .iter()
+            .any(|(before, after)| after.passes() > before.passes());
+        standings = before_after.into_iter().map(|(_, after)| after).collect();
+        if standings.iter().all(Judgement::all_pass) {
+            return Ok(decide(
+                coders,
+                &standings,
+                "every coder passes every test",
+                epoch,
+            ));
+        }
+        quiet_epochs = if improved { 0 } else { quiet_epochs + 1 };
+        if quiet_epochs >= ctx.config.debate.early_stop {
+            return Ok(decide(
+                coders,
+                &standings,
+                &format!("{quiet_epochs} epochs without improvement"),
+                epoch,
+            ));
+        }
+    }
+    Ok(decide(coders, &standings, "max_epochs reached", max))
+}
+
+/// The others' code, labelled A, B, … (never by who wrote it).
+fn others_text(shown: &[String], me: usize) -> String {
+    shown
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != me)
+        .zip('A'..='Z')
+        .map(|((_, code), label)| {
+            if code.is_empty() {
+                format!("Implementation {label}: (no code yet)")
+            } else {
+                format!("Implementation {label}:\n\n{code}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// "Write a test that breaks them".
+async fn break_them(ctx: &Ctx, agent: &mut Agent, others: &str) -> Result<Proposal, Halt> {
+    let prompt = ctx.prompts.render("coder_break", &[("others", others)])?;
+    ask_test(ctx, agent, "break", &prompt).await
+}
+
+/// Runs a new test against every solution and journals whom it broke; true when it
+/// discriminated (some solutions pass it, some fail it).
+async fn discriminates(
+    ctx: &Ctx,
+    author: &str,
+    p: &Proposal,
+    pool: &[Arc<Solution>],
+    names: &[String],
+) -> Result<bool, Halt> {
+    let outcome = match &p.test {
+        Err(reason) => Err(reason.clone()),
+        Ok(test) => run_test(ctx, test, pool).await,
+    };
+    let (failed_by, kept, build_error, cells) = match outcome {
+        Err(e) => (Vec::new(), false, Some(e), Vec::new()),
+        Ok(cells) => {
+            let failed_by: Vec<String> = names
+                .iter()
+                .zip(&cells)
+                .filter(|(_, c)| !c.passed())
+                .map(|(n, _)| n.clone())
+                .collect();
+            let kept = !failed_by.is_empty() && failed_by.len() < cells.len();
+            (
+                failed_by,
+                kept,
+                None,
+                cells.iter().map(CellRecord::from).collect(),
+            )
+        }
+    };
+    ctx.emit(
+        author,
+        Event::DebateTest {
+            test: p.id.clone(),
+            failed_by,
+            kept,
+            build_error,
+            cells,
+        },
+    )?;
+    Ok(kept)
+}
+
+/// A coder against the suite; if it fails some tests, one refinement from its own failures, kept
+/// only if it passes at least as many. Returns its judgements before and after.
+async fn refine(
+    ctx: &Ctx,
+    coder: &mut Coder,
+    suite: &Suite,
+) -> Result<(Judgement, Judgement), Halt> {
+    let before = coder.judge(ctx, suite).await?;
+    if before.all_pass() {
+        return Ok((before.clone(), before));
+    }
+    let mut best = HighWaterMark::start(ctx, coder, before.clone(), Keep::AtLeastAsGood)?;
+    let prompt = ctx.prompts.render(
+        "coder_refine",
+        &[("failures", &before.feedback(suite, Detail::Failures))],
+    )?;
+    coder.solve(ctx, "refine", &prompt).await?;
+    let judgement = coder.judge(ctx, suite).await?;
+    best.offer(
+        ctx,
+        coder,
+        judgement,
+        "the refinement passed fewer tests than the previous solution",
+    )?;
+    Ok((before, best.best))
+}
+
+/// The stop: the winner passes the most tests of the final suite; ties go to fewer errors, then
+/// to agent order, and the stop says which rule decided.
+fn decide(coders: &[Coder], standings: &[Judgement], why: &str, epoch: u32) -> Stop {
+    let mut ranked: Vec<(usize, &Coder, Option<&Judgement>)> = coders
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (i, c, standings.get(i)))
+        .collect();
+    let key = |j: Option<&Judgement>| {
+        j.map(|j| (j.passes(), std::cmp::Reverse(j.errors)))
+            .unwrap_or((0, std::cmp::Reverse(0)))
+    };
+    ranked.sort_by(|a, b| key(b.2).cmp(&key(a.2)).then(a.0.cmp(&b.0)));
+    let tie_break = match (ranked.first(), ranked.get(1)) {
+        (Some(a), Some(b)) if key(a.2) == key(b.2) => Some(format!(
+            "agent order ({} and {} pass as many tests with as many errors)",
+            a.1.agent.name, b.1.agent.name
+        )),
+        (Some(a), Some(b)) if key(a.2).0 == key(b.2).0 => Some(format!(
+            "fewer errors ({} and {} pass as many tests)",
+            a.1.agent.name, b.1.agent.name
+        )),
+        _ => None,
+    };
+    let standings = ranked
+        .iter()
+        .map(|(_, c, j)| Standing {
+            coder: c.agent.name.clone(),
+            passed: j.map(|j| j.passes()).unwrap_or(0),
+            total: j.map(|j| j.vector.len()).unwrap_or(0),
+        })
+        .collect::<Vec<_>>();
+    Stop {
+        reason: StopReason::Debated {
+            winner: ranked
+                .first()
+                .map(|(_, c, _)| c.agent.name.clone())
+                .unwrap_or_default(),
+            why: why.to_string(),
+            standings,
+            tie_break,
+        },
+        round: epoch,
+    }
 }

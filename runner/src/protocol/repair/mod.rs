@@ -1,13 +1,208 @@
-//! Protocol `repair` (in progress).
-use super::Stop;
-#[allow(unused_imports)]
-use crate::engine::Inputs;
-use crate::engine::{Ctx, Halt, ProtocolError, Team};
+//! Protocol `repair`, after `shared/seeds/test-driven-termination.txt` (the BestTracker harness):
+//! coders against a given acceptance suite, which they see but must not change.
+//!
+//! ```text
+//! first attempt:  write → review ("CLEAN", or findings → one rewrite) → test
+//! attempts 2..N:  focused fix prompt (failing tests + their output, the best code, the tests)
+//!                 → test → BestTracker.update: worse? revert to the best before the next try
+//! ship the best attempt (the high-water mark), whatever the last one did
+//! ```
+//!
+//! Each coder works concurrently with its own reviewer (a second, cheaper model, configured in
+//! `[reviewers]`). Budget caps stop the run at once, mid-task (the engine checks before every
+//! call).
 
-pub const TEMPLATES: &[(&str, &str)] = &[];
-pub const FORBIDDEN: &[&str] = &["game"];
+use futures::future::join_all;
 
-#[allow(unused_variables)]
+use crate::agents::Agent;
+use crate::engine::{
+    Coder, Ctx, Detail, Halt, HighWaterMark, Inputs, Judgement, Keep, Offer, ProtocolError, Suite,
+    Team,
+};
+use crate::journal::{Event, Standing, StopReason};
+
+use super::{first_halt, Stop};
+
+/// The prompt templates of this protocol (`assets/prompts/repair/`).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "coder_fix",
+        include_str!("../../../assets/prompts/repair/coder_fix.md"),
+    ),
+    (
+        "coder_rewrite",
+        include_str!("../../../assets/prompts/repair/coder_rewrite.md"),
+    ),
+    (
+        "coder_system",
+        include_str!("../../../assets/prompts/repair/coder_system.md"),
+    ),
+    (
+        "coder_write",
+        include_str!("../../../assets/prompts/repair/coder_write.md"),
+    ),
+    (
+        "reviewer_review",
+        include_str!("../../../assets/prompts/repair/reviewer_review.md"),
+    ),
+    (
+        "reviewer_system",
+        include_str!("../../../assets/prompts/repair/reviewer_system.md"),
+    ),
+];
+
+/// Repair is plain about the tests and the review; it never turns the work into a contest.
+pub const FORBIDDEN: &[&str] = &[
+    "game",
+    "games",
+    "score",
+    "scores",
+    "scoring",
+    "winner",
+    "opponent",
+    "opponents",
+    "compete",
+    "competition",
+    "reward",
+];
+
+/// Runs the protocol: every coder, with its reviewer, against the acceptance suite.
 pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Halt> {
-    Err(Halt::Fatal(ProtocolError::Setup("repair: not yet".into())))
+    let suite = Suite::from_files(ctx, &inputs.acceptance, ctx.test_kind(), "acceptance")?;
+    if suite.is_empty() {
+        return Err(Halt::Fatal(ProtocolError::Setup(format!(
+            "repair needs an acceptance suite: no .{} test in the project's `{}` folder ([repair] tests)",
+            ctx.test_kind().extension(),
+            ctx.config.repair.tests.display()
+        ))));
+    }
+    let mut reviewers = team.reviewers.iter_mut().map(Some).collect::<Vec<_>>();
+    reviewers.resize_with(team.coders.len(), || None);
+    let done = first_halt(
+        join_all(
+            team.coders
+                .iter_mut()
+                .zip(reviewers)
+                .map(|(c, r)| repair(ctx, c, r, &suite)),
+        )
+        .await,
+    )?;
+    // The stop's "round": the most attempts any coder made.
+    let round = done.iter().map(|(_, a)| *a).max().unwrap_or(0);
+    Ok(Stop {
+        reason: StopReason::Repaired {
+            standings: done.into_iter().map(|(s, _)| s).collect(),
+        },
+        round,
+    })
+}
+
+/// One coder's task: write (reviewed), then fix with the high-water mark, and ship the best.
+/// Returns its standing and the attempts it made.
+async fn repair(
+    ctx: &Ctx,
+    coder: &mut Coder,
+    reviewer: Option<&mut Agent>,
+    suite: &Suite,
+) -> Result<(Standing, u32), Halt> {
+    let tests = suite.shown();
+    let write = ctx.prompts.render(
+        "coder_write",
+        &[("spec", ctx.spec.trim()), ("tests", &tests)],
+    )?;
+    coder.solve(ctx, "write", &write).await?;
+    if let Some(reviewer) = reviewer {
+        review(ctx, coder, reviewer, &tests).await?;
+    }
+    let first = coder.judge(ctx, suite).await?;
+    attempt_event(ctx, coder, 1, &first, "first")?;
+    let mut best = HighWaterMark::start(ctx, coder, first, Keep::Better)?;
+    let mut made = 1;
+    for attempt in 2..=ctx.config.repair.max_attempts {
+        if best.best.all_pass() {
+            break;
+        }
+        made = attempt;
+        let fix = ctx.prompts.render(
+            "coder_fix",
+            &[
+                ("failures", &best.best.feedback(suite, Detail::Failures)),
+                ("code", &coder.code_text()),
+                ("tests", &tests),
+            ],
+        )?;
+        coder.solve(ctx, "fix", &fix).await?;
+        let judgement = coder.judge(ctx, suite).await?;
+        let offered = judgement.clone();
+        let outcome = best.offer(
+            ctx,
+            coder,
+            judgement,
+            "the attempt regressed: the best attempt goes back to disk",
+        )?;
+        let outcome = match outcome {
+            Offer::Kept => "kept",
+            Offer::Reverted => "reverted",
+        };
+        attempt_event(ctx, coder, attempt, &offered, outcome)?;
+    }
+    Ok((
+        Standing {
+            coder: coder.agent.name.clone(),
+            passed: best.best.passes(),
+            total: suite.len(),
+        },
+        made,
+    ))
+}
+
+/// The first attempt's review: "CLEAN", or findings that the coder fixes in one rewrite.
+async fn review(
+    ctx: &Ctx,
+    coder: &mut Coder,
+    reviewer: &mut Agent,
+    tests: &str,
+) -> Result<(), Halt> {
+    let prompt = ctx.prompts.render(
+        "reviewer_review",
+        &[("spec", ctx.spec.trim()), ("code", &coder.code_text())],
+    )?;
+    let reply = ctx.ask_text(reviewer, "review", &prompt).await?;
+    let verdict = reply.text.trim().trim_end_matches(['.', '!']).trim();
+    let clean = verdict.eq_ignore_ascii_case("clean");
+    ctx.emit(
+        &reviewer.name,
+        Event::Reviewed {
+            coder: coder.agent.name.clone(),
+            clean,
+        },
+    )?;
+    if !clean {
+        let rewrite = ctx.prompts.render(
+            "coder_rewrite",
+            &[("findings", reply.text.trim()), ("tests", tests)],
+        )?;
+        coder.solve(ctx, "rewrite", &rewrite).await?;
+    }
+    Ok(())
+}
+
+fn attempt_event(
+    ctx: &Ctx,
+    coder: &Coder,
+    attempt: u32,
+    j: &Judgement,
+    outcome: &str,
+) -> Result<(), Halt> {
+    ctx.emit(
+        &coder.agent.name,
+        Event::Attempt {
+            attempt,
+            passed: j.passes(),
+            failed: j.failures(),
+            errors: j.vector.len() - j.passes() - j.failures(),
+            total: j.vector.len(),
+            outcome: outcome.into(),
+        },
+    )
 }

@@ -1,0 +1,581 @@
+//! The protocols beside `dixit` (issue 10): `debate`, `repair` and `blind` on the scripted fixture
+//! `fixtures/projects/triangle` (every branch of each), their other stops on variants of it,
+//! resume after `kill -9`, replay on one and two threads, the prompts each protocol may and may
+//! not send, and `dixit compare` over the fixtures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::support::{describe, dixit_at, fixture};
+
+fn dixit(args: &[&str], cwd: &Path) -> Output {
+    dixit_at(cwd, args, &[])
+}
+
+/// A copy of the triangle fixture in `dir/triangle`, with `edit` applied to its dixit.toml.
+fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
+    let to = dir.join("triangle");
+    copy_tree(&fixture("projects/triangle"), &to);
+    let cfg = to.join("dixit.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, edit(text)).unwrap();
+    to
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if e.file_name() == "runs" {
+            continue;
+        }
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn the_run(project: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+fn journal(run: &Path) -> Vec<Value> {
+    std::fs::read_to_string(run.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn events<'a>(j: &'a [Value], lane: &str, event: &str) -> Vec<&'a Value> {
+    j.iter()
+        .filter(|r| r["lane"] == lane && r["event"] == event)
+        .collect()
+}
+
+fn stop(j: &[Value]) -> &Value {
+    j.iter().rev().find(|r| r["event"] == "stop").unwrap()
+}
+
+fn summary(run: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap()
+}
+
+/// Runs `protocol` on a copy of the fixture; returns the run directory and the output.
+fn run(dir: &Path, protocol: &str, edit: impl Fn(String) -> String) -> (PathBuf, Output) {
+    let p = triangle(dir, edit);
+    let o = dixit(&["run", p.to_str().unwrap(), "--protocol", protocol], dir);
+    (the_run(&p), o)
+}
+
+/// The run replays exactly, on one thread and on two.
+fn replays(run: &Path) {
+    for jobs in ["1", "2"] {
+        let o = dixit(&["-j", jobs, "replay", run.to_str().unwrap()], run);
+        assert!(o.status.success(), "replay -j {jobs}: {}", describe(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("reproduced exactly"),
+            "{}",
+            describe(&o)
+        );
+    }
+}
+
+#[test]
+fn repair_reviews_reverts_regressions_and_ships_the_best_attempt() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, o) = run(t.path(), "repair", |c| c);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let j = journal(&run);
+    // coder-1: the review found problems, so its first attempt was rewritten; then a syntax
+    // error and a regression were reverted, and the fourth attempt shipped.
+    let review = &events(&j, "reviewer-1", "reviewed")[0];
+    assert_eq!(review["clean"], false);
+    assert_eq!(events(&j, "reviewer-2", "reviewed")[0]["clean"], true);
+    let attempts: Vec<(u64, String)> = events(&j, "coder-1", "attempt")
+        .iter()
+        .map(|a| {
+            (
+                a["passed"].as_u64().unwrap(),
+                a["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        attempts,
+        [
+            (2, "first".to_string()),
+            (0, "reverted".into()),
+            (2, "reverted".into()),
+            (3, "kept".into())
+        ]
+    );
+    let purposes: Vec<&str> = events(&j, "coder-1", "reply")
+        .iter()
+        .map(|r| r["purpose"].as_str().unwrap())
+        .collect();
+    assert_eq!(purposes, ["write", "rewrite", "fix", "fix", "fix"]);
+    // A fix prompt names the failing test and its output, shows the best code and the tests.
+    let fix = events(&j, "coder-1", "reply")[2]["prompt"]
+        .as_str()
+        .unwrap();
+    assert!(
+        fix.contains("test_isosceles.py") && fix.contains("AssertionError"),
+        "{fix}"
+    );
+    assert!(fix.contains("do NOT modify"), "{fix}");
+    // The syntax error was rolled back before the next attempt: attempt 3's prompt shows the
+    // best code, not the broken one.
+    let third = events(&j, "coder-1", "reply")[3]["prompt"]
+        .as_str()
+        .unwrap();
+    assert!(
+        !third.contains("def triangle(a, b, c)\n    return"),
+        "{third}"
+    );
+    let s = summary(&run);
+    assert_eq!(s["repair"]["coders"]["coder-1"]["shipped"], 4);
+    assert_eq!(s["repair"]["coders"]["coder-2"]["shipped"], 1);
+    assert_eq!(stop(&j)["reason"], "repaired");
+    let shipped = std::fs::read_to_string(run.join("implementations/coder-1/solution.py")).unwrap();
+    assert!(shipped.contains("a == c"), "{shipped}");
+    replays(&run);
+}
+
+#[test]
+fn repair_that_never_passes_ships_its_best_and_asks_a_human() {
+    let t = tempfile::tempdir().unwrap();
+    // Two attempts only: coder-1's best is its first (2 of 3), after a reverted regression.
+    let (run, o) = run(t.path(), "repair", |c| {
+        c.replace("max_attempts = 4", "max_attempts = 2")
+    });
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("acceptance tests still fail"),
+        "{}",
+        describe(&o)
+    );
+    let s = summary(&run);
+    assert_eq!(s["repair"]["coders"]["coder-1"]["shipped"], 1);
+    let shipped = std::fs::read_to_string(run.join("implementations/coder-1/solution.py")).unwrap();
+    assert!(
+        shipped.contains("not a triangle"),
+        "the best attempt ships: {shipped}"
+    );
+}
+
+#[test]
+fn debate_keeps_discriminating_tests_and_refinements_that_do_not_regress() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, o) = run(t.path(), "debate", |c| c);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let j = journal(&run);
+    let tests: Vec<(String, bool, Vec<String>)> = j
+        .iter()
+        .filter(|r| r["event"] == "debate_test")
+        .map(|r| {
+            (
+                r["test"].as_str().unwrap().to_string(),
+                r["kept"].as_bool().unwrap(),
+                r["failed_by"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect();
+    // Epoch 1: coder-1's test breaks coder-2; coder-2's breaks nobody; coder-3 wrote none.
+    assert!(
+        tests.contains(&("coder-1#1".into(), true, vec!["coder-2".into()])),
+        "{tests:?}"
+    );
+    assert!(
+        tests.contains(&("coder-2#1".into(), false, vec![])),
+        "{tests:?}"
+    );
+    let no_test = j
+        .iter()
+        .find(|r| r["event"] == "debate_test" && r["test"] == "coder-3#1")
+        .unwrap();
+    assert!(no_test["build_error"].as_str().unwrap().contains("no test"));
+    // coder-3's refinement in epoch 2 did not parse: it passed fewer tests and was undone.
+    assert_eq!(events(&j, "coder-3", "rollback").len(), 1);
+    // Each coder saw the others' code, labelled, never its own or their names.
+    let prompt = j
+        .iter()
+        .find(|r| r["lane"] == "coder-2" && r["event"] == "reply" && r["purpose"] == "break")
+        .unwrap()["prompt"]
+        .as_str()
+        .unwrap();
+    assert!(prompt.contains("Implementation A") && prompt.contains("Implementation B"));
+    assert!(!prompt.contains("coder-"), "{prompt}");
+    let s = stop(&j);
+    assert_eq!(s["reason"], "debated");
+    assert_eq!(s["winner"], "coder-1");
+    assert!(
+        s["tie_break"].as_str().unwrap().contains("agent order"),
+        "{s}"
+    );
+    let summary = summary(&run);
+    assert_eq!(summary["suite"].as_array().unwrap().len(), 3);
+    assert_eq!(summary["debate"]["epochs"].as_array().unwrap().len(), 3);
+    replays(&run);
+}
+
+#[test]
+fn debate_stops_when_no_test_breaks_anything_or_nothing_improves() {
+    // One epoch only: the debate stops at max_epochs with coder-1 ahead (no tie).
+    let t = tempfile::tempdir().unwrap();
+    let (dir, o) = run(t.path(), "debate", |c| {
+        c.replace("max_epochs = 3", "max_epochs = 1")
+    });
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let j = journal(&dir);
+    let s = stop(&j);
+    assert_eq!(s["why"], "max_epochs reached", "{s}");
+    assert_eq!(s["standings"][0]["coder"], "coder-1");
+    assert!(s["tie_break"].is_null() || s["tie_break"].as_str().unwrap().contains("order"));
+    // early_stop = 1: epoch 1 improves nobody's standing... coder-2's refinement is no better,
+    // so the debate stops after it.
+    let t = tempfile::tempdir().unwrap();
+    let (dir, _) = run(t.path(), "debate", |c| {
+        c.replace("early_stop = 2", "early_stop = 1")
+    });
+    let s = stop(&journal(&dir)).clone();
+    assert_eq!(s["why"], "1 epochs without improvement", "{s}");
+    // A coder that writes only tests everyone passes: no new breaking test.
+    let t = tempfile::tempdir().unwrap();
+    let p = triangle(t.path(), |c| c);
+    let script = p.join("scripts/debate.toml");
+    let text = std::fs::read_to_string(&script).unwrap().replace(
+        "assert triangle(3, 2, 2) == \"isosceles\"",
+        "assert triangle(5, 5, 5) == \"equilateral\"",
+    );
+    std::fs::write(&script, text).unwrap();
+    let o = dixit(
+        &["run", p.to_str().unwrap(), "--protocol", "debate"],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let s = stop(&journal(&the_run(&p))).clone();
+    assert_eq!(s["why"], "no new breaking test", "{s}");
+}
+
+#[test]
+fn blind_answers_pass_or_fail_only_and_never_leaks_a_hidden_byte() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, o) = run(t.path(), "blind", |c| c);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let j = journal(&run);
+    // Coders verify concurrently, so lanes interleave in the journal; each lane keeps its order.
+    let mut checks: Vec<(String, bool)> = j
+        .iter()
+        .filter(|r| r["event"] == "blind_checked")
+        .map(|r| {
+            (
+                r["lane"].as_str().unwrap().to_string(),
+                r["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    checks.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        checks,
+        [
+            ("coder-1".to_string(), true),
+            ("coder-2".to_string(), false),
+            ("coder-2".to_string(), true)
+        ]
+    );
+    let categories: Vec<String> = events(&j, "coder-1", "self_tests")[0]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["category"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(categories, ["happy_path", "edge_case", "invalid_input"]);
+    // Full feedback on its own tests: the fix prompt shows the failing test's output.
+    let fix = j
+        .iter()
+        .find(|r| r["lane"] == "coder-1" && r["event"] == "reply" && r["purpose"] == "fix")
+        .unwrap()["prompt"]
+        .as_str()
+        .unwrap();
+    assert!(fix.contains("must raise ValueError"), "{fix}");
+    // No byte of a hidden test reaches any prompt: every line of the hidden suite (but imports
+    // and comments) is absent from every message an agent received.
+    let hidden =
+        std::fs::read_to_string(fixture("projects/triangle/hidden/test_hidden.py")).unwrap();
+    let lines: Vec<&str> = hidden
+        .lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.len() >= 8
+                && !l.starts_with('#')
+                && !l.starts_with("from ")
+                && !l.starts_with("import ")
+        })
+        .collect();
+    assert!(lines.len() >= 5);
+    let mut messages = 0;
+    for agent in std::fs::read_dir(run.join("agents")).unwrap() {
+        let transcript =
+            std::fs::read_to_string(agent.unwrap().path().join("transcript.jsonl")).unwrap();
+        for m in transcript.lines() {
+            let m: Value = serde_json::from_str(m).unwrap();
+            if m["role"] == "assistant" {
+                continue;
+            }
+            messages += 1;
+            let content = m["content"].as_str().unwrap();
+            for l in &lines {
+                assert!(!content.contains(l), "a hidden line reached a prompt: {l}");
+            }
+            for word in ["hidden", "test_hidden"] {
+                assert!(!content.contains(word), "{content}");
+            }
+        }
+    }
+    assert!(messages > 5);
+    let s = summary(&run);
+    assert_eq!(
+        s["blind"]["coders"]["coder-2"]["blind"],
+        serde_json::json!([false, true])
+    );
+    replays(&run);
+}
+
+#[test]
+fn blind_that_fails_its_last_check_asks_a_human() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, o) = run(t.path(), "blind", |c| {
+        c.replace("max_blind_attempts = 2", "max_blind_attempts = 1")
+    });
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    let s = stop(&journal(&run)).clone();
+    assert_eq!(s["reason"], "verified");
+    assert_eq!(s["failed"], serde_json::json!(["coder-2"]));
+}
+
+/// Every prompt each protocol sent keeps its policy: dixit and blind never reveal other agents
+/// or a contest; debate shows other implementations by design but never keeps score aloud.
+#[test]
+fn each_protocol_keeps_its_words() {
+    for protocol in ["debate", "repair", "blind"] {
+        let t = tempfile::tempdir().unwrap();
+        let (run, _) = run(t.path(), protocol, |c| c);
+        let name: dixit::config::ProtocolName = protocol.parse().unwrap();
+        let forbidden = dixit::protocol::forbidden(name);
+        for agent in std::fs::read_dir(run.join("agents")).unwrap() {
+            let transcript =
+                std::fs::read_to_string(agent.unwrap().path().join("transcript.jsonl")).unwrap();
+            for m in transcript.lines() {
+                let m: Value = serde_json::from_str(m).unwrap();
+                if m["role"] == "assistant" {
+                    continue;
+                }
+                let bad = dixit::engine::forbidden_words(m["content"].as_str().unwrap(), forbidden);
+                assert!(bad.is_empty(), "{protocol}: {bad:?} in {}", m["content"]);
+            }
+        }
+    }
+}
+
+/// Slow scripted replies, so a kill lands mid-run.
+fn slow(project: &Path, protocol: &str) {
+    let p = project.join(format!("scripts/{protocol}.toml"));
+    let s = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("text = '''", "delay_ms = 40\ntext = '''");
+    std::fs::write(p, s).unwrap();
+}
+
+/// The outcome of a run, without what differs between runs (ids, paths, times).
+fn final_state(run: &Path) -> String {
+    let mut s = summary(run);
+    s.as_object_mut().unwrap().remove("run_id");
+    let mut out = s.to_string();
+    let mut files = Vec::new();
+    let mut stack = vec![run.join("implementations")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        out.push_str(&format!(
+            "\n{}:\n{}",
+            f.strip_prefix(run).unwrap().display(),
+            std::fs::read_to_string(&f).unwrap()
+        ));
+    }
+    out
+}
+
+#[test]
+fn every_protocol_resumes_after_kill_9_to_the_same_state() {
+    for protocol in ["debate", "repair", "blind"] {
+        let base = tempfile::tempdir().unwrap();
+        let (run, o) = run(base.path(), protocol, |c| c);
+        assert!(o.status.code().is_some(), "{}", describe(&o));
+        let expected = final_state(&run);
+        let lines = journal(&run).len();
+        for kill_at in [lines / 4, lines / 2] {
+            let t = tempfile::tempdir().unwrap();
+            let p = triangle(t.path(), |c| c);
+            slow(&p, protocol);
+            let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+                .args(["run", p.to_str().unwrap(), "--protocol", protocol, "-q"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let journal_lines = || {
+                std::fs::read_dir(p.join("runs"))
+                    .ok()
+                    .and_then(|mut d| d.next())
+                    .and_then(|e| {
+                        std::fs::read_to_string(e.ok()?.path().join("journal.jsonl")).ok()
+                    })
+                    .map(|s| s.lines().count())
+                    .unwrap_or(0)
+            };
+            let started = std::time::Instant::now();
+            while journal_lines() < kill_at
+                && started.elapsed() < std::time::Duration::from_secs(60)
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            child.kill().unwrap();
+            child.wait().unwrap();
+            let killed = the_run(&p);
+            assert!(
+                journal(&killed).iter().all(|r| r["event"] != "stop"),
+                "{protocol}: killed before the end (at {kill_at} of {lines} lines)"
+            );
+            let id = killed.file_name().unwrap().to_string_lossy().into_owned();
+            let o = dixit(
+                &["run", p.to_str().unwrap(), "--resume", &id, "-q"],
+                t.path(),
+            );
+            assert_eq!(o.status.code(), Some(0), "{protocol}: {}", describe(&o));
+            assert_eq!(
+                final_state(&killed),
+                expected,
+                "{protocol}: killed at {kill_at}"
+            );
+            replays(&killed);
+        }
+    }
+}
+
+/// `dixit compare` runs each protocol on each project (ordinary run directories) and prints one
+/// table; its shards, merged, give the same cells.
+#[test]
+fn compare_tabulates_the_four_protocols_and_its_shards_merge() {
+    let t = tempfile::tempdir().unwrap();
+    let p = triangle(t.path(), |c| c);
+    let out = t.path().join("runs");
+    let o = dixit(
+        &[
+            "compare",
+            p.to_str().unwrap(),
+            "--runs-dir",
+            out.to_str().unwrap(),
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    for protocol in ["dixit", "debate", "repair", "blind"] {
+        assert!(
+            table.contains(&format!("triangle         {protocol}")),
+            "{table}"
+        );
+    }
+    assert!(table.contains("totals per protocol"), "{table}");
+    // Four run directories, each replayable.
+    let runs: Vec<PathBuf> = std::fs::read_dir(out.join("triangle"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 4);
+    replays(&runs[0]);
+
+    let whole = dixit(
+        &[
+            "compare",
+            p.to_str().unwrap(),
+            "--json",
+            "--runs-dir",
+            out.to_str().unwrap(),
+        ],
+        t.path(),
+    );
+    let mut shards = Vec::new();
+    for s in ["1/3", "2/3", "3/3"] {
+        let o = dixit(
+            &[
+                "compare",
+                p.to_str().unwrap(),
+                "--json",
+                "--shard",
+                s,
+                "--runs-dir",
+                out.to_str().unwrap(),
+            ],
+            t.path(),
+        );
+        assert!(o.status.success(), "{}", describe(&o));
+        let f = t.path().join(format!("shard-{}.json", &s[..1]));
+        std::fs::write(&f, &o.stdout).unwrap();
+        shards.push(f.display().to_string());
+    }
+    let mut args = vec!["compare", "--json", "--merge"];
+    args.extend(shards.iter().map(String::as_str));
+    let merged = dixit(&args, t.path());
+    assert!(merged.status.success(), "{}", describe(&merged));
+    let comparable = |o: &Output| -> Vec<Value> {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                let r = c["result"].as_object_mut().unwrap();
+                for k in ["run_id", "run_dir", "seconds"] {
+                    r.remove(k);
+                }
+                c
+            })
+            .collect()
+    };
+    assert_eq!(comparable(&whole), comparable(&merged));
+    // A missing shard is named.
+    let o = dixit(&["compare", "--merge", &shards[0], &shards[1]], t.path());
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("is missing"),
+        "{}",
+        describe(&o)
+    );
+}
