@@ -225,7 +225,10 @@ fn debate_keeps_discriminating_tests_and_refinements_that_do_not_regress() {
     assert_eq!(s["reason"], "debated");
     assert_eq!(s["winner"], "coder-1");
     assert!(
-        s["tie_break"].as_str().unwrap().contains("agent order"),
+        s["tie_break"]
+            .as_str()
+            .unwrap()
+            .contains("agent order (coder-1, coder-2 and coder-3 pass as many"),
         "{s}"
     );
     let summary = summary(&run);

@@ -87,18 +87,3 @@ pub(crate) fn first_halt<T>(results: Vec<Result<T, Halt>>) -> Result<Vec<T>, Hal
         None => Ok(out),
     }
 }
-
-/// "1, 2 and 3".
-pub(crate) fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
-    match items {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [init @ .., last] => format!(
-            "{} and {last}",
-            init.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}

@@ -19,4 +19,4 @@ pub use summary::{
     DixitSummary, ProtocolPart, RepairCoder, RepairSummary, SuiteItem, Summary, TesterStats,
     UsageTotals,
 };
-pub use text::{describe_stop, render};
+pub use text::{and_list, describe_stop, render};

@@ -178,12 +178,20 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
                     .iter()
                     .map(|(c, (p, t))| format!("{c} {p}/{t}"))
                     .collect();
+                let best = e.passed.values().map(|(p, _)| *p).max().unwrap_or(0);
+                let leaders: Vec<&str> = e
+                    .passed
+                    .iter()
+                    .filter(|(_, (p, _))| *p == best)
+                    .map(|(c, _)| c.as_str())
+                    .collect();
                 o.push_str(&format!(
-                    "  epoch {}: {} tests, {} broke some solution; {}\n",
+                    "  epoch {}: {} tests, {} broke some solution; {}; leading: {}\n",
                     e.epoch,
                     e.tests,
                     e.breaking,
-                    passed.join(", ")
+                    passed.join(", "),
+                    and_list(&leaders)
                 ));
             }
         }
@@ -266,4 +274,19 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
         run_dir.display()
     ));
     o
+}
+
+/// "1, 2 and 3".
+pub fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.to_string(),
+        [init @ .., last] => format!(
+            "{} and {last}",
+            init.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }

@@ -26,6 +26,7 @@ use crate::engine::{
     Team,
 };
 use crate::journal::{CellRecord, Event, Standing, StopReason, RUN_LANE};
+use crate::report::and_list;
 use crate::toolchain::Solution;
 
 use super::{first_halt, Stop};
@@ -267,17 +268,32 @@ fn decide(coders: &[Coder], standings: &[Judgement], why: &str, epoch: u32) -> S
             .unwrap_or((0, std::cmp::Reverse(0)))
     };
     ranked.sort_by(|a, b| key(b.2).cmp(&key(a.2)).then(a.0.cmp(&b.0)));
-    let tie_break = match (ranked.first(), ranked.get(1)) {
-        (Some(a), Some(b)) if key(a.2) == key(b.2) => Some(format!(
-            "agent order ({} and {} pass as many tests with as many errors)",
-            a.1.agent.name, b.1.agent.name
-        )),
-        (Some(a), Some(b)) if key(a.2).0 == key(b.2).0 => Some(format!(
-            "fewer errors ({} and {} pass as many tests)",
-            a.1.agent.name, b.1.agent.name
-        )),
-        _ => None,
+    // Everyone level with the leader on passes, and on passes and errors.
+    let top = ranked.first().map(|r| key(r.2));
+    let level = |same: &dyn Fn((usize, std::cmp::Reverse<usize>)) -> bool| -> Vec<&str> {
+        ranked
+            .iter()
+            .filter(|r| same(key(r.2)))
+            .map(|r| r.1.agent.name.as_str())
+            .collect()
     };
+    let tie_break = top.and_then(|top| {
+        let tied = level(&|k| k == top);
+        let on_passes = level(&|k| k.0 == top.0);
+        if tied.len() > 1 {
+            Some(format!(
+                "agent order ({} pass as many tests with as many errors)",
+                and_list(&tied)
+            ))
+        } else if on_passes.len() > 1 {
+            Some(format!(
+                "fewer errors ({} pass as many tests)",
+                and_list(&on_passes)
+            ))
+        } else {
+            None
+        }
+    });
     let standings = ranked
         .iter()
         .map(|(_, c, j)| Standing {

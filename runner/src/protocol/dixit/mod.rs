@@ -16,7 +16,8 @@ use crate::engine::{
 use crate::journal::{CannotPass, Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
 
-use super::{and_list, first_halt, Stop};
+use super::{first_halt, Stop};
+use crate::report::and_list;
 
 /// The prompt templates of this protocol (`assets/prompts/dixit/`).
 pub const TEMPLATES: &[(&str, &str)] = &[

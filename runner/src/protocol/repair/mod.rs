@@ -8,6 +8,10 @@
 //! ship the best attempt (the high-water mark), whatever the last one did
 //! ```
 //!
+//! The seed's extractor rejects a reply that does not parse; here every reply's code is built by
+//! its toolchain before it is judged (Python is compiled in the sandbox), so a reply that does not
+//! compile is a failed attempt (`compile_error`, no test passes) that the high-water mark undoes.
+//!
 //! Each coder works concurrently with its own reviewer (a second, cheaper model, configured in
 //! `[reviewers]`). Budget caps stop the run at once, mid-task (the engine checks before every
 //! call).
