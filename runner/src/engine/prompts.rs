@@ -162,7 +162,20 @@ impl Prompts {
             templates: templates.clone(),
         };
         for spec in config.agent_specs() {
-            p.system(spec.role, spec.settings.prompt_variant.as_deref())?;
+            let variant = spec.settings.prompt_variant.as_deref();
+            p.system(spec.role, variant).map_err(|e| match variant {
+                Some(v) => PromptError {
+                    name: e.name.clone(),
+                    message: format!(
+                        "dixit.toml gives agent {} prompt_variant = \"{v}\", which protocol `{}` \
+                         does not have: add prompts/{}.md to the project, or drop the variant",
+                        spec.name,
+                        config.protocol_name(),
+                        e.name
+                    ),
+                },
+                None => e,
+            })?;
         }
         Ok(p)
     }
