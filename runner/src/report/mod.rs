@@ -2,6 +2,10 @@
 //! files a person can run, and the terminal summary. The [`Summary`] is folded from the run's
 //! events, so a replay, or a reader of any journal, computes the same one.
 
+pub mod eval_report;
+pub mod html;
+pub mod input;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
