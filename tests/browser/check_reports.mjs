@@ -67,7 +67,7 @@ const tableRows = (page, id) => page.$$eval("#" + id + " tbody tr", (trs) =>
   e.charts = await page.$$eval("figure.dx-chart svg", (s) => s.length);
   e.problems = await tableRows(page, "dx-problems");
   await page.screenshot({ path: shot("eval-report.png"), fullPage: false });
-  await page.screenshot({ path: shot("eval-report-full.png"), fullPage: true });
+  await page.locator("#plots").screenshot({ path: shot("eval-plots.png") });
 
   // Sorting: click "random %" twice (ascending, then descending).
   const header = page.locator("#dx-problems thead th", { hasText: "random %" }).locator("button");

@@ -55,8 +55,10 @@ pub fn bar_chart(caption: &str, bars: &[Bar], max: Option<f64>) -> Markup {
     }
 }
 
-/// A series of a [`histogram`] or a [`dot_chart`]; series `k` is drawn with class `s{k}` and,
-/// in a histogram, with the `k`-th fill pattern (solid, hatched, dotted, cross-hatched).
+/// A series of a [`histogram`] or a [`dot_chart`]; series `k` is drawn in the colour of class
+/// `s{k}` and, in a histogram, with the `k`-th fill pattern (solid, hatched, dotted,
+/// cross-hatched; the segments themselves have class `seg`, so CSS does not override the
+/// pattern).
 #[derive(Clone, Debug)]
 pub struct Series {
     /// Name in the legend.
@@ -126,7 +128,7 @@ pub fn histogram(
                 (y_axis(left, top, plot_w, plot_h, max, y_label))
                 @for (b, label, k, lo, hi) in &stacks {
                     @let x = left + bw * *b as f64;
-                    rect fill={ "url(#" (id) "-p" (k) ")" } class={ "s" (k % 5) } stroke-width="0.5"
+                    rect fill={ "url(#" (id) "-p" (k) ")" } class="seg"
                         x=(num(x + 2.0)) y=(num(y(*hi))) width=(num(bw - 4.0)) height=(num(y(*lo) - y(*hi))) {
                         title { (label) " · " (series[*k].name) ": " (num(hi - lo)) }
                     }
@@ -209,7 +211,7 @@ fn series_legend(id: &str, series: &[Series], x: f64, y: f64, patterned: bool) -
             @for (k, s) in series.iter().enumerate() {
                 @let yy = y + 18.0 * k as f64;
                 @if patterned {
-                    rect fill={ "url(#" (id) "-p" (k) ")" } class={ "s" (k % 5) } stroke-width="0.5" x=(num(x)) y=(num(yy - 10.0)) width="14" height="12" {}
+                    rect fill={ "url(#" (id) "-p" (k) ")" } class="seg" x=(num(x)) y=(num(yy - 10.0)) width="14" height="12" {}
                 } @else {
                     (marker(k, x + 7.0, yy - 4.0, &s.name))
                 }

@@ -71,6 +71,7 @@ pub fn diff(old: DiffSide, new: DiffSide, context: Option<usize>, layout: &str) 
             }
             @if !identical {
                 table.dx-diff-unified {
+                    colgroup { col.ln; col.ln; col.sg; col.tx; }
                     @for (g, ops) in groups.iter().enumerate() {
                         @if context.is_some() { tr.hunk { td colspan="4" { (hunk_header(ops, g)) } } }
                         @for op in ops {
@@ -91,6 +92,7 @@ pub fn diff(old: DiffSide, new: DiffSide, context: Option<usize>, layout: &str) 
                     }
                 }
                 table.dx-diff-split {
+                    colgroup { col.ln; col.sg; col.tx; col.ln; col.sg; col.tx; }
                     tr.hunk { td colspan="3" { "−\u{a0}" (old.label) } td colspan="3" { "+\u{a0}" (new.label) } }
                     @for (g, ops) in groups.iter().enumerate() {
                         @if context.is_some() && g > 0 { tr.hunk { td colspan="6" { "⋯" } } }

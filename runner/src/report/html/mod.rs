@@ -50,7 +50,7 @@
 //! | `b b-I`, `b-H`, `b-E` | band cells: IDEAL, TOO_HARD, TOO_EASY |
 //! | `dx-legend`, `sw` | legends of letters |
 //! | `dx-drill`, `dx-pair`, `dx-cell-info` | a drill-down panel, two code blocks side by side, the hovered cell's description |
-//! | `dx-chart`, `s0`…`s4`, `hollow`, `bar` | charts; series classes |
+//! | `dx-chart`, `s0`…`s4`, `hollow`, `bar`, `seg` | charts: series colours, hollow markers, bars, pattern-filled histogram segments |
 //! | `dx-noprint` | hidden in print |
 //!
 //! # Script API (assets/dixit.js, `window.dixit`)
