@@ -148,6 +148,17 @@ if (args.compare) {
   c.flips = (await page.$("#dx-flips")) ? await tableRows(page, "dx-flips") : [];
   c.changedCells = (await page.$("#dx-changed-cells")) ? await tableRows(page, "dx-changed-cells") : [];
   c.setupDiff = await page.$$eval(".dx-diff .dx-diff-split tr td.ins", (tds) => tds.map((t) => t.textContent));
+  // The diff's layout switch: "unified" shows the unified table and hides the split one.
+  if (await page.$(".dx-diff button[data-layout=unified]")) {
+    await page.click(".dx-diff button[data-layout=unified]");
+    c.diffLayout = await page.$eval(".dx-diff", (d) => ({
+      layout: d.dataset.layout,
+      unifiedShown: getComputedStyle(d.querySelector(".dx-diff-unified")).display !== "none",
+      splitShown: getComputedStyle(d.querySelector(".dx-diff-split")).display !== "none",
+      removed: Array.from(d.querySelectorAll(".dx-diff-unified tr.del td:last-child"), (t) => t.textContent),
+    }));
+    await page.click(".dx-diff button[data-layout=split]");
+  }
   await page.screenshot({ path: shot("compare.png"), fullPage: true });
   const link = page.locator("#dx-changed-cells a[data-changed]").first();
   if (await link.count()) {

@@ -378,6 +378,23 @@ fn eval_report_and_comparison_in_chromium() {
         "the setup diff shows B's fuel: {}",
         c["setupDiff"]
     );
+    let layout = &c["diffLayout"];
+    assert_eq!(layout["layout"], "unified", "{layout}");
+    assert_eq!(
+        (
+            layout["unifiedShown"].as_bool(),
+            layout["splitShown"].as_bool()
+        ),
+        (Some(true), Some(false))
+    );
+    assert!(
+        layout["removed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().contains("4000000000")),
+        "the unified diff shows A's fuel removed: {layout}"
+    );
     for name in ["eval-report.png", "eval-drilldown.png", "compare.png"] {
         assert!(shots.join(name).is_file(), "no screenshot {name}");
     }
