@@ -72,6 +72,10 @@ pub(crate) fn common_line_prefix<'a>(texts: impl IntoIterator<Item = &'a str>) -
     if n < 2 {
         return "";
     }
+    // Texts may differ inside a multi-byte character.
+    while !first.is_char_boundary(len) {
+        len -= 1;
+    }
     match first[..len].rfind('\n') {
         Some(k) => &first[..=k],
         None => "",
@@ -184,7 +188,7 @@ pub fn render_eval(eval: &EvalOutput, prov: &Provenance) -> Result<String, Repor
             "{} · {} corpus {} · {} problem{}{}",
             eval.dir.display(),
             r.setup.corpus_format,
-            &r.setup.corpus_hash[..12.min(r.setup.corpus_hash.len())],
+            r.setup.corpus_hash.chars().take(12).collect::<String>(),
             c.problems,
             if c.problems == 1 { "" } else { "s" },
             r.shard.map(|s| format!(" (shard {s})")).unwrap_or_default()
@@ -701,6 +705,9 @@ pub(crate) mod tests {
         assert_eq!(common_line_prefix(["abc", "abd"]), "");
         assert_eq!(common_line_prefix(["only\n"]), "");
         assert_eq!(common_line_prefix(["a\nb\n", "a\nb\n"]), "a\nb\n");
+        // 'é' and 'è' share their first byte.
+        assert_eq!(common_line_prefix(["x\né\n", "x\nè\n"]), "x\n");
+        assert_eq!(common_line_prefix(["é", "è"]), "");
     }
 
     #[test]
