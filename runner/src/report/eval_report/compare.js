@@ -57,7 +57,8 @@
   function route() {
     const m = location.hash.match(/^#changed\/(.+)$/);
     if (!m) return;
-    const id = decodeURIComponent(m[1]);
+    let id;
+    try { id = decodeURIComponent(m[1]); } catch (_) { return; }
     const hit = meta.changed.find((x) => x[0] === id);
     if (!hit) return;
     open(hit[1]);

@@ -146,7 +146,9 @@
   function route() {
     const m = location.hash.match(/^#problem\/(.+)$/);
     if (!m) return;
-    const k = meta.problems.indexOf(decodeURIComponent(m[1]));
+    let id;
+    try { id = decodeURIComponent(m[1]); } catch (_) { return; }
+    const k = meta.problems.indexOf(id);
     if (k < 0) return;
     openProblem(k);
     document.getElementById("problem").scrollIntoView();
