@@ -13,6 +13,8 @@
 //!   kept out of prompts, kill -9 resume), and `dixit compare` with shards.
 //! - `live_agents.rs` + `fault_server.rs`: the openai, anthropic and command backends (a
 //!   fault-injecting server on loopback), and a real run on the local model (ignored by default).
+//! - `report.rs`: `dixit report` on eval outputs, checked in headless chromium through
+//!   `tests/browser/check_reports.mjs`; what it refuses.
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
 //!
 //! All tests share the artifact cache (`$DIXIT_CACHE`, else `~/.cache/dixit/cache`): it is
@@ -28,4 +30,5 @@ mod integrity;
 mod live_agents;
 mod protocol;
 mod protocols;
+mod report;
 mod support;

@@ -11,6 +11,7 @@ pub mod exit;
 mod init;
 pub mod output;
 mod replay;
+mod report;
 mod run;
 
 use std::path::PathBuf;
@@ -77,6 +78,8 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Join the reports of `dixit eval --shard i/n --json` into the report of the whole corpus.
     Merge(eval::MergeArgs),
+    /// Write a self-contained HTML report of an eval output (or compare two) and print its path.
+    Report(report::ReportArgs),
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
@@ -162,6 +165,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Classify(a) => classify::run(g, a),
         Command::Eval(a) => eval::run(g, a),
         Command::Merge(a) => eval::merge(a),
+        Command::Report(a) => report::run(g, a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),

@@ -6,8 +6,13 @@
 //! - `text.rs`: the terminal summary and [`describe_stop`].
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: the table of `dixit compare`.
+//! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
+//!   output and the comparison of two; `input.rs`: what `dixit report` was given.
 
 mod compare;
+pub mod eval_report;
+pub mod html;
+pub mod input;
 mod outputs;
 mod summary;
 mod text;

@@ -1,0 +1,337 @@
+//! Small charts as inline SVG drawn here (no chart library, no script): horizontal bar charts,
+//! stacked histograms and dot charts. Colours come from CSS classes (`s0`…`s4` per series,
+//! `v-P`… per verdict), so they follow light, dark and print; series also differ by something
+//! other than colour (marker shape, fill pattern) and values are written as text or in each
+//! mark's `<title>` (hover). Each chart is a `figure.dx-chart` with a caption and an
+//! `aria-label` on the SVG.
+
+use maud::{html, Markup};
+
+/// One bar of a [`bar_chart`].
+#[derive(Clone, Debug)]
+pub struct Bar {
+    /// Label left of the bar.
+    pub label: String,
+    /// Length of the bar.
+    pub value: f64,
+    /// The value as written right of the bar (`39.15 %`).
+    pub shown: String,
+    /// CSS class of the bar (`v-P` for a verdict's colour); `bar` if `None`.
+    pub class: Option<String>,
+}
+
+fn num(x: f64) -> String {
+    let r = (x * 10.0).round() / 10.0;
+    if r == r.trunc() {
+        format!("{}", r as i64)
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+/// A horizontal bar chart scaled to `max` (or the largest value).
+pub fn bar_chart(caption: &str, bars: &[Bar], max: Option<f64>) -> Markup {
+    let (label_w, bar_w, row_h) = (230.0, 330.0, 22.0);
+    let width = label_w + bar_w + 150.0;
+    let height = row_h * bars.len() as f64 + 8.0;
+    let max = max
+        .unwrap_or_else(|| bars.iter().map(|b| b.value).fold(0.0, f64::max))
+        .max(f64::MIN_POSITIVE);
+    html! {
+        figure.dx-chart {
+            figcaption { (caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(caption) {
+                @for (i, b) in bars.iter().enumerate() {
+                    @let y = 4.0 + row_h * i as f64;
+                    @let w = (b.value / max).clamp(0.0, 1.0) * bar_w;
+                    text x=(num(label_w - 8.0)) y=(num(y + row_h * 0.65)) text-anchor="end" { (b.label) }
+                    rect class=(b.class.as_deref().unwrap_or("bar")) x=(num(label_w)) y=(num(y + 3.0)) width=(num(w.max(0.5))) height=(num(row_h - 6.0)) {
+                        title { (b.label) ": " (b.shown) }
+                    }
+                    text x=(num(label_w + w + 6.0)) y=(num(y + row_h * 0.65)) { (b.shown) }
+                }
+            }
+        }
+    }
+}
+
+/// A series of a [`histogram`] or a [`dot_chart`]; series `k` is drawn in the colour of class
+/// `s{k}` and, in a histogram, with the `k`-th fill pattern (solid, hatched, dotted,
+/// cross-hatched; the segments themselves have class `seg`, so CSS does not override the
+/// pattern).
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// Name in the legend.
+    pub name: String,
+    /// One value per bin or category; `None` leaves it out (dot charts).
+    pub values: Vec<Option<f64>>,
+}
+
+fn patterns(id: &str, n: usize) -> Markup {
+    html! {
+        defs {
+            @for k in 0..n {
+                pattern id={ (id) "-p" (k) } patternUnits="userSpaceOnUse" width="6" height="6" {
+                    rect class={ "s" (k % 5) } width="6" height="6" stroke="none" {}
+                    @match k % 4 {
+                        1 => { path.hatch-line d="M0,6 L6,0" {} }
+                        2 => { circle.hatch-line cx="3" cy="3" r="1.2" {} }
+                        3 => { path.hatch-line d="M0,6 L6,0 M0,0 L6,6" {} }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A vertical histogram: one column per bin, the series stacked, each with its own fill
+/// pattern; counts on hover; a legend below.
+pub fn histogram(
+    id: &str,
+    caption: &str,
+    bins: &[String],
+    series: &[Series],
+    y_label: &str,
+) -> Markup {
+    let (left, top, plot_w, plot_h) = (56.0, 10.0, 560.0, 200.0);
+    let width = left + plot_w + 10.0;
+    let height = top + plot_h + 70.0 + 18.0 * series.len() as f64;
+    let totals: Vec<f64> = (0..bins.len())
+        .map(|b| {
+            series
+                .iter()
+                .map(|s| s.values.get(b).copied().flatten().unwrap_or(0.0))
+                .sum()
+        })
+        .collect();
+    let max = nice_max(totals.iter().copied().fold(0.0, f64::max));
+    let bw = plot_w / bins.len().max(1) as f64;
+    let y = |v: f64| top + plot_h - v / max * plot_h;
+    // (bin, its label, series, bottom, top) of every non-empty segment.
+    let mut stacks = Vec::new();
+    for (b, label) in bins.iter().enumerate() {
+        let mut base = 0.0;
+        for (k, s) in series.iter().enumerate() {
+            let v = s.values.get(b).copied().flatten().unwrap_or(0.0);
+            if v > 0.0 {
+                stacks.push((b, label, k, base, base + v));
+            }
+            base += v;
+        }
+    }
+    html! {
+        figure.dx-chart {
+            figcaption { (caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(caption) {
+                (patterns(id, series.len()))
+                (y_axis(left, top, plot_w, plot_h, max, y_label))
+                @for (b, label, k, lo, hi) in &stacks {
+                    @let x = left + bw * *b as f64;
+                    rect fill={ "url(#" (id) "-p" (k) ")" } class="seg"
+                        x=(num(x + 2.0)) y=(num(y(*hi))) width=(num(bw - 4.0)) height=(num(y(*lo) - y(*hi))) {
+                        title { (label) " · " (series[*k].name) ": " (num(hi - lo)) }
+                    }
+                }
+                @for (b, label) in bins.iter().enumerate() {
+                    text x=(num(left + bw * (b as f64 + 0.5))) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="11" { (label) }
+                }
+                (series_legend(id, series, left, top + plot_h + 40.0, true))
+            }
+        }
+    }
+}
+
+/// A dot chart: categories along x (problems), values along y from 0 to `y_max`, one marker
+/// shape per series (circle, square, triangle, diamond, cross), hollow so overlaps stay
+/// visible, each series offset a little within its category. Every `label_every`-th
+/// category is labelled.
+pub fn dot_chart(
+    caption: &str,
+    categories: &[String],
+    series: &[Series],
+    y_max: f64,
+    y_label: &str,
+    label_every: usize,
+) -> Markup {
+    let (left, top, plot_h) = (56.0, 10.0, 220.0);
+    let cw = (900.0 / categories.len().max(1) as f64).clamp(8.0, 40.0);
+    let plot_w = cw * categories.len() as f64;
+    let width = left + plot_w + 10.0;
+    let height = top + plot_h + 60.0 + 18.0 * series.len() as f64;
+    let y = |v: f64| top + plot_h - v / y_max * plot_h;
+    let n = series.len().max(1) as f64;
+    html! {
+        figure.dx-chart {
+            figcaption { (caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(caption) {
+                (y_axis(left, top, plot_w, plot_h, y_max, y_label))
+                @for (c, cat) in categories.iter().enumerate() {
+                    @let x0 = left + cw * c as f64;
+                    @if label_every > 0 && c % label_every == 0 {
+                        text x=(num(x0 + cw / 2.0)) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="10" { (cat) }
+                    }
+                    @for (k, s) in series.iter().enumerate() {
+                        @if let Some(v) = s.values.get(c).copied().flatten() {
+                            @let x = x0 + cw * (k as f64 + 0.5) / n;
+                            (marker(k, x, y(v), &format!("{cat} · {}: {}", s.name, num(v))))
+                        }
+                    }
+                }
+                (series_legend("", series, left, top + plot_h + 34.0, false))
+            }
+        }
+    }
+}
+
+fn marker(k: usize, x: f64, y: f64, title: &str) -> Markup {
+    let r = 3.2;
+    let class = format!("hollow s{}", k % 5);
+    let t = html! { title { (title) } };
+    match k % 5 {
+        0 => html! { circle class=(class) cx=(num(x)) cy=(num(y)) r=(num(r)) { (t) } },
+        1 => {
+            html! { rect class=(class) x=(num(x - r)) y=(num(y - r)) width=(num(2.0 * r)) height=(num(2.0 * r)) { (t) } }
+        }
+        2 => {
+            html! { path class=(class) d={ "M" (num(x)) "," (num(y - r - 0.6)) " L" (num(x + r + 0.4)) "," (num(y + r)) " L" (num(x - r - 0.4)) "," (num(y + r)) " Z" } { (t) } }
+        }
+        3 => {
+            html! { path class=(class) d={ "M" (num(x)) "," (num(y - r - 0.8)) " L" (num(x + r + 0.8)) "," (num(y)) " L" (num(x)) "," (num(y + r + 0.8)) " L" (num(x - r - 0.8)) "," (num(y)) " Z" } { (t) } }
+        }
+        _ => {
+            html! { path class=(class) d={ "M" (num(x - r)) "," (num(y - r)) " L" (num(x + r)) "," (num(y + r)) " M" (num(x + r)) "," (num(y - r)) " L" (num(x - r)) "," (num(y + r)) } { (t) } }
+        }
+    }
+}
+
+fn series_legend(id: &str, series: &[Series], x: f64, y: f64, patterned: bool) -> Markup {
+    html! {
+        g.legend {
+            @for (k, s) in series.iter().enumerate() {
+                @let yy = y + 18.0 * k as f64;
+                @if patterned {
+                    rect fill={ "url(#" (id) "-p" (k) ")" } class="seg" x=(num(x)) y=(num(yy - 10.0)) width="14" height="12" {}
+                } @else {
+                    (marker(k, x + 7.0, yy - 4.0, &s.name))
+                }
+                text x=(num(x + 22.0)) y=(num(yy)) { (s.name) }
+            }
+        }
+    }
+}
+
+/// The smallest "round" number (1, 2 or 5 × 10ⁿ) at least `v`.
+fn nice_max(v: f64) -> f64 {
+    if v <= 0.0 {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&m| m >= v)
+        .unwrap_or(10.0 * p)
+}
+
+fn y_axis(left: f64, top: f64, w: f64, h: f64, max: f64, label: &str) -> Markup {
+    let ticks = 5;
+    html! {
+        g.grid {
+            @for t in 0..=ticks {
+                @let v = max * t as f64 / ticks as f64;
+                @let y = top + h - h * t as f64 / ticks as f64;
+                line x1=(num(left)) x2=(num(left + w)) y1=(num(y)) y2=(num(y)) {}
+                text x=(num(left - 6.0)) y=(num(y + 4.0)) text-anchor="end" font-size="11" { (num(v)) }
+            }
+        }
+        text transform={ "translate(12," (num(top + h / 2.0)) ") rotate(-90)" } text-anchor="middle" font-size="11" { (label) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_maxima() {
+        assert_eq!(nice_max(0.0), 1.0);
+        assert_eq!(nice_max(7.0), 10.0);
+        assert_eq!(nice_max(13.0), 20.0);
+        assert_eq!(nice_max(400.0), 500.0);
+        assert_eq!(nice_max(100.0), 100.0);
+    }
+
+    #[test]
+    fn bars_write_their_values_and_escape_labels() {
+        let html = bar_chart(
+            "pass@1",
+            &[
+                Bar {
+                    label: "random".into(),
+                    value: 23.44,
+                    shown: "23.44 %".into(),
+                    class: None,
+                },
+                Bar {
+                    label: "<script>".into(),
+                    value: 39.15,
+                    shown: "39.15 %".into(),
+                    class: Some("v-P".into()),
+                },
+            ],
+            Some(100.0),
+        )
+        .into_string();
+        insta::assert_snapshot!(super::super::pretty(&html));
+    }
+
+    #[test]
+    fn histogram_stacks_series_with_patterns() {
+        let html = histogram(
+            "h",
+            "tests passed",
+            &["0–50 %".into(), "50–100 %".into()],
+            &[
+                Series {
+                    name: "correct".into(),
+                    values: vec![Some(1.0), Some(3.0)],
+                },
+                Series {
+                    name: "incorrect".into(),
+                    values: vec![Some(2.0), None],
+                },
+            ],
+            "solutions",
+        )
+        .into_string();
+        assert_eq!(html.matches("<rect fill=\"url(#h-p").count(), 3 + 2);
+        assert!(html.contains("<title>0–50 % · incorrect: 2</title>"));
+        assert!(html.contains("<path class=\"hatch-line\""));
+    }
+
+    #[test]
+    fn dot_chart_uses_one_shape_per_series() {
+        let html = dot_chart(
+            "per problem",
+            &["0".into(), "2".into()],
+            &[
+                Series {
+                    name: "random".into(),
+                    values: vec![Some(10.0), Some(50.0)],
+                },
+                Series {
+                    name: "band".into(),
+                    values: vec![Some(100.0), None],
+                },
+            ],
+            100.0,
+            "pass@1 %",
+            1,
+        )
+        .into_string();
+        assert_eq!(html.matches("<circle class=\"hollow s0\"").count(), 2 + 1);
+        assert_eq!(html.matches("<rect class=\"hollow s1\"").count(), 1 + 1);
+        assert!(html.contains("<title>2 · random: 50</title>"));
+    }
+}

@@ -1,0 +1,182 @@
+// Opens dixit's HTML reports in Debian's chromium, acts as a reader would, and prints what the
+// page showed as JSON on stdout; tests/e2e/report.rs asserts on it. Usage:
+//
+//   node check_reports.mjs --eval REPORT.html --problem ID [--solution s1] \
+//        [--compare COMPARE.html] [--shots DIR] [--chromium /usr/bin/chromium]
+//
+// Every request the pages make is recorded (and anything but file: or data: is aborted), as
+// are console errors, page errors and dialogs (a hostile solution that ran would show here).
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+if (!args.eval || !args.problem) {
+  console.error("usage: node check_reports.mjs --eval REPORT.html --problem ID [--solution s1] [--compare COMPARE.html] [--shots DIR]");
+  process.exit(2);
+}
+if (args.shots) mkdirSync(args.shots, { recursive: true });
+const shot = (name) => (args.shots ? join(args.shots, name) : undefined);
+
+const browser = await chromium.launch({
+  executablePath: args.chromium || "/usr/bin/chromium",
+  headless: true,
+  // Playwright gives each launch a fresh temporary profile (--user-data-dir) itself.
+  args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-quic", "--no-first-run", "--disable-gpu"],
+});
+const out = { requests: [], blocked: [], consoleErrors: [], pageErrors: [], dialogs: [] };
+
+async function open(file, colorScheme) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: colorScheme || "light" });
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("file:") || url.startsWith("data:")) return route.continue();
+    out.blocked.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on("request", (r) => out.requests.push(r.url()));
+  page.on("console", (m) => { if (m.type() === "error") out.consoleErrors.push(m.text()); });
+  page.on("pageerror", (e) => out.pageErrors.push(String(e)));
+  page.on("dialog", (d) => { out.dialogs.push(d.message()); d.dismiss(); });
+  const started = Date.now();
+  await page.goto(pathToFileURL(resolve(file)).href, { waitUntil: "load" });
+  const openMs = Date.now() - started;
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType("navigation")[0];
+    return { domContentLoadedMs: n.domContentLoadedEventEnd, loadMs: n.loadEventEnd, bytes: n.transferSize || n.encodedBodySize };
+  });
+  return { page, context, timing: { openMs, ...nav } };
+}
+
+const tableRows = (page, id) => page.$$eval("#" + id + " tbody tr", (trs) =>
+  trs.filter((tr) => !tr.classList.contains("dx-hidden")).map((tr) => Array.from(tr.cells, (td) => td.textContent.trim())));
+
+// --- the eval report ---
+{
+  const { page, context, timing } = await open(args.eval);
+  const e = (out.eval = { timing });
+  e.title = await page.title();
+  e.csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+  e.toc = await page.$$eval(".dx-toc a", (as) => as.map((a) => a.textContent));
+  e.strategies = await tableRows(page, "dx-strategies");
+  e.bandPrecision = await tableRows(page, "dx-band-precision");
+  e.charts = await page.$$eval("figure.dx-chart svg", (s) => s.length);
+  e.problems = await tableRows(page, "dx-problems");
+  await page.screenshot({ path: shot("eval-report.png"), fullPage: false });
+  await page.locator("#plots").screenshot({ path: shot("eval-plots.png") });
+
+  // Sorting: click "random %" twice (ascending, then descending).
+  const header = page.locator("#dx-problems thead th", { hasText: "random %" }).locator("button");
+  await header.click();
+  e.sortedAscending = (await tableRows(page, "dx-problems")).map((r) => r[3]);
+  e.ariaSortAfterFirstClick = await page.locator("#dx-problems thead th", { hasText: "random %" }).getAttribute("aria-sort");
+  await header.click();
+  e.sortedDescending = (await tableRows(page, "dx-problems")).map((r) => r[3]);
+  // Filtering: the problem's id keeps its row (and those containing it).
+  await page.fill('input.dx-filter[data-table="dx-problems"]', args.problem);
+  e.filtered = (await tableRows(page, "dx-problems")).map((r) => r[0]);
+  e.filterCount = await page.textContent('output[data-count-for="dx-problems"]');
+  await page.fill('input.dx-filter[data-table="dx-problems"]', "");
+
+  // Drill-down: click the problem; its heatmap appears.
+  const started = Date.now();
+  await page.click(`#dx-problems a[data-problem]:text-is("${args.problem}")`);
+  const drill = page.locator(`.dx-drill[data-problem="${args.problem}"]`);
+  await drill.locator("table.dx-matrix").waitFor();
+  e.drillMs = Date.now() - started;
+  e.hash = await page.evaluate(() => decodeURIComponent(location.hash));
+  e.heatmap = await drill.locator("table.dx-matrix").evaluate((t) => ({
+    rows: t.tBodies[0].rows.length,
+    cols: t.tHead.rows[0].cells.length,
+    rowLabels: Array.from(t.tBodies[0].rows, (r) => r.cells[0].textContent),
+    colLabels: Array.from(t.tHead.rows[0].cells, (c) => c.textContent),
+    cells: Array.from(t.tBodies[0].rows, (r) => Array.from(r.cells).slice(1).map((c) => c.textContent).join("")),
+    classesOfFirstCell: t.tBodies[0].rows[2] ? t.tBodies[0].rows[2].cells[2].className : null,
+  }));
+  // Hover a solution's cell, then click it: the cell's description and both codes appear.
+  const cell = drill.locator("table.dx-matrix tbody tr").nth(2).locator("td").nth(1);
+  await cell.hover();
+  e.hoverInfo = await drill.locator(".dx-cell-info").textContent();
+  await cell.click();
+  e.cellDetail = await drill.locator(".dx-detail").evaluate((d) => ({
+    heading: d.querySelector("strong") ? d.querySelector("strong").textContent : null,
+    captions: Array.from(d.querySelectorAll("figcaption"), (f) => f.textContent),
+    codes: Array.from(d.querySelectorAll("pre.dx-code"), (p) => p.textContent),
+    lineNumbers: d.querySelectorAll("pre.dx-code span.l").length,
+  }));
+  await page.locator("#problem").screenshot({ path: shot("eval-drilldown.png") });
+  if (args.solution) {
+    // A solution's header shows its code alone (hostile text must arrive as text).
+    await drill.locator(`table.dx-matrix tbody th button`, { hasText: new RegExp("^" + args.solution + "( |$)") }).click();
+    e.solutionCode = await drill.locator(".dx-detail pre.dx-code").textContent();
+  }
+  e.imgElements = await page.$$eval("img", (x) => x.length);
+  // Last: a script injected into the page must not run (the CSP allows only the page's own
+  // scripts, by hash); the browser logs the refusal as a console error, counted apart.
+  const errorsBefore = out.consoleErrors.length;
+  const refusal = page.waitForEvent("console", {
+    predicate: (m) => m.text().includes("Content Security Policy"), timeout: 10000,
+  }).then(() => true, () => false);
+  e.injectedScriptRan = await page.evaluate(() => {
+    const s = document.createElement("script");
+    s.textContent = "window.__dxInjected = true";
+    document.body.append(s);
+    return window.__dxInjected === true;
+  });
+  e.injectionRefused = await refusal;
+  out.consoleErrors.splice(errorsBefore);
+  await context.close();
+
+  const dark = await open(args.eval, "dark");
+  await dark.page.screenshot({ path: shot("eval-report-dark.png") });
+  await dark.page.emulateMedia({ media: "print", colorScheme: "light" });
+  e.printHidesToc = await dark.page.$eval(".dx-toc", (n) => getComputedStyle(n).display === "none");
+  await dark.context.close();
+}
+
+// --- the comparison page ---
+if (args.compare) {
+  const { page, context, timing } = await open(args.compare);
+  const c = (out.compare = { timing });
+  c.title = await page.title();
+  c.lead = await page.textContent(".dx-lead");
+  c.strategies = await tableRows(page, "dx-compare-strategies");
+  c.flips = (await page.$("#dx-flips")) ? await tableRows(page, "dx-flips") : [];
+  c.changedCells = (await page.$("#dx-changed-cells")) ? await tableRows(page, "dx-changed-cells") : [];
+  c.setupDiff = await page.$$eval(".dx-diff .dx-diff-split tr td.ins", (tds) => tds.map((t) => t.textContent));
+  // The diff's layout switch: "unified" shows the unified table and hides the split one.
+  if (await page.$(".dx-diff button[data-layout=unified]")) {
+    await page.click(".dx-diff button[data-layout=unified]");
+    c.diffLayout = await page.$eval(".dx-diff", (d) => ({
+      layout: d.dataset.layout,
+      unifiedShown: getComputedStyle(d.querySelector(".dx-diff-unified")).display !== "none",
+      splitShown: getComputedStyle(d.querySelector(".dx-diff-split")).display !== "none",
+      removed: Array.from(d.querySelectorAll(".dx-diff-unified tr.del td:last-child"), (t) => t.textContent),
+    }));
+    await page.click(".dx-diff button[data-layout=split]");
+  }
+  await page.screenshot({ path: shot("compare.png"), fullPage: true });
+  const link = page.locator("#dx-changed-cells a[data-changed]").first();
+  if (await link.count()) {
+    await link.click();
+    const table = page.locator("#dx-drill table.dx-matrix");
+    await table.waitFor();
+    c.drill = await table.evaluate((t) => ({
+      rows: t.tBodies[0].rows.length,
+      changed: t.querySelectorAll("td.chg").length,
+    }));
+    await table.locator("td.chg").first().hover();
+    c.hoverInfo = await page.textContent("#dx-drill .dx-cell-info");
+    await table.locator("td.chg").first().click();
+    c.codes = await page.$$eval("#dx-drill pre.dx-code", (p) => p.map((x) => x.textContent));
+    await page.locator("#cells").screenshot({ path: shot("compare-drilldown.png") });
+  }
+  await context.close();
+}
+
+await browser.close();
+console.log(JSON.stringify(out, null, 1));
