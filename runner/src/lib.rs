@@ -5,7 +5,8 @@
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`agents`], [`protocol`], [`journal`], [`budget`] and [`report`] make up the
-//! orchestrator; [`eval`] scores recorded corpora offline; [`bench`] measures the sandbox against
+//! orchestrator; [`eval`] scores recorded corpora offline; [`scaleout`] spreads a job over a
+//! batch scheduler's array (Slurm) and joins the parts; [`bench`] measures the sandbox against
 //! native runs; [`cli`] is the binary. See ARCHITECTURE.md for the data flow.
 
 pub mod agents;
@@ -19,4 +20,5 @@ pub mod journal;
 pub mod protocol;
 pub mod report;
 pub mod sandbox;
+pub mod scaleout;
 pub mod toolchain;
