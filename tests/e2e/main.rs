@@ -12,6 +12,8 @@
 //! - `live_agents.rs` + `fault_server.rs`: the openai, anthropic and command backends (a
 //!   fault-injecting server on loopback), and a real run on the local model (ignored by default).
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
+//! - `scaleout.rs`: shards from a scheduler's variables, `dixit task`, `dixit merge DIR` naming
+//!   missing shards, `dixit slurm --dry-run` (the real cluster is `scripts/slurm-test`).
 //!
 //! All tests share the artifact cache (`$DIXIT_CACHE`, else `~/.cache/dixit/cache`): it is
 //! content-addressed, so tests and other processes never disturb each other. The first test to
@@ -25,4 +27,5 @@ mod hostile;
 mod integrity;
 mod live_agents;
 mod protocol;
+mod scaleout;
 mod support;
