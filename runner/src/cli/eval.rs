@@ -408,7 +408,7 @@ fn merge_error(e: EvalError, dir: Option<&Path>) -> CliError {
         .filter(|job| job.tasks == *count && job.dir.join(slurm::ARRAY_SCRIPT).is_file());
     let hint = match slurm_job {
         Some(job) => format!(
-            "resubmit only those tasks, and the merge after them:\n  {}\nthe failed tasks' logs: {}",
+            "resubmit only those tasks, and the merge after them:\n  {}\ntheir logs: {}",
             slurm::resubmit_command(&job.dir, missing),
             missing
                 .iter()

@@ -81,7 +81,8 @@ pub struct SlurmOptions {
     pub partition: Option<String>,
     /// `--time` per task (`MM`, `HH:MM:SS`, `D-HH`...), if not the partition's default.
     pub time: Option<String>,
-    /// `--cpus-per-task`; also the number of sandbox threads of each task (`DIXIT_JOBS`).
+    /// `--cpus-per-task` of each array task, and its sandbox threads (`DIXIT_JOBS`); the merge
+    /// job asks for one CPU.
     pub cpus_per_task: u32,
     /// At most this many tasks at once (`--array=1-N%K`).
     pub max_running: Option<u32>,
@@ -180,13 +181,13 @@ fn sbatch_path(what: &str, path: &Path) -> Result<String, SlurmError> {
     Ok(text)
 }
 
-/// The `#SBATCH` lines both scripts share.
-fn common_lines(o: &SlurmOptions, workdir: &str) -> Result<String, SlurmError> {
+/// The `#SBATCH` lines both scripts share (the merge needs one CPU, tasks `cpus_per_task`).
+fn common_lines(o: &SlurmOptions, workdir: &str, cpus: u32) -> Result<String, SlurmError> {
     let mut s = String::new();
     let _ = writeln!(s, "#SBATCH --requeue");
     let _ = writeln!(s, "#SBATCH --open-mode=append");
     let _ = writeln!(s, "#SBATCH --chdir={workdir}");
-    let _ = writeln!(s, "#SBATCH --cpus-per-task={}", o.cpus_per_task.max(1));
+    let _ = writeln!(s, "#SBATCH --cpus-per-task={}", cpus.max(1));
     if let Some(p) = &o.partition {
         sbatch_value("--partition", p)?;
         let _ = writeln!(s, "#SBATCH --partition={p}");
@@ -209,12 +210,12 @@ fn common_lines(o: &SlurmOptions, workdir: &str) -> Result<String, SlurmError> {
     Ok(s)
 }
 
-fn environment(o: &SlurmOptions) -> String {
+fn environment(o: &SlurmOptions, cpus: u32) -> String {
     let mut s = String::from("set -euo pipefail\n");
     let _ = writeln!(
         s,
         "export DIXIT_JOBS=\"${{SLURM_CPUS_PER_TASK:-{}}}\"",
-        o.cpus_per_task.max(1)
+        cpus.max(1)
     );
     if let Some(c) = &o.cache_dir {
         let _ = writeln!(
@@ -232,8 +233,8 @@ pub fn render(job: &Job, o: &SlurmOptions) -> Result<Scripts, SlurmError> {
     sbatch_path("the job directory", &job.dir)?;
     let logs = sbatch_path("the log directory", &job.log_dir())?;
     let workdir = sbatch_path("the working directory", &job.workdir)?;
-    let common = common_lines(o, &workdir)?;
-    let env = environment(o);
+    let task_lines = common_lines(o, &workdir, o.cpus_per_task)?;
+    let merge_lines = common_lines(o, &workdir, 1)?;
     let job_file = job.path().display().to_string();
     let array_path = job.dir.join(ARRAY_SCRIPT).display().to_string();
     let dixit = shell_quote(&o.dixit.display().to_string());
@@ -257,8 +258,8 @@ pub fn render(job: &Job, o: &SlurmOptions) -> Result<Scripts, SlurmError> {
         o.max_running.map(|k| format!("%{k}")).unwrap_or_default()
     );
     let _ = writeln!(array, "#SBATCH --output={logs}/task-%a.log");
-    array.push_str(&common);
-    array.push_str(&env);
+    array.push_str(&task_lines);
+    array.push_str(&environment(o, o.cpus_per_task));
     let _ = writeln!(
         array,
         "echo \"dixit: task ${{SLURM_ARRAY_TASK_ID}} of {} (job ${{SLURM_ARRAY_JOB_ID}}) on node ${{SLURMD_NODENAME:-?}}, attempt $(( ${{SLURM_RESTART_COUNT:-0}} + 1 )), $(date -u +%FT%TZ)\"",
@@ -280,8 +281,8 @@ pub fn render(job: &Job, o: &SlurmOptions) -> Result<Scripts, SlurmError> {
     let _ = writeln!(merge, "#SBATCH --job-name={}-merge", job.name);
     let _ = writeln!(merge, "#SBATCH --output={logs}/merge.log");
     let _ = writeln!(merge, "#SBATCH --kill-on-invalid-dep=yes");
-    merge.push_str(&common);
-    merge.push_str(&env);
+    merge.push_str(&merge_lines);
+    merge.push_str(&environment(o, 1));
     let _ = writeln!(
         merge,
         "echo \"dixit: merge of {} tasks (job ${{SLURM_JOB_ID}}) on node ${{SLURMD_NODENAME:-?}}, attempt $(( ${{SLURM_RESTART_COUNT:-0}} + 1 )), $(date -u +%FT%TZ)\"",
@@ -440,6 +441,8 @@ mod tests {
             "#SBATCH --requeue",
             "#SBATCH --output=/scratch/ev/logs/merge.log",
             "exec /opt/dixit/bin/dixit merge /scratch/ev",
+            "#SBATCH --cpus-per-task=1",
+            "#SBATCH --partition=cpu",
         ] {
             assert!(s.merge.lines().any(|l| l == line), "{line}\n{}", s.merge);
         }
