@@ -22,6 +22,13 @@ pub struct Shard {
 pub struct ShardParseError(pub String);
 
 impl Shard {
+    /// Whether the item at `position` (0-based) belongs to this shard when items of equal
+    /// weight are dealt round robin: item `k` goes to shard `k % count + 1`. For items whose
+    /// work is not known in advance; weighted items use [`Shard::select`].
+    pub fn contains(self, position: usize) -> bool {
+        position % self.count as usize + 1 == self.index as usize
+    }
+
     /// The positions (0-based, ascending) of the items of `weights` that belong to this shard
     /// under [`partition`].
     pub fn members(self, weights: &[u64]) -> Vec<usize> {
@@ -336,6 +343,18 @@ mod tests {
         for bad in ["auto/0", "auto/x", "auto/", "autox", "9/8"] {
             assert!(bad.parse::<ShardSpec>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn round_robin_contains_partitions_positions() {
+        let parts: Vec<Vec<usize>> = (1..=3)
+            .map(|index| {
+                (0..10)
+                    .filter(|&k| Shard { index, count: 3 }.contains(k))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(parts, [vec![0, 3, 6, 9], vec![1, 4, 7], vec![2, 5, 8]]);
     }
 
     /// Every item lands in exactly one shard, for item counts around and below the shard count.
