@@ -6,8 +6,10 @@
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
 //! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
-//! [`eval`] scores recorded corpora offline; [`bench`] measures the sandbox against native runs;
-//! [`cli`] is the binary. See ARCHITECTURE.md for the data flow.
+//! [`compare`] runs several protocols over several projects; [`eval`] scores recorded corpora
+//! offline; [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
+//! parts; [`bench`] measures the sandbox against native runs; [`cli`] is the binary. See
+//! ARCHITECTURE.md for the data flow.
 
 pub mod agents;
 pub mod bench;
@@ -22,4 +24,5 @@ pub mod journal;
 pub mod protocol;
 pub mod report;
 pub mod sandbox;
+pub mod scaleout;
 pub mod toolchain;

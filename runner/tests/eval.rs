@@ -268,7 +268,8 @@ fn cached_rescore_performs_no_runs() {
 }
 
 /// The shards of an evaluation, merged, give exactly the unsharded report (setup and results;
-/// execution counts summed), also after a JSON round trip.
+/// execution counts summed), also after a JSON round trip; a merge names what is missing,
+/// repeated or set up differently.
 #[test]
 fn shards_merged_equal_unsharded() {
     let Some(data) = shared_data() else { return };
@@ -279,39 +280,152 @@ fn shards_merged_equal_unsharded() {
         "HumanEval/30",
         "HumanEval/42",
         "HumanEval/50",
+        "HumanEval/52",
+        "HumanEval/60",
     ];
     let whole = run_eval(
         &tc,
         &options(&data, &only, Isolation::Solution, Some(cache.path())),
     )
     .report;
+    assert_eq!(whole.setup.problems, 6);
     let mut parts = Vec::new();
-    for index in [2, 1] {
+    for index in [2, 3, 1] {
         let mut o = options(&data, &only, Isolation::Solution, Some(cache.path()));
-        o.import.shard = Some(Shard { index, count: 2 });
+        o.import.shard = Some(Shard { index, count: 3 });
         let r = run_eval(&tc, &o).report;
         // The shard's own import is compile-checked (a shard checks only its problems); its
         // matrices come from the unsharded run's cache.
         assert_eq!(
-            r.execution.cached_problems, 2,
+            r.execution.cached_problems, r.execution.corpus.problems,
             "shards reuse the cached matrices"
         );
         assert!(r.execution.runs < 10, "{:?}", r.execution);
+        assert_eq!(
+            r.setup, whole.setup,
+            "a shard records the whole evaluation's setup"
+        );
         let text = serde_json::to_string(&r).unwrap();
         parts.push(serde_json::from_str::<EvalReport>(&text).unwrap());
     }
-    assert_eq!(parts[1].results.problems.len(), 2);
+    let sizes: u64 = parts.iter().map(|p| p.execution.corpus.problems).sum();
+    assert_eq!(sizes, 6);
     let merged = EvalReport::merge(parts.clone()).unwrap();
+    assert_eq!(merged.format, whole.format);
     assert_eq!(merged.setup, whole.setup);
     assert_eq!(merged.results, whole.results);
     assert_eq!(merged.shard, None);
     assert_eq!(merged.execution.corpus, whole.execution.corpus);
     assert_eq!(merged.execution.verdicts, whole.execution.verdicts);
     assert_eq!(merged.execution.fuel, whole.execution.fuel);
-    assert!(EvalReport::merge(vec![parts[0].clone()])
-        .unwrap_err()
-        .to_string()
-        .contains("shard 1/2 is missing"));
+    assert_eq!(
+        merged.execution.reference_failures,
+        whole.execution.reference_failures
+    );
+
+    let err = |parts: Vec<EvalReport>| EvalReport::merge(parts).unwrap_err().to_string();
+    // parts are shards 2, 3, 1 of 3.
+    assert_eq!(
+        err(vec![parts[0].clone()]),
+        "cannot merge: 2 of 3 shards missing: 1 and 3"
+    );
+    assert_eq!(
+        err(vec![
+            parts[0].clone(),
+            parts[1].clone(),
+            parts[0].clone(),
+            parts[2].clone()
+        ]),
+        "cannot merge: shard 2 of 3 given more than once"
+    );
+    let mut other_fuel = parts[1].clone();
+    other_fuel.setup.limits.fuel += 1;
+    let msg = err(vec![parts[0].clone(), other_fuel, parts[2].clone()]);
+    assert!(
+        msg.contains("shard 3/3 was evaluated with another setup than shard 2/3")
+            && msg.contains("setup.limits.fuel: 1000000000 vs 1000000001"),
+        "{msg}"
+    );
+    let mut other_scoring = parts[1].clone();
+    other_scoring.results.config.minority = 0.3;
+    let msg = err(vec![parts[0].clone(), other_scoring, parts[2].clone()]);
+    assert!(msg.contains("scoring.minority: 0.4 vs 0.3"), "{msg}");
+    let mut fewer = parts[1].clone();
+    fewer.execution.corpus.problems -= 1;
+    let msg = err(vec![parts[0].clone(), fewer, parts[2].clone()]);
+    assert_eq!(
+        msg,
+        "cannot merge: the shards hold 5 problems, the evaluation selected 6"
+    );
+    assert_eq!(
+        err(vec![parts[0].clone(), whole.clone()]),
+        "cannot merge: a report is not a shard (it was evaluated whole)"
+    );
+}
+
+/// On the shared CodeT half, the shards of every split hold each problem exactly once and
+/// balance the expected work (solutions × tests): the heaviest shard outweighs the lightest by
+/// at most the heaviest problem, far closer than the old round robin. The same split is
+/// computed twice alike.
+#[test]
+fn shards_partition_the_corpus_exactly_and_balance_expected_work() {
+    let Some(data) = shared_data() else { return };
+    let whole = load_codet(&data, &ImportOptions::default()).unwrap();
+    let weights: std::collections::HashMap<String, u64> = whole
+        .expected_cells()
+        .into_iter()
+        .map(|(id, w)| (id.to_string(), w))
+        .collect();
+    let ids: Vec<String> = whole
+        .expected_cells()
+        .iter()
+        .map(|(id, _)| id.to_string())
+        .collect();
+    assert_eq!(ids.len(), 82);
+    let heaviest = *weights.values().max().unwrap();
+    for count in [2u32, 6, 8, 16, 100] {
+        let mut seen: Vec<String> = Vec::new();
+        let mut loads = Vec::new();
+        for index in 1..=count {
+            let options = ImportOptions {
+                shard: Some(Shard { index, count }),
+                ..ImportOptions::default()
+            };
+            let part = load_codet(&data, &options).unwrap();
+            assert_eq!(part.selected_problems(), 82);
+            if count == 8 {
+                let again = load_codet(&data, &options).unwrap();
+                assert_eq!(
+                    part.expected_cells(),
+                    again.expected_cells(),
+                    "deterministic"
+                );
+            }
+            let cells: Vec<(&str, u64)> = part.expected_cells();
+            for (id, w) in &cells {
+                assert_eq!(weights[*id], *w);
+            }
+            loads.push(cells.iter().map(|(_, w)| w).sum::<u64>());
+            seen.extend(cells.iter().map(|(id, _)| id.to_string()));
+        }
+        // Exactly once each; each shard keeps data order, so sorting by position restores it.
+        seen.sort_by_key(|id| ids.iter().position(|x| x == id));
+        assert_eq!(seen, ids, "{count} shards");
+        let (lo, hi) = (loads.iter().min().unwrap(), loads.iter().max().unwrap());
+        assert!(hi - lo <= heaviest, "{count} shards: {loads:?}");
+        if count <= 16 {
+            let mut rr = vec![0u64; count as usize];
+            for (k, id) in ids.iter().enumerate() {
+                rr[k % count as usize] += weights[id];
+            }
+            let rr_spread = rr.iter().max().unwrap() - rr.iter().min().unwrap();
+            eprintln!("{count} shards: cells per shard {lo}..{hi}; round robin spread {rr_spread}");
+            assert!(
+                hi - lo < rr_spread,
+                "{count} shards: {loads:?} vs round robin {rr:?}"
+            );
+        }
+    }
 }
 
 /// A malformed corpus line is an error naming the file and the line, and the CLI exits with the

@@ -16,6 +16,8 @@
 //! - `report.rs`: `dixit report` on eval outputs, checked in headless chromium through
 //!   `tests/browser/check_reports.mjs`; what it refuses.
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
+//! - `scaleout.rs`: shards from a scheduler's variables, `dixit task`, `dixit merge DIR` naming
+//!   missing shards, `dixit slurm --dry-run` (the real cluster is `scripts/slurm-test`).
 //!
 //! All tests share the artifact cache (`$DIXIT_CACHE`, else `~/.cache/dixit/cache`): it is
 //! content-addressed, so tests and other processes never disturb each other. The first test to
@@ -31,4 +33,5 @@ mod live_agents;
 mod protocol;
 mod protocols;
 mod report;
+mod scaleout;
 mod support;

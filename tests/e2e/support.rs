@@ -122,6 +122,10 @@ fn run_in(cwd: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> O
     let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
         .args(args)
         .current_dir(cwd)
+        // A test run inside a scheduler's array task must not shard the commands it tests.
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env_remove("DIXIT_SHARD")
         .envs(env.iter().copied())
         .env_remove("DIXIT_JOBS")
         .stdin(Stdio::null())

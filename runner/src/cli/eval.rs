@@ -10,10 +10,14 @@ use super::exit::{self, CliError, CliResult};
 use super::{output, toolchains, GlobalArgs};
 use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig, VerdictFile};
 use crate::eval::{
-    evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation, Progress,
-    Report, ScoringConfig, Shard,
+    evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation,
+    MergeError, Progress, Report, ScoringConfig, Shard,
 };
 use crate::sandbox::Limits;
+use crate::scaleout::{
+    parse_shard_file_name, process_env, slurm, write_atomic, Job, ShardEnvError, ShardFiles,
+    ShardSpec, JOB_FILE,
+};
 
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
 /// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
@@ -35,12 +39,17 @@ pub struct EvalArgs {
     /// imported modules persists between a solution's tests).
     #[arg(long, default_value = "run", value_parser = parse_isolation)]
     pub isolation: Isolation,
-    /// Evaluate only shard i of n (1-based; problem k of the corpus goes to shard k mod n + 1).
-    /// Join the shards' `--json` reports with `dixit merge`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<Shard>,
-    /// Save report.json, verdicts.json (pass/fail matrices, as scripts/native_eval.py writes
-    /// them) and problems/<id>.json (verdict kinds and exceptions) under DIR.
+    /// Evaluate only shard I of N (1-based). Shards balance expected work (solutions × tests
+    /// per problem). `auto`: from a Slurm array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT; the default
+    /// inside one); `auto/N`: N shards, the index from SLURM_ARRAY_TASK_ID (= the shard number)
+    /// or JOB_COMPLETION_INDEX + 1 (Kubernetes). `--shard 1/1` evaluates everything anywhere.
+    /// Join the shards with `dixit merge`.
+    #[arg(long, value_name = "I/N|auto|auto/N", env = "DIXIT_SHARD", value_parser = parse_shard_spec)]
+    pub shard: Option<ShardSpec>,
+    /// Save the report and problems/<id>.json (verdict kinds and exceptions) under DIR, each file
+    /// atomically: report.json and verdicts.json (pass/fail matrices, as scripts/native_eval.py
+    /// writes them) or, for a shard, shard-I-of-N.json, so that shards can share DIR and
+    /// `dixit merge DIR` joins them.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print the report as JSON on stdout.
@@ -90,12 +99,63 @@ pub struct EvalArgs {
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// Shard reports written by `dixit eval --shard i/n --json` (or --out DIR's report.json).
-    #[arg(required = true, value_name = "SHARD.json")]
+    /// Shard reports (`dixit eval --shard I/N --out DIR` writes DIR/shard-I-of-N.json; `--json`
+    /// output works too), or one directory of shard-I-of-N.json files.
+    #[arg(required = true, value_name = "SHARD.json|DIR")]
     pub reports: Vec<PathBuf>,
     /// Print the merged report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the merged report (JSON) to FILE, atomically.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_shard_spec(s: &str) -> Result<ShardSpec, String> {
+    s.parse()
+        .map_err(|e: crate::scaleout::ShardParseError| e.to_string())
+}
+
+/// The shard to evaluate: `--shard` (or `DIXIT_SHARD`), else `auto` inside a scheduler's array
+/// task, else none.
+fn resolve_shard(spec: Option<ShardSpec>, quiet: bool) -> Result<Option<Shard>, CliError> {
+    let implicit = spec.is_none() && ShardSpec::in_array_task(&process_env);
+    let spec = match spec {
+        Some(s) => s,
+        None if implicit => ShardSpec::Auto { count: None },
+        None => return Ok(None),
+    };
+    let shard = spec
+        .resolve(&process_env)
+        .map_err(|e| shard_env_error(e, implicit))?;
+    if !quiet && !matches!(spec, ShardSpec::Fixed(_)) {
+        eprintln!(
+            "dixit eval: shard {shard} (--shard {spec}{})",
+            if implicit {
+                ", implied by the array job's variables"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(Some(shard))
+}
+
+fn shard_env_error(e: ShardEnvError, implicit: bool) -> CliError {
+    let hint = if implicit {
+        format!(
+            "{}; or --shard 1/1 to evaluate everything in this task",
+            e.hint()
+        )
+    } else {
+        e.hint().to_string()
+    };
+    let what = if implicit {
+        " (no --shard given, and this looks like an array task)"
+    } else {
+        ""
+    };
+    CliError::usage(format!("{e}{what}")).hint(hint)
 }
 
 fn parse_isolation(s: &str) -> Result<Isolation, String> {
@@ -130,6 +190,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
     if let Some(path) = &a.score_verdicts {
         return score_verdicts(path, scoring, a.json);
     }
+    let shard = resolve_shard(a.shard, g.quiet)?;
     let corpus = match &a.corpus {
         Some(c) => c.clone(),
         None => {
@@ -159,7 +220,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             test_case_limit: a.test_case_limit,
             only: a.only.clone(),
             limit: a.limit,
-            shard: a.shard,
+            shard,
         },
         isolation: a.isolation,
         limits: Limits {
@@ -191,9 +252,10 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             .write(path)
             .map_err(|e| eval_error(e.into()))?;
     }
-    if let Some(dir) = &a.out {
-        evaluation.save(dir).map_err(eval_error)?;
-    }
+    let saved = match &a.out {
+        Some(dir) => Some(evaluation.save(dir).map_err(eval_error)?),
+        None => None,
+    };
     let report = &evaluation.report;
     if a.json {
         println!(
@@ -212,9 +274,9 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             output::thousands(e.runs),
             e.cached_problems,
             e.corpus.problems,
-            a.out
+            saved
                 .as_ref()
-                .map(|d| format!("; matrices saved in {}", d.display()))
+                .map(|f| format!("; report saved as {}", f.display()))
                 .unwrap_or_default()
         );
     }
@@ -245,14 +307,32 @@ fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult 
     Ok(exit::OK)
 }
 
-pub fn merge(a: &MergeArgs) -> CliResult {
-    let parts = a
-        .reports
-        .iter()
-        .map(|p| EvalReport::read(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(eval_error)?;
-    let merged = EvalReport::merge(parts).map_err(eval_error)?;
+pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
+    let (parts, dir) = match a.reports.as_slice() {
+        [dir] if dir.is_dir() => (read_shard_dir(dir)?, Some(dir.as_path())),
+        paths => {
+            if let Some(d) = paths.iter().find(|p| p.is_dir()) {
+                return Err(CliError::usage(format!(
+                    "{} is a directory: give one directory of shard files, or shard files only",
+                    d.display()
+                )));
+            }
+            let parts = paths
+                .iter()
+                .map(|p| Ok((p.display().to_string(), EvalReport::read(p)?)))
+                .collect::<Result<Vec<_>, EvalError>>()
+                .map_err(eval_error)?;
+            (parts, None)
+        }
+    };
+    let shards = parts.len();
+    let merged = EvalReport::merge_labelled(parts).map_err(|e| merge_error(e, dir))?;
+    if let Some(out) = &a.out {
+        let text = serde_json::to_string_pretty(&merged).map_err(anyhow::Error::from)? + "\n";
+        write_atomic(out, text.as_bytes()).map_err(|e| {
+            CliError::new(exit::USAGE, e).hint("--out names the merged report's file")
+        })?;
+    }
     if a.json {
         println!(
             "{}",
@@ -261,7 +341,88 @@ pub fn merge(a: &MergeArgs) -> CliResult {
     } else {
         print!("{}", table(&merged));
     }
+    if !g.quiet {
+        eprintln!(
+            "merged {shards} shards: {} problems{}",
+            merged.execution.corpus.problems,
+            a.out
+                .as_ref()
+                .map(|f| format!("; report saved as {}", f.display()))
+                .unwrap_or_default()
+        );
+    }
     Ok(exit::OK)
+}
+
+/// The reports of a directory's shard files, each checked against its name; missing shards are
+/// an error that says how to rerun them.
+fn read_shard_dir(dir: &Path) -> Result<Vec<(String, EvalReport)>, CliError> {
+    let found = ShardFiles::scan(dir).map_err(|e| {
+        CliError::new(exit::USAGE, e)
+            .hint("`dixit eval --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
+    })?;
+    let coverage = found.coverage();
+    if !coverage.missing.is_empty() {
+        return Err(merge_error(
+            EvalError::Merge(MergeError::Missing {
+                count: coverage.count,
+                missing: coverage.missing,
+            }),
+            Some(dir),
+        ));
+    }
+    let mut parts = Vec::new();
+    for path in found.files.values() {
+        let report = EvalReport::read(path).map_err(eval_error)?;
+        let named = path
+            .file_name()
+            .and_then(|n| parse_shard_file_name(&n.to_string_lossy()));
+        if report.shard != named {
+            return Err(CliError::usage(format!(
+                "{} holds {}, not the shard its name says",
+                path.display(),
+                report
+                    .shard
+                    .map_or("an unsharded report".to_string(), |s| format!("shard {s}"))
+            )));
+        }
+        let label = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        parts.push((label, report));
+    }
+    Ok(parts)
+}
+
+/// A merge error, with a hint that reruns missing shards: the exact sbatch command when `dir`
+/// holds a job written by `dixit slurm`.
+fn merge_error(e: EvalError, dir: Option<&Path>) -> CliError {
+    let EvalError::Merge(MergeError::Missing { count, missing }) = &e else {
+        return eval_error(e);
+    };
+    let slurm_job = dir
+        .map(|d| d.join(JOB_FILE))
+        .filter(|j| j.is_file())
+        .and_then(|j| Job::read(&j).ok())
+        .filter(|job| job.tasks == *count && job.dir.join(slurm::ARRAY_SCRIPT).is_file());
+    let hint = match slurm_job {
+        Some(job) => format!(
+            "resubmit only those tasks, and the merge after them:\n  {}\ntheir logs: {}",
+            slurm::resubmit_command(&job.dir, missing),
+            missing
+                .iter()
+                .map(|i| job.log_dir().join(format!("task-{i}.log")).display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        None => format!(
+            "run shard{} {} of {count} again (`dixit eval --shard I/{count} --out DIR` with the other shards' options), then merge again",
+            if missing.len() == 1 { "" } else { "s" },
+            crate::scaleout::join_and(missing)
+        ),
+    };
+    eval_error(e).hint(hint)
 }
 
 /// Bad input is a usage error (exit 2); a failing sandbox or cache is dixit's (exit 70).

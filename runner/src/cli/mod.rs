@@ -13,6 +13,8 @@ pub mod output;
 mod replay;
 mod report;
 mod run;
+mod slurm;
+mod task;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -76,10 +78,17 @@ pub enum Command {
     /// Score a recorded corpus offline (CodeT's format): verdict matrix in the sandbox, cached;
     /// pass@1 of each selection strategy and band precision.
     Eval(eval::EvalArgs),
-    /// Join the reports of `dixit eval --shard i/n --json` into the report of the whole corpus.
+    /// Join the reports of `dixit eval --shard I/N` into the report of the whole corpus: checks
+    /// that they share one setup and that every shard is there once, and names the missing ones.
     Merge(eval::MergeArgs),
     /// Write a self-contained HTML report of an eval output (or compare two) and print its path.
     Report(report::ReportArgs),
+    /// Run a command as a Slurm job array plus a merge job: writes the job description and the
+    /// sbatch scripts, and submits them (see docs/scale-out.md).
+    Slurm(slurm::SlurmArgs),
+    /// Run task I of a job description written by `dixit slurm` (what each array task runs);
+    /// the index comes from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
+    Task(task::TaskArgs),
     /// Guest toolchains: what is installed and how to install what is missing.
     #[command(subcommand)]
     Toolchain(ToolchainCommand),
@@ -154,7 +163,8 @@ pub fn main() -> std::process::ExitCode {
 
 fn dispatch(cli: Cli) -> CliResult {
     let g = &cli.global;
-    if let Some(j) = g.jobs {
+    // A task dispatches the command line of its job, which sets up the thread pool.
+    if let (Some(j), false) = (g.jobs, matches!(cli.command, Command::Task(_))) {
         rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))
             .build_global()
@@ -164,8 +174,10 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Exec(a) => exec::run(g, a),
         Command::Classify(a) => classify::run(g, a),
         Command::Eval(a) => eval::run(g, a),
-        Command::Merge(a) => eval::merge(a),
+        Command::Merge(a) => eval::merge(g, a),
         Command::Report(a) => report::run(g, a),
+        Command::Slurm(a) => slurm::run(g, a),
+        Command::Task(a) => task::run(g, a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),

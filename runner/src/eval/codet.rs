@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::corpus::{tally, Corpus, Problem};
-use super::shard::Shard;
+use crate::scaleout::Shard;
 
 /// CodeT's `STOP_TOKEN` list, applied in this order to solutions and tests.
 pub const STOP_TOKENS: [&str; 5] = ["\nclass", "\ndef", "\n#", "\nif", "\nprint"];
@@ -133,7 +133,8 @@ pub struct ImportOptions {
     pub only: Option<Vec<String>>,
     /// Only the first n problems (after `only`), if given.
     pub limit: Option<usize>,
-    /// Only this shard's problems (after `only` and `limit`), if given.
+    /// Only this shard's problems (after `only` and `limit`), if given. Problems are dealt to
+    /// shards by [`expected_cells`] (see [`crate::scaleout::partition`]).
     pub shard: Option<Shard>,
 }
 
@@ -296,6 +297,7 @@ pub struct PendingImport {
     problems: Vec<PendingProblem>,
     probes: Vec<String>,
     test_case_limit: usize,
+    selected_problems: usize,
 }
 
 impl PendingImport {
@@ -304,6 +306,27 @@ impl PendingImport {
     /// order, to [`PendingImport::finish`].
     pub fn probes(&self) -> &[String] {
         &self.probes
+    }
+
+    /// The problems the import options select before sharding: those of every shard together.
+    pub fn selected_problems(&self) -> usize {
+        self.selected_problems
+    }
+
+    /// Each problem's id and [`expected_cells`] (the weight shards balance), in order.
+    pub fn expected_cells(&self) -> Vec<(&str, u64)> {
+        self.problems
+            .iter()
+            .map(|p| {
+                let samples = p
+                    .test_samples
+                    .iter()
+                    .map(|s| s.iter().map(|(t, _)| t.as_str()));
+                let cells =
+                    expected_cells(p.problem.solutions.len(), samples, self.test_case_limit);
+                (p.problem.id.as_str(), cells)
+            })
+            .collect()
     }
 
     /// Completes the import: `compiles[i]` says whether `probes()[i]` compiles.
@@ -406,9 +429,6 @@ pub fn load_codet_files(
     if let Some(n) = options.limit {
         selected.truncate(n);
     }
-    if let Some(shard) = options.shard {
-        selected = shard.select(selected);
-    }
     let keep: HashSet<usize> = selected.iter().copied().collect();
 
     // Solutions.
@@ -430,10 +450,8 @@ pub fn load_codet_files(
         list.extend(s.samples.iter().map(|c| truncate_completion(c).to_string()));
     }
 
-    // Test candidates.
-    let mut probes: Vec<String> = Vec::new();
-    let mut probe_index: HashMap<String, usize> = HashMap::new();
-    let mut test_samples: HashMap<usize, Vec<Vec<(String, usize)>>> = HashMap::new();
+    // Test candidates, per sample.
+    let mut test_samples: HashMap<usize, Vec<Vec<String>>> = HashMap::new();
     for (line, s) in read_jsonl::<SampleLine>(&files.test_case)? {
         let Some(&(i, entry_point)) = test_prompt.get(s.prompt.as_str()) else {
             return Err(ImportError::UnknownPrompt {
@@ -445,24 +463,15 @@ pub fn load_codet_files(
             continue;
         }
         let list = test_samples.entry(i).or_default();
-        for sample in &s.samples {
-            let candidates = test_candidates(sample, entry_point)
-                .into_iter()
-                .map(|test| {
-                    let probe = compile_probe(&test);
-                    let next = probes.len();
-                    let idx = *probe_index.entry(probe.clone()).or_insert(next);
-                    if idx == next {
-                        probes.push(probe);
-                    }
-                    (test, idx)
-                })
-                .collect();
-            list.push(candidates);
-        }
+        list.extend(
+            s.samples
+                .iter()
+                .map(|sample| test_candidates(sample, entry_point)),
+        );
     }
 
-    let problems = selected
+    let selected_problems = selected.len();
+    let mut problems: Vec<(Problem, Vec<Vec<String>>)> = selected
         .into_iter()
         .map(|i| {
             let p = &code_problems[i].1;
@@ -471,17 +480,55 @@ pub fn load_codet_files(
                 .unwrap_or_default()
                 .into_iter()
                 .map(|c| format!("{}{}", p.prompt, c));
+            let problem = Problem {
+                id: p.task_id.clone(),
+                entry_point: p.entry_point.clone(),
+                prompt: p.prompt.clone(),
+                reference: format!("{}{}", p.prompt, p.canonical_solution),
+                hidden_test: format!("{}\ncheck({})", p.test, p.entry_point),
+                solutions: tally(sources),
+                tests: Vec::new(),
+            };
+            (problem, test_samples.remove(&i).unwrap_or_default())
+        })
+        .collect();
+    if let Some(shard) = options.shard {
+        let limit = options.test_case_limit;
+        problems = shard.select(problems, |(p, samples)| {
+            expected_cells(
+                p.solutions.len(),
+                samples.iter().map(|s| s.iter().map(String::as_str)),
+                limit,
+            )
+        });
+    }
+
+    // The compile probes of the tests of the problems kept (one per distinct program).
+    let mut probes: Vec<String> = Vec::new();
+    let mut probe_index: HashMap<String, usize> = HashMap::new();
+    let problems = problems
+        .into_iter()
+        .map(|(problem, samples)| {
+            let test_samples = samples
+                .into_iter()
+                .map(|candidates| {
+                    candidates
+                        .into_iter()
+                        .map(|test| {
+                            let probe = compile_probe(&test);
+                            let next = probes.len();
+                            let idx = *probe_index.entry(probe.clone()).or_insert(next);
+                            if idx == next {
+                                probes.push(probe);
+                            }
+                            (test, idx)
+                        })
+                        .collect()
+                })
+                .collect();
             PendingProblem {
-                problem: Problem {
-                    id: p.task_id.clone(),
-                    entry_point: p.entry_point.clone(),
-                    prompt: p.prompt.clone(),
-                    reference: format!("{}{}", p.prompt, p.canonical_solution),
-                    hidden_test: format!("{}\ncheck({})", p.test, p.entry_point),
-                    solutions: tally(sources),
-                    tests: Vec::new(),
-                },
-                test_samples: test_samples.remove(&i).unwrap_or_default(),
+                problem,
+                test_samples,
             }
         })
         .collect();
@@ -489,7 +536,24 @@ pub fn load_codet_files(
         problems,
         probes,
         test_case_limit: options.test_case_limit,
+        selected_problems,
     })
+}
+
+/// The work a problem is expected to take, known before the compile check: (unique solutions +
+/// the reference) × (unique candidate tests, at most `limit` per sample, + the hidden check),
+/// the cells of its matrix if every candidate compiles. Shards balance this
+/// ([`Shard::select`]), so that each has about the same number of runs.
+pub fn expected_cells<'a, S, T>(solutions: usize, test_samples: S, limit: usize) -> u64
+where
+    S: IntoIterator<Item = T>,
+    T: IntoIterator<Item = &'a str>,
+{
+    let tests: HashSet<&str> = test_samples
+        .into_iter()
+        .flat_map(|sample| sample.into_iter().take(limit))
+        .collect();
+    (solutions as u64 + 1) * (tests.len() as u64 + 1)
 }
 
 /// Imports a CodeT data directory. `compiles` receives the distinct compile

@@ -55,9 +55,82 @@ pub enum EvalError {
         /// The format this version reads.
         supported: u32,
     },
-    /// Shard reports that do not belong to one evaluation.
-    #[error("cannot merge: {0}")]
-    Merge(String),
+    /// Shard reports that do not make up one evaluation.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+}
+
+/// Why shard reports cannot be joined into the report of the whole evaluation. Parts are named
+/// by a label: the file they came from, or their shard.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MergeError {
+    /// Nothing to merge.
+    #[error("cannot merge: no reports given")]
+    Nothing,
+    /// A report of a whole (unsharded) evaluation among the parts.
+    #[error("cannot merge: {label} is not a shard (it was evaluated whole)")]
+    NotAShard {
+        /// The part.
+        label: String,
+    },
+    /// Parts evaluated differently (corpus, limits, isolation, runtime, scoring...).
+    #[error("cannot merge: {label} was evaluated with another setup than {first}: {}", .differences.join("; "))]
+    SetupDiffers {
+        /// The part that differs.
+        label: String,
+        /// The first part.
+        first: String,
+        /// Each differing field, `name: first's value vs this part's`.
+        differences: Vec<String>,
+    },
+    /// Parts of different splits.
+    #[error("cannot merge: {label} is one of {count} shards, {first} one of {first_count}")]
+    CountDiffers {
+        /// The part that differs.
+        label: String,
+        /// Its shard count.
+        count: u32,
+        /// The first part.
+        first: String,
+        /// The first part's shard count.
+        first_count: u32,
+    },
+    /// The same shard more than once.
+    #[error("cannot merge: shard{} {} of {count} given more than once", plural(.repeated.len()), join_and(.repeated))]
+    Repeated {
+        /// The shard count.
+        count: u32,
+        /// The shards given more than once.
+        repeated: Vec<u32>,
+    },
+    /// Shards that are not there.
+    #[error("cannot merge: {} of {count} shards missing: {}", .missing.len(), join_and(.missing))]
+    Missing {
+        /// The shard count.
+        count: u32,
+        /// The missing shards, ascending.
+        missing: Vec<u32>,
+    },
+    /// Every shard is there but the problems do not add up (shards of another partition rule).
+    #[error("cannot merge: the shards hold {found} problems, the evaluation selected {expected}")]
+    ProblemCount {
+        /// Problems selected by the evaluation.
+        expected: u64,
+        /// Problems in the parts together.
+        found: u64,
+    },
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn join_and(items: &[u32]) -> String {
+    crate::scaleout::join_and(items)
 }
 
 impl EvalError {

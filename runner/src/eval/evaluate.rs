@@ -11,17 +11,19 @@ use serde::{Deserialize, Serialize};
 use super::cache::{EvalCache, CACHE_VERSION};
 use super::codet::{CodetFiles, ImportOptions};
 use super::corpus::{Corpus, Problem};
-use super::error::EvalError;
+use super::error::{EvalError, MergeError};
 use super::matrix::{Harness, Isolation, ProblemVerdicts};
 use super::scoring::{Report, ScoringConfig, VerdictFile};
-use super::shard::Shard;
 use super::Progress;
 use crate::sandbox::{
     hash_parts, wasmtime_version, ArtifactCache, Limits, Program, Sandbox, SandboxError,
 };
+use crate::scaleout::{shard_file_name, write_atomic, Coverage, Shard, ShardFileError};
 
-/// The report format this version writes and reads; a newer major is refused.
-pub const REPORT_FORMAT: u32 = 1;
+/// The report format this version writes and reads; another is refused. Format 2: shards
+/// balance expected work (format 1 dealt problems round robin, so the parts of the two cannot be
+/// merged), and the setup records how many problems the whole evaluation selected.
+pub const REPORT_FORMAT: u32 = 2;
 
 /// What to evaluate and how.
 #[derive(Clone, Debug)]
@@ -57,6 +59,9 @@ pub struct EvalSetup {
     /// Only the first n problems, if restricted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// Problems the whole evaluation selected (after `only` and `limit`): every shard's
+    /// problems together.
+    pub problems: u64,
     /// The isolation level every run used.
     pub isolation: Isolation,
     /// Limits of each run.
@@ -193,20 +198,20 @@ pub fn evaluate(
     let harness = Harness::new(sandbox, runtime, options.limits.clone(), options.isolation);
     let mut seconds = Phases::default();
 
-    // Import, with the compile check in the sandbox (or the cached result of both).
+    // Import, with the compile check in the sandbox (or its cached result). Reading and
+    // post-processing the files is cheap and always done: a shard's problems depend on the
+    // expected work of every problem.
     let files = CodetFiles::discover(&options.corpus)?;
     let corpus_hash = hash_files(&files)?;
     let corpus_key = corpus_key(&corpus_hash, &options.import, runtime);
+    let pending = super::codet::load_codet_files(&files, &options.import)?;
+    let selected_problems = pending.selected_problems() as u64;
+    seconds.import = started.elapsed().as_secs_f64();
     let cached_corpus: Option<Corpus> = cache.get("corpus", &corpus_key);
     let corpus_cached = cached_corpus.is_some();
     let corpus = match cached_corpus {
-        Some(c) => {
-            seconds.import = started.elapsed().as_secs_f64();
-            c
-        }
+        Some(c) => c,
         None => {
-            let pending = super::codet::load_codet_files(&files, &options.import)?;
-            seconds.import = started.elapsed().as_secs_f64();
             let t = Instant::now();
             let compiles = harness.compile_check(pending.probes(), progress)?;
             seconds.compile_check = t.elapsed().as_secs_f64();
@@ -293,6 +298,7 @@ pub fn evaluate(
             test_case_limit: options.import.test_case_limit,
             only: options.import.only.clone(),
             limit: options.import.limit,
+            problems: selected_problems,
             isolation: options.isolation,
             limits: options.limits.clone(),
             wasmtime: wasmtime_version().to_string(),
@@ -337,6 +343,8 @@ fn corpus_key(corpus_hash: &str, import: &ImportOptions, runtime: &Program) -> S
         only.as_bytes(),
         format!("{:?}", import.limit).as_bytes(),
         format!("{:?}", import.shard.map(|s| s.to_string())).as_bytes(),
+        // How shards are dealt (before: round robin, under the same shard strings).
+        b"partition: expected cells".as_slice(),
         runtime.id.as_bytes(),
         wasmtime_version().as_bytes(),
     ])
@@ -370,39 +378,54 @@ fn file_stem(id: &str) -> String {
 }
 
 impl Evaluation {
-    /// Saves the report and the matrices under `dir`: `report.json`; `verdicts.json`, the
-    /// pass/fail matrices in the format `scripts/native_eval.py` writes (so both harnesses can
-    /// be diffed and scored alike); and `problems/<id>.json`, each problem's verdicts with their
-    /// kinds and exceptions.
-    pub fn save(&self, dir: &Path) -> Result<(), EvalError> {
+    /// Saves the report and the matrices under `dir`; returns the report's path. Each file is
+    /// written atomically (a temporary file, then a rename), so a killed run leaves no partial
+    /// file and a repeated one replaces its files whole.
+    ///
+    /// * `problems/<id>.json`: each problem's verdicts with their kinds and exceptions;
+    /// * unsharded: `report.json`, and `verdicts.json`, the pass/fail matrices in the format
+    ///   `scripts/native_eval.py` writes (so both harnesses can be diffed and scored alike);
+    /// * shard I of N: `shard-I-of-N.json`, the shard's report (`dixit merge DIR` joins them).
+    ///   Shards hold disjoint problems, so they can share `dir`.
+    pub fn save(&self, dir: &Path) -> Result<PathBuf, EvalError> {
         let problems = dir.join("problems");
         std::fs::create_dir_all(&problems).map_err(|e| EvalError::io(&problems, e))?;
-        write_json(&dir.join("report.json"), &self.report)?;
-        let verdicts = VerdictFile {
-            problems: self
-                .matrices
-                .iter()
-                .map(ProblemVerdicts::recorded)
-                .collect(),
-            timeout: None,
-            wall_seconds: Some(self.report.execution.seconds.matrix),
-        };
-        write_json(&dir.join("verdicts.json"), &verdicts)?;
         for m in &self.matrices {
             write_json(&problems.join(format!("{}.json", file_stem(&m.id))), m)?;
         }
-        Ok(())
+        let report = match self.report.shard {
+            Some(shard) => dir.join(shard_file_name(shard)),
+            None => {
+                let verdicts = VerdictFile {
+                    problems: self
+                        .matrices
+                        .iter()
+                        .map(ProblemVerdicts::recorded)
+                        .collect(),
+                    timeout: None,
+                    wall_seconds: Some(self.report.execution.seconds.matrix),
+                };
+                write_json(&dir.join("verdicts.json"), &verdicts)?;
+                dir.join("report.json")
+            }
+        };
+        write_json(&report, &self.report)?;
+        Ok(report)
     }
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), EvalError> {
+/// Writes `value` as pretty JSON, atomically.
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), EvalError> {
     let text = serde_json::to_string_pretty(value).map_err(|e| {
         EvalError::io(
             path,
             std::io::Error::new(std::io::ErrorKind::InvalidData, e),
         )
     })?;
-    std::fs::write(path, text + "\n").map_err(|e| EvalError::io(path, e))
+    write_atomic(path, (text + "\n").as_bytes()).map_err(|e| match e {
+        ShardFileError::Io { path, source } => EvalError::io(path, source),
+        other => EvalError::io(path, std::io::Error::other(other.to_string())),
+    })
 }
 
 impl EvalReport {
@@ -432,43 +455,89 @@ impl EvalReport {
 
     /// Joins the reports of the shards of one evaluation into the report of the whole: the same
     /// setup and results as an unsharded run (execution counts are summed; wall times are those
-    /// of the slowest shard). Every shard `1..=n` must be present exactly once.
+    /// of the slowest shard). Every shard `1..=n` must be present exactly once, and all must
+    /// share one setup. Parts are named by their shard in errors; see
+    /// [`EvalReport::merge_labelled`] to name them by file.
     pub fn merge(parts: Vec<EvalReport>) -> Result<EvalReport, EvalError> {
-        let Some(first) = parts.first() else {
-            return Err(EvalError::Merge("no reports given".into()));
+        let labelled = parts
+            .into_iter()
+            .map(|p| {
+                let label = p
+                    .shard
+                    .map_or_else(|| "a report".to_string(), |s| format!("shard {s}"));
+                (label, p)
+            })
+            .collect();
+        Self::merge_labelled(labelled)
+    }
+
+    /// [`EvalReport::merge`] with a label (e.g. the file name) for each part, used in errors.
+    pub fn merge_labelled(parts: Vec<(String, EvalReport)>) -> Result<EvalReport, EvalError> {
+        let Some((first_label, first)) = parts.first() else {
+            return Err(MergeError::Nothing.into());
+        };
+        let Some(first_shard) = first.shard else {
+            return Err(MergeError::NotAShard {
+                label: first_label.clone(),
+            }
+            .into());
         };
         let setup = first.setup.clone();
-        if let Some(p) = parts.iter().find(|p| p.setup != setup) {
-            return Err(EvalError::Merge(format!(
-                "shard {} was evaluated with a different setup (corpus, limits, isolation or runtime)",
-                p.shard.map_or("(unsharded)".to_string(), |s| s.to_string())
-            )));
-        }
-        let count = match first.shard {
-            Some(s) => s.count,
-            None => return Err(EvalError::Merge("a report is not a shard".into())),
-        };
-        let mut seen = vec![false; count as usize];
-        for p in &parts {
+        let reference = setup_value(first);
+        for (label, p) in &parts {
             let Some(s) = p.shard else {
-                return Err(EvalError::Merge("a report is not a shard".into()));
+                return Err(MergeError::NotAShard {
+                    label: label.clone(),
+                }
+                .into());
             };
-            if s.count != count {
-                return Err(EvalError::Merge(format!(
-                    "shard {s} does not split into {count} like shard {}",
-                    first.shard.map(|s| s.to_string()).unwrap_or_default()
-                )));
+            if s.count != first_shard.count {
+                return Err(MergeError::CountDiffers {
+                    label: label.clone(),
+                    count: s.count,
+                    first: first_label.clone(),
+                    first_count: first_shard.count,
+                }
+                .into());
             }
-            if std::mem::replace(&mut seen[s.index as usize - 1], true) {
-                return Err(EvalError::Merge(format!("shard {s} given twice")));
+            let differences = differences(&reference, &setup_value(p));
+            if !differences.is_empty() {
+                return Err(MergeError::SetupDiffers {
+                    label: label.clone(),
+                    first: first_label.clone(),
+                    differences,
+                }
+                .into());
             }
         }
-        if let Some(i) = seen.iter().position(|s| !s) {
-            return Err(EvalError::Merge(format!(
-                "shard {}/{count} is missing",
-                i + 1
-            )));
+        let count = first_shard.count;
+        let coverage = Coverage::of(
+            count,
+            parts.iter().filter_map(|(_, p)| p.shard).map(|s| s.index),
+        );
+        if !coverage.repeated.is_empty() {
+            return Err(MergeError::Repeated {
+                count,
+                repeated: coverage.repeated,
+            }
+            .into());
         }
+        if !coverage.missing.is_empty() {
+            return Err(MergeError::Missing {
+                count,
+                missing: coverage.missing,
+            }
+            .into());
+        }
+        let found: u64 = parts.iter().map(|(_, p)| p.execution.corpus.problems).sum();
+        if found != setup.problems {
+            return Err(MergeError::ProblemCount {
+                expected: setup.problems,
+                found,
+            }
+            .into());
+        }
+        let parts: Vec<EvalReport> = parts.into_iter().map(|(_, p)| p).collect();
         let mut execution = Execution::default();
         for p in &parts {
             let e = &p.execution;
@@ -501,5 +570,68 @@ impl EvalReport {
             results,
             execution,
         })
+    }
+}
+
+/// What must be equal for reports to be parts of one evaluation: the setup and the scoring
+/// settings, as JSON (so a difference can be named field by field).
+fn setup_value(r: &EvalReport) -> serde_json::Value {
+    serde_json::json!({
+        "format": r.format,
+        "setup": serde_json::to_value(&r.setup).unwrap_or_default(),
+        "scoring": serde_json::to_value(r.results.config).unwrap_or_default(),
+    })
+}
+
+/// The leaves where `a` and `b` differ, as `path: a's value vs b's value`.
+fn differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for k in keys {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(
+                        &p,
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                        out,
+                    );
+                }
+            }
+            _ if a != b => out.push(format!("{path}: {a} vs {b}")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", a, b, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_name_each_field() {
+        let a =
+            serde_json::json!({"setup": {"limits": {"fuel": 4, "memory": 1}, "isolation": "run"}});
+        let b = serde_json::json!({"setup": {"limits": {"fuel": 1, "memory": 1}, "isolation": "solution", "only": ["x"]}});
+        assert_eq!(
+            differences(&a, &b),
+            [
+                "setup.isolation: \"run\" vs \"solution\"",
+                "setup.limits.fuel: 4 vs 1",
+                "setup.only: null vs [\"x\"]",
+            ]
+        );
+        assert!(differences(&a, &a).is_empty());
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! Data flow: corpus files → importer ([`codet`]) → [`Corpus`] → [`Harness`] (sandbox, rayon;
 //! [`EvalCache`]) → [`ProblemVerdicts`] → strategies ([`scoring`]) → [`EvalReport`] (shards
-//! joined by [`EvalReport::merge`]).
+//! joined by [`EvalReport::merge`]). A shard ([`Shard`], from [`crate::scaleout`]) is a set of
+//! problems balanced by expected work ([`codet::expected_cells`]).
 //!
 //! - `corpus.rs`: the format-neutral corpus: problems, weighted (deduplicated) samples.
 //! - `codet.rs`: the importer for CodeT's published format, with CodeT's post-processing.
@@ -14,7 +15,6 @@
 //! - `scoring.rs`: random baseline, CodeT dual agreement, Dixit band, Dixit loop simulation,
 //!   band precision; [`Report`] with an exact shard merge.
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
-//! - `shard.rs`: deterministic [`Shard`]s.
 //! - `error.rs`: [`EvalError`].
 
 mod cache;
@@ -24,12 +24,12 @@ mod error;
 mod evaluate;
 mod matrix;
 pub mod scoring;
-mod shard;
 
+pub use crate::scaleout::{Shard, ShardParseError};
 pub use cache::EvalCache;
 pub use codet::{ImportError, ImportOptions};
 pub use corpus::{Corpus, CorpusError, Problem, Weighted};
-pub use error::EvalError;
+pub use error::{EvalError, MergeError};
 pub use evaluate::{
     evaluate, CorpusCounts, EvalOptions, EvalReport, EvalSetup, Evaluation, Execution, Phases,
     REPORT_FORMAT,
@@ -39,7 +39,6 @@ pub use matrix::{
     EVAL_SEED,
 };
 pub use scoring::{Report, ScoringConfig, ScoringError};
-pub use shard::{Shard, ShardParseError};
 
 /// Progress of the long phases, reported by the library and drawn by the CLI (workers never
 /// print). Calls may come from several threads at once.

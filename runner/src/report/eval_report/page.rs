@@ -645,6 +645,7 @@ pub(crate) mod tests {
                     test_case_limit: 5,
                     only: None,
                     limit: None,
+                    problems: 1,
                     isolation: Isolation::Solution,
                     limits: Limits::default(),
                     wasmtime: "48.0.8".into(),

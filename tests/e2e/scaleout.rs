@@ -1,0 +1,314 @@
+//! Scale-out from the command line (issue 12): shards taken from a scheduler's variables,
+//! `dixit task` running one task of a job description, `dixit merge DIR` naming missing shards
+//! with the command that reruns them, and `dixit slurm --dry-run` writing the job and its
+//! sbatch scripts. The real cluster (slurmctld, two slurmd, a node killed mid-array) is
+//! `scripts/slurm-test`.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{describe, dixit, dixit_at, root, Output};
+
+/// The shared CodeT half above the checkout, if there (tests that need it say so and skip).
+fn shared_data() -> Option<PathBuf> {
+    let found = root()
+        .ancestors()
+        .map(|a| a.join("shared/data/codet-humaneval"))
+        .find(|d| d.is_dir());
+    if found.is_none() {
+        eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
+    }
+    found
+}
+
+/// Asserts a usage error (exit 2) whose stderr mentions every one of `needles`.
+fn usage_error(out: &Output, needles: &[&str]) {
+    out.expect_code(2);
+    for n in needles {
+        assert!(
+            out.stderr.contains(n),
+            "`dixit {}`: stderr does not mention {n:?}:\n{}",
+            out.args.join(" "),
+            out.stderr
+        );
+    }
+    assert!(out.stdout.is_empty(), "no data on stdout: {}", out.stdout);
+}
+
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    dixit_at(&root(), args, env)
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn eval_shard_auto_names_the_variables_it_lacks() {
+    let out = dixit(&["eval", "--shard", "auto"]);
+    usage_error(
+        &out,
+        &["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX", "--shard I/N"],
+    );
+    let out = dixit(&["eval", "--shard", "auto/0"]);
+    usage_error(&out, &["invalid shard `auto/0`"]);
+
+    // A resubmission of some tasks (`sbatch --array=3,7`) cannot tell the count.
+    let partial = [
+        ("SLURM_ARRAY_TASK_ID", "3"),
+        ("SLURM_ARRAY_TASK_MIN", "3"),
+        ("SLURM_ARRAY_TASK_MAX", "7"),
+        ("SLURM_ARRAY_TASK_COUNT", "2"),
+    ];
+    for args in [&["eval", "--shard", "auto"][..], &["eval"][..]] {
+        let o = run_env(args, &partial);
+        assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+        let err = text(&o.stderr);
+        assert!(err.contains("2 tasks with ids 3 to 7"), "{err}");
+        assert!(err.contains("--shard auto/N"), "{err}");
+    }
+    // With the count, the task id is the shard; 0 is not one.
+    let o = run_env(
+        &["eval", "--shard", "auto/8"],
+        &[("SLURM_ARRAY_TASK_ID", "0")],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert!(text(&o.stderr).contains("SLURM_ARRAY_TASK_ID=0 is not a shard of 1..8"));
+    assert!(text(&o.stderr).contains("--array=1-N"));
+
+    // Kubernetes: an index but no count, with or without the flag; DIXIT_SHARD sets it.
+    let o = run_env(&["eval"], &[("JOB_COMPLETION_INDEX", "2")]);
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("JOB_COMPLETION_INDEX=2 says which shard but not how many"),
+        "{err}"
+    );
+    assert!(err.contains("--shard 1/1"), "{err}");
+    let o = run_env(
+        &["eval"],
+        &[("JOB_COMPLETION_INDEX", "8"), ("DIXIT_SHARD", "auto/8")],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert!(
+        text(&o.stderr).contains("JOB_COMPLETION_INDEX=8 is not a shard of 1..8 once 1 is added")
+    );
+}
+
+fn slurm_dry_run(dir: &Path, extra: &[&str], command: &[&str]) -> Output {
+    let d = dir.display().to_string();
+    let mut args = vec!["slurm", "--dry-run", "--out", &d];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(command);
+    dixit(&args)
+}
+
+#[test]
+fn slurm_dry_run_writes_the_job_and_both_scripts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("job");
+    let out = slurm_dry_run(
+        &dir,
+        &[
+            "--shards",
+            "12",
+            "--partition",
+            "debug",
+            "--time",
+            "20:00",
+            "--cpus-per-task",
+            "2",
+            "--max-running",
+            "4",
+            "--sbatch-arg=--account=lab",
+            "--sbatch-arg",
+            "--mem=2G",
+            "--dixit",
+            "/opt/dixit/bin/dixit",
+            "--node-cache-dir",
+            "/shared/cache",
+        ],
+        &[
+            "eval",
+            "--isolation",
+            "solution",
+            "--only",
+            "HumanEval/2,HumanEval/4",
+        ],
+    );
+    out.expect_code(0);
+    let d = dir.display().to_string();
+    for needle in [
+        "#SBATCH --array=1-12%4",
+        "#SBATCH --requeue",
+        "#SBATCH --partition=debug",
+        "#SBATCH --time=20:00",
+        "#SBATCH --cpus-per-task=2",
+        "#SBATCH --account=lab",
+        "#SBATCH --mem=2G",
+        "#SBATCH --kill-on-invalid-dep=yes",
+        "export DIXIT_CACHE=/shared/cache",
+        &format!("exec /opt/dixit/bin/dixit task {d}/job.json"),
+        &format!("exec /opt/dixit/bin/dixit merge {d} --out {d}/report.json"),
+        &format!("sbatch --dependency=afterok:${{jid%%;*}} {d}/merge.sbatch"),
+        "not submitted (--dry-run)",
+    ] {
+        assert!(out.stdout.contains(needle), "{needle}\n{}", out.stdout);
+    }
+    for script in ["array.sbatch", "merge.sbatch"] {
+        let path = dir.join(script);
+        let status = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{script} is not valid bash");
+    }
+    assert!(
+        dir.join("logs").is_dir(),
+        "Slurm does not create the log directory"
+    );
+    let job: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("job.json")).unwrap()).unwrap();
+    assert_eq!(job["tasks"], 12);
+    assert_eq!(job["name"], "dixit-eval");
+    let task: Vec<&str> = job["task"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        task,
+        [
+            "eval",
+            "--isolation",
+            "solution",
+            "--only",
+            "HumanEval/2,HumanEval/4",
+            "--shard",
+            "{shard}",
+            "--out",
+            &d
+        ]
+    );
+    assert_eq!(job["workdir"], root().display().to_string());
+}
+
+#[test]
+fn slurm_refuses_what_cannot_run_as_an_array() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("job");
+    let out = slurm_dry_run(&dir, &[], &["eval", "--shard", "1/2"]);
+    usage_error(&out, &["`--shard`", "sets --shard and --out itself"]);
+    let out = slurm_dry_run(&dir, &[], &["eval", "--out=/x"]);
+    usage_error(&out, &["`--out=/x`"]);
+    let out = slurm_dry_run(&dir, &[], &["run", "demo"]);
+    usage_error(&out, &["`dixit run demo` cannot run as an array task"]);
+    let out = slurm_dry_run(&dir, &[], &["eval", "--bogus"]);
+    usage_error(&out, &["does not parse", "--bogus"]);
+    let out = slurm_dry_run(&dir, &["--sbatch-arg", "account=lab"], &["eval"]);
+    usage_error(&out, &["account=lab", "starts with -"]);
+    let out = slurm_dry_run(&dir, &["--shards", "0"], &["eval"]);
+    usage_error(&out, &["--shards must be at least 1"]);
+    let spaced = tmp.path().join("my job");
+    let out = slurm_dry_run(&spaced, &[], &["eval"]);
+    usage_error(&out, &["cannot go on an #SBATCH line", "whitespace"]);
+    assert!(!dir.join("job.json").exists(), "nothing written on refusal");
+}
+
+#[test]
+fn task_needs_a_job_and_an_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("job.json");
+    let out = dixit(&["task", &missing.display().to_string()]);
+    usage_error(&out, &["cannot access", "job.json"]);
+    let dir = tmp.path().join("job");
+    slurm_dry_run(&dir, &["--shards", "4"], &["eval"]).expect_code(0);
+    let job = dir.join("job.json").display().to_string();
+    let out = dixit(&["task", &job, "--index", "5"]);
+    usage_error(&out, &["--index 5 is not a task", "(1..4)"]);
+    let out = dixit(&["task", &job]);
+    usage_error(&out, &["SLURM_ARRAY_TASK_ID", "--index I"]);
+}
+
+/// The whole flow on real data, without a scheduler: a job of 3 tasks; tasks 1 and 3 run from
+/// Slurm's variables; `dixit merge DIR` refuses, naming shard 2 and the sbatch command that
+/// reruns it; task 2 runs (twice: a repeated task is harmless); the merge then equals a
+/// single `dixit eval` of the same problems. A shard file renamed by hand is refused.
+#[test]
+fn merge_names_missing_shards_then_equals_one_eval() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("job");
+    let d = dir.display().to_string();
+    let corpus = data.display().to_string();
+    let eval_args = [
+        "eval",
+        "--isolation",
+        "solution",
+        "--fuel",
+        "1000000000",
+        "--no-cache",
+        "--only",
+        "HumanEval/2,HumanEval/30,HumanEval/42,HumanEval/50,HumanEval/52",
+        "--corpus",
+        &corpus,
+    ];
+    slurm_dry_run(&dir, &["--shards", "3"], &eval_args).expect_code(0);
+    let job = dir.join("job.json").display().to_string();
+    for id in ["1", "3"] {
+        let o = run_env(&["task", &job], &[("SLURM_ARRAY_TASK_ID", id)]);
+        assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+        assert!(text(&o.stderr).contains(&format!("dixit task {id}/3 of {job}")));
+        assert!(dir.join(format!("shard-{id}-of-3.json")).is_file());
+    }
+    let out = dixit(&["merge", &d]);
+    usage_error(
+        &out,
+        &[
+            "1 of 3 shards missing: 2",
+            &format!("jid=$(sbatch --parsable --array=2 {d}/array.sbatch) && sbatch --dependency=afterok:${{jid%%;*}} {d}/merge.sbatch"),
+            &format!("{d}/logs/task-2.log"),
+        ],
+    );
+    for _ in 0..2 {
+        dixit(&["task", &job, "--index", "2"]).expect_code(0);
+    }
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("shard"))
+        .collect();
+    assert_eq!(names.len(), 3, "no temporary files left: {names:?}");
+    let merged = dixit(&["merge", &d, "--json", "--out", &format!("{d}/report.json")]);
+    merged.expect_code(0);
+    let merged = merged.json();
+    let single = dixit(
+        &eval_args
+            .iter()
+            .copied()
+            .chain(["--json"])
+            .collect::<Vec<_>>(),
+    );
+    single.expect_code(0);
+    let single = single.json();
+    for key in ["format", "setup", "results"] {
+        assert_eq!(merged[key], single[key], "{key}");
+    }
+    for key in ["corpus", "verdicts", "fuel", "reference_failures"] {
+        assert_eq!(merged["execution"][key], single["execution"][key], "{key}");
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(saved, merged);
+    let problems = std::fs::read_dir(dir.join("problems")).unwrap().count();
+    assert_eq!(problems, 5);
+
+    std::fs::copy(dir.join("shard-1-of-3.json"), dir.join("shard-2-of-3.json")).unwrap();
+    let out = dixit(&["merge", &d]);
+    usage_error(
+        &out,
+        &["shard-2-of-3.json holds shard 1/3, not the shard its name says"],
+    );
+}
