@@ -312,3 +312,77 @@ fn merge_names_missing_shards_then_equals_one_eval() {
         &["shard-2-of-3.json holds shard 1/3, not the shard its name says"],
     );
 }
+
+/// `dixit compare` as an array job, without a scheduler: each task runs a shard of the
+/// (project, protocol) cells of the triangle fixture and saves shard-I-of-3.json; the merge
+/// refuses while a shard is missing (naming the sbatch command that reruns it), then runs the
+/// job's own merge command, which saves compare.json with the cells of a single `dixit compare`.
+#[test]
+fn compare_runs_as_an_array_and_merges_into_one_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("job");
+    let d = dir.display().to_string();
+    let runs = tmp.path().join("runs").display().to_string();
+    let triangle = root()
+        .join("fixtures/projects/triangle")
+        .display()
+        .to_string();
+    let compare = ["compare", triangle.as_str(), "--runs-dir", runs.as_str()];
+    slurm_dry_run(&dir, &["--shards", "3"], &compare).expect_code(0);
+    let job_path = dir.join("job.json");
+    let job: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&job_path).unwrap()).unwrap();
+    assert_eq!(job["result"], format!("{d}/compare.json"));
+    let job_path = job_path.display().to_string();
+    for id in ["1", "3"] {
+        let o = run_env(&["task", &job_path], &[("SLURM_ARRAY_TASK_ID", id)]);
+        assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+        assert!(dir.join(format!("shard-{id}-of-3.json")).is_file());
+    }
+    usage_error(
+        &dixit(&["compare", "--merge", &d]),
+        &[
+            "1 of 3 shards missing: 2",
+            &format!("jid=$(sbatch --parsable --array=2 {d}/array.sbatch)"),
+        ],
+    );
+    dixit(&["task", &job_path, "--index", "2"]).expect_code(0);
+    let merge: Vec<String> = job["merge"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let merged = dixit(&merge.iter().map(String::as_str).collect::<Vec<_>>());
+    merged.expect_code(0);
+    for protocol in ["dixit", "debate", "repair", "blind"] {
+        assert!(
+            merged
+                .stdout
+                .contains(&format!("triangle         {protocol}")),
+            "{}",
+            merged.stdout
+        );
+    }
+    let cells = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                let r = c["result"].as_object_mut().unwrap();
+                for k in ["run_id", "run_dir", "seconds"] {
+                    r.remove(k);
+                }
+                c
+            })
+            .collect()
+    };
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
+    let single = dixit(&[&compare[..], &["--json"]].concat());
+    single.expect_code(0);
+    assert_eq!(cells(&saved), cells(&single.json()));
+    assert_eq!(saved["shard"], serde_json::Value::Null);
+}

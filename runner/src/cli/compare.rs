@@ -1,17 +1,24 @@
-//! `dixit compare`: runs several protocols over several projects and prints one table.
+//! `dixit compare`: runs several protocols over several projects and prints one table. With
+//! `--shard I/N --out DIR` it runs one shard of the cells and saves DIR/shard-I-of-N.json (what
+//! each array task of `dixit slurm -- compare ...` does); `--merge DIR` joins them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
+use super::task::rerun_hint;
 use super::{toolchains, GlobalArgs};
-use crate::compare::{self, CompareReport, Plan};
+use crate::compare::{self, CompareError, CompareReport, Plan};
 use crate::config::ProtocolName;
 use crate::engine::{self, Quiet};
 use crate::eval::Shard;
 use crate::report;
+use crate::scaleout::{parse_shard_file_name, shard_file_name, write_atomic, ShardFiles};
+
+/// The file `--out DIR` saves an unsharded (or merged) comparison in.
+pub const COMPARE_FILE: &str = "compare.json";
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -36,11 +43,16 @@ pub struct CompareArgs {
     /// Where the cells' runs go (DIR/<project>/<run id>) [default: each project's runs/].
     #[arg(long, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
+    /// Save the report (JSON) under DIR, atomically: DIR/shard-I-of-N.json for a shard, else
+    /// DIR/compare.json, so that shards can share DIR and `--merge DIR` joins them.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Instead of running anything, join these `--shard … --json` reports and print the table.
-    #[arg(long, value_name = "REPORT", num_args = 1..)]
+    /// Instead of running anything, join shard reports (`--shard … --json` output, or one
+    /// directory of shard-I-of-N.json files written by `--out`) and print the table.
+    #[arg(long, value_name = "REPORT|DIR", num_args = 1..)]
     pub merge: Vec<PathBuf>,
 }
 
@@ -77,17 +89,11 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             Arc::new(Quiet),
         ))
     } else {
-        let mut parts = Vec::new();
-        for f in &a.merge {
-            let text = std::fs::read_to_string(f)
-                .map_err(|e| CliError::usage(format!("{}: {e}", f.display())))?;
-            let r: CompareReport = serde_json::from_str(&text).map_err(|e| {
-                CliError::usage(format!("{}: not a compare report: {e}", f.display()))
-            })?;
-            parts.push(r);
-        }
-        CompareReport::merge(parts).map_err(CliError::usage)?
+        merge(&a.merge)?
     };
+    if let Some(dir) = &a.out {
+        save(dir, &report)?;
+    }
     if a.json {
         println!(
             "{}",
@@ -101,4 +107,92 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         .iter()
         .any(|c| matches!(c.result, compare::CellResult::Failed { .. }));
     Ok(if failed { exit::FAILED } else { exit::OK })
+}
+
+/// Writes `report` to DIR/shard-I-of-N.json (a shard) or DIR/compare.json, atomically.
+fn save(dir: &Path, report: &CompareReport) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::usage(format!("cannot create {}: {e}", dir.display())))?;
+    let name = report
+        .shard
+        .map_or(COMPARE_FILE.to_string(), shard_file_name);
+    let text = serde_json::to_string_pretty(report).map_err(anyhow::Error::from)? + "\n";
+    write_atomic(&dir.join(name), text.as_bytes())
+        .map_err(|e| CliError::new(exit::USAGE, e).hint("--out names a directory"))
+}
+
+/// Joins shard reports given as files, or as one directory of shard files (then every shard must
+/// be there once; the error names the missing ones and how to rerun them).
+fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
+    let read = |f: &Path| -> Result<CompareReport, CliError> {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| CliError::usage(format!("{}: {e}", f.display())))?;
+        serde_json::from_str(&text)
+            .map_err(|e| CliError::usage(format!("{}: not a compare report: {e}", f.display())))
+    };
+    let (parts, dir) = match paths {
+        [dir] if dir.is_dir() => {
+            let found = ShardFiles::scan(dir).map_err(|e| {
+                CliError::new(exit::USAGE, e)
+                    .hint("`dixit compare --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
+            })?;
+            let coverage = found.coverage();
+            if !coverage.missing.is_empty() {
+                return Err(CliError::usage(format!(
+                    "{}: {} of {} shards missing: {}",
+                    dir.display(),
+                    coverage.missing.len(),
+                    coverage.count,
+                    crate::scaleout::join_and(&coverage.missing),
+                ))
+                .hint(rerun_hint(
+                    Some(dir),
+                    coverage.count,
+                    &coverage.missing,
+                    "dixit compare --shard I/N --out DIR",
+                )));
+            }
+            let mut parts = Vec::new();
+            for path in found.files.values() {
+                let report = read(path)?;
+                let named = path
+                    .file_name()
+                    .and_then(|n| parse_shard_file_name(&n.to_string_lossy()));
+                if report.shard != named {
+                    return Err(CliError::usage(format!(
+                        "{} holds {}, not the shard its name says",
+                        path.display(),
+                        report
+                            .shard
+                            .map_or("an unsharded report".to_string(), |s| format!("shard {s}"))
+                    )));
+                }
+                parts.push(report);
+            }
+            (parts, Some(dir.as_path()))
+        }
+        files => {
+            if let Some(d) = files.iter().find(|p| p.is_dir()) {
+                return Err(CliError::usage(format!(
+                    "{} is a directory: give one directory of shard files, or shard files only",
+                    d.display()
+                )));
+            }
+            (
+                files.iter().map(|f| read(f)).collect::<Result<_, _>>()?,
+                None,
+            )
+        }
+    };
+    CompareReport::merge(parts).map_err(|e| match &e {
+        CompareError::Missing { .. } => {
+            let hint = dir.map(|d| format!("is every shard's file in {}?", d.display()));
+            let err = CliError::usage(e);
+            match hint {
+                Some(h) => err.hint(h),
+                None => err,
+            }
+        }
+        _ => CliError::usage(e),
+    })
 }

@@ -7,6 +7,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit::{self, CliError, CliResult};
+use super::task::rerun_hint;
 use super::{output, toolchains, GlobalArgs};
 use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig, VerdictFile};
 use crate::eval::{
@@ -15,8 +16,7 @@ use crate::eval::{
 };
 use crate::sandbox::Limits;
 use crate::scaleout::{
-    parse_shard_file_name, process_env, slurm, write_atomic, Job, ShardEnvError, ShardFiles,
-    ShardSpec, JOB_FILE,
+    parse_shard_file_name, process_env, write_atomic, ShardEnvError, ShardFiles, ShardSpec,
 };
 
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
@@ -401,27 +401,7 @@ fn merge_error(e: EvalError, dir: Option<&Path>) -> CliError {
     let EvalError::Merge(MergeError::Missing { count, missing }) = &e else {
         return eval_error(e);
     };
-    let slurm_job = dir
-        .map(|d| d.join(JOB_FILE))
-        .filter(|j| j.is_file())
-        .and_then(|j| Job::read(&j).ok())
-        .filter(|job| job.tasks == *count && job.dir.join(slurm::ARRAY_SCRIPT).is_file());
-    let hint = match slurm_job {
-        Some(job) => format!(
-            "resubmit only those tasks, and the merge after them:\n  {}\ntheir logs: {}",
-            slurm::resubmit_command(&job.dir, missing),
-            missing
-                .iter()
-                .map(|i| job.log_dir().join(format!("task-{i}.log")).display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-        None => format!(
-            "run shard{} {} of {count} again (`dixit eval --shard I/{count} --out DIR` with the other shards' options), then merge again",
-            if missing.len() == 1 { "" } else { "s" },
-            crate::scaleout::join_and(missing)
-        ),
-    };
+    let hint = rerun_hint(dir, *count, missing, "dixit eval --shard I/N --out DIR");
     eval_error(e).hint(hint)
 }
 

@@ -1,4 +1,4 @@
-//! `dixit slurm [OPTIONS] -- eval [EVAL OPTIONS]`: runs a dixit command as a Slurm job array
+//! `dixit slurm [OPTIONS] -- eval|compare [OPTIONS]`: runs a dixit command as a Slurm job array
 //! (one task per shard) plus a merge job that depends on it. It writes `DIR/job.json` (the
 //! scheduler-neutral job description), `DIR/array.sbatch` and `DIR/merge.sbatch`, and submits
 //! them with `sbatch` (or, with `--dry-run`, prints them). The rendering is
@@ -59,8 +59,8 @@ pub struct SlurmArgs {
     /// Write the job and the scripts and print them; submit nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The command of each task, after `--`: `eval [OPTIONS]`, without --shard and --out (set
-    /// by dixit slurm).
+    /// The command of each task, after `--`: `eval [OPTIONS]` or `compare PROJECT...
+    /// [OPTIONS]`, without --shard and --out (set by dixit slurm).
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 }
@@ -116,7 +116,7 @@ fn job(a: &SlurmArgs, dir: &Path) -> Result<Job, CliError> {
     let bare = parse_command(&a.command).map_err(|e| does_not_parse(&a.command, e))?;
     let Some((merge, result)) = merge_step(&bare.command, dir) else {
         return Err(CliError::usage(format!(
-            "`{}` cannot run as an array task (only `dixit eval` can)",
+            "`{}` cannot run as an array task (only `dixit eval` and `dixit compare` can)",
             display_command(&a.command)
         )));
     };
@@ -196,8 +196,8 @@ pub fn run(g: &GlobalArgs, a: &SlurmArgs) -> CliResult {
     println!("logs:    {}", job.log_dir().display());
     println!("result:  {}", job.result.display());
     println!(
-        "if tasks fail: dixit merge {} names the missing shards and the command that reruns them",
-        dir.display()
+        "if tasks fail: {} names the missing shards and the command that reruns them",
+        display_command(&job.merge)
     );
     Ok(exit::OK)
 }

@@ -3,7 +3,8 @@
 //! job's task command, with the shard filled in, is dispatched like any dixit command line.
 //!
 //! Which commands may be tasks, and what joins their results, is decided by [`merge_step`]:
-//! a new kind of array job (say, one task per cell of a table) adds an arm there.
+//! `dixit eval` (one task per shard of the corpus, joined by `dixit merge`) and `dixit compare`
+//! (one task per shard of the (project, protocol) cells, joined by `dixit compare --merge`).
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,9 @@ use clap::{Args, Parser};
 
 use super::exit::{CliError, CliResult};
 use super::{Cli, Command, GlobalArgs};
-use crate::scaleout::{process_env, slurm::shell_quote, Job, JobError, ShardSpec};
+use crate::scaleout::{
+    join_and, process_env, slurm, slurm::shell_quote, Job, JobError, ShardSpec, JOB_FILE,
+};
 
 #[derive(Debug, Args)]
 pub struct TaskArgs {
@@ -40,7 +43,44 @@ pub(super) fn merge_step(command: &Command, dir: &Path) -> Option<(Vec<String>, 
                 result,
             ))
         }
+        Command::Compare(_) => Some((
+            vec![
+                "compare".into(),
+                "--merge".into(),
+                dir.display().to_string(),
+                "--out".into(),
+                dir.display().to_string(),
+            ],
+            dir.join(super::compare::COMPARE_FILE),
+        )),
         _ => None,
+    }
+}
+
+/// How to rerun the `missing` shards of `count`: the exact sbatch command when `dir` holds a job
+/// written by `dixit slurm`, else the shard command (`rerun`, e.g. `dixit eval --shard I/N --out
+/// DIR`) to run again.
+pub(super) fn rerun_hint(dir: Option<&Path>, count: u32, missing: &[u32], rerun: &str) -> String {
+    let slurm_job = dir
+        .map(|d| d.join(JOB_FILE))
+        .filter(|j| j.is_file())
+        .and_then(|j| Job::read(&j).ok())
+        .filter(|job| job.tasks == count && job.dir.join(slurm::ARRAY_SCRIPT).is_file());
+    match slurm_job {
+        Some(job) => format!(
+            "resubmit only those tasks, and the merge after them:\n  {}\ntheir logs: {}",
+            slurm::resubmit_command(&job.dir, missing),
+            missing
+                .iter()
+                .map(|i| job.log_dir().join(format!("task-{i}.log")).display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        None => format!(
+            "run shard{} {} of {count} again (`{rerun}` with the other shards' options), then merge again",
+            if missing.len() == 1 { "" } else { "s" },
+            join_and(missing)
+        ),
     }
 }
 
@@ -97,7 +137,7 @@ pub fn run(g: &GlobalArgs, a: &TaskArgs) -> CliResult {
     })?;
     if merge_step(&inner.command, &job.dir).is_none() {
         return Err(CliError::usage(format!(
-            "{}: `{}` cannot run as a task (only `dixit eval` can)",
+            "{}: `{}` cannot run as a task (only `dixit eval` and `dixit compare` can)",
             a.job.display(),
             display_command(&args)
         )));
