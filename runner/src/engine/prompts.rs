@@ -248,6 +248,34 @@ mod tests {
         .unwrap()
     }
 
+    /// A variant no protocol template defines is a config error naming the agent, the protocol
+    /// and the file that would define it.
+    #[test]
+    fn a_variant_the_protocol_lacks_names_the_agent_and_the_fix() {
+        for &protocol in crate::protocol::IMPLEMENTED {
+            let c = config(
+                "python",
+                "unit",
+                &format!(
+                    "[protocol]\nname = \"{protocol}\"\n[[coder]]\n[[coder]]\nprompt_variant = \"loud\"\n"
+                ),
+            );
+            let e = Prompts::from_templates(builtin(protocol), &c).unwrap_err();
+            let text = e.to_string();
+            for needle in [
+                "agent coder-2",
+                "prompt_variant = \"loud\"",
+                &format!("protocol `{protocol}`"),
+                "prompts/coder_system_loud.md",
+            ] {
+                assert!(
+                    text.contains(needle),
+                    "{protocol}: {needle:?} not in {text}"
+                );
+            }
+        }
+    }
+
     /// Every prompt each protocol can send, for every language, test style and system variant,
     /// says nothing its protocol forbids, and fills every placeholder.
     #[test]
@@ -296,9 +324,6 @@ mod tests {
                     ProtocolName::Blind => "[protocol]\nname = \"blind\"\n",
                 };
                 for v in variants {
-                    if protocol != ProtocolName::Dixit && !v.is_empty() {
-                        continue;
-                    }
                     let c = config(lang, tests, &format!("{table}{v}"));
                     let p = Prompts::from_templates(builtin(protocol), &c).unwrap();
                     for spec in c.agent_specs() {

@@ -46,6 +46,14 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../../assets/prompts/blind/coder_system.md"),
     ),
     (
+        "coder_system_defensive",
+        include_str!("../../../assets/prompts/blind/coder_system_defensive.md"),
+    ),
+    (
+        "coder_system_terse",
+        include_str!("../../../assets/prompts/blind/coder_system_terse.md"),
+    ),
+    (
         "coder_tests",
         include_str!("../../../assets/prompts/blind/coder_tests.md"),
     ),

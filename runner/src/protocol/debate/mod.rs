@@ -49,6 +49,14 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "coder_system",
         include_str!("../../../assets/prompts/debate/coder_system.md"),
     ),
+    (
+        "coder_system_defensive",
+        include_str!("../../../assets/prompts/debate/coder_system_defensive.md"),
+    ),
+    (
+        "coder_system_terse",
+        include_str!("../../../assets/prompts/debate/coder_system_terse.md"),
+    ),
 ];
 
 /// A debate shows other implementations (that is the protocol), but never keeps score aloud.

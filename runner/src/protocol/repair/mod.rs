@@ -42,6 +42,14 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../../assets/prompts/repair/coder_system.md"),
     ),
     (
+        "coder_system_defensive",
+        include_str!("../../../assets/prompts/repair/coder_system_defensive.md"),
+    ),
+    (
+        "coder_system_terse",
+        include_str!("../../../assets/prompts/repair/coder_system_terse.md"),
+    ),
+    (
         "coder_write",
         include_str!("../../../assets/prompts/repair/coder_write.md"),
     ),
