@@ -258,10 +258,10 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
             .map(|(p, t)| format!(", hidden tests {p}/{t}"))
             .unwrap_or_default();
         o.push_str(&format!(
-            "  {name:10} {} replies, {} fixes, {} rollbacks, last check {passing}/{}{hidden}\n",
-            c.replies,
-            c.fixes,
-            c.rollbacks,
+            "  {name:10} {}, {}, {}, last check {passing}/{}{hidden}\n",
+            plural(c.replies as usize, "reply", "replies"),
+            plural(c.fixes as usize, "fix", "fixes"),
+            plural(c.rollbacks as usize, "rollback", "rollbacks"),
             c.last_vector.len()
         ));
     }

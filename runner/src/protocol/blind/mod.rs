@@ -152,7 +152,7 @@ async fn verify(ctx: &Ctx, coder: &mut Coder, hidden: &Suite) -> Result<(bool, u
                 ctx,
                 coder,
                 judgement,
-                "the attempt passed fewer of its own tests",
+                "the attempt passed no more of its own tests than the best so far",
             )?;
         }
 

@@ -150,7 +150,7 @@ async fn repair(
             ctx,
             coder,
             judgement,
-            "the attempt regressed: the best attempt goes back to disk",
+            "the attempt was no better than the best so far: the best attempt goes back to disk",
         )?;
         let outcome = match outcome {
             Offer::Kept => "kept",
