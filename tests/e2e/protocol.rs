@@ -865,3 +865,36 @@ fn the_recorded_real_run_replays() {
         "{out}"
     );
 }
+
+/// Every run recorded under fixtures/runs (real runs of each protocol on the local model)
+/// replays exactly, and the replay ends with the stop its summary.json recorded.
+#[test]
+fn every_recorded_run_replays() {
+    let root = super::support::root();
+    let mut protocols = std::collections::BTreeSet::new();
+    let mut runs: Vec<_> = std::fs::read_dir(root.join("fixtures/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("journal.jsonl").is_file())
+        .collect();
+    runs.sort();
+    for run in &runs {
+        let o = dixit(&["replay", run.to_str().unwrap()], &root);
+        assert!(o.status.success(), "{}: {}", run.display(), text(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("reproduced exactly"),
+            "{}: {out}",
+            run.display()
+        );
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap())
+                .unwrap();
+        protocols.insert(summary["protocol"].as_str().unwrap_or("dixit").to_string());
+    }
+    let all: std::collections::BTreeSet<String> = ["blind", "debate", "dixit", "repair"]
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(protocols, all, "a recorded real run of every protocol");
+}
