@@ -54,7 +54,7 @@ pub const MAX_CALLS: usize = 500;
 /// second of Python, plenty for a call a test makes, and a bound on a call that never returns.
 pub const FUEL: u64 = 1_000_000_000;
 /// Characters of a shown value, call or answer.
-const SHOWN: usize = 300;
+const SHOWN: usize = 160;
 /// Characters kept of a name the guest reports (an exception's type, a function).
 const NAME_CHARS: usize = 120;
 

@@ -13,7 +13,9 @@ mod compare;
 pub mod eval_report;
 pub mod html;
 pub mod input;
+pub mod junit;
 mod outputs;
+pub mod run_report;
 mod summary;
 mod text;
 
