@@ -11,6 +11,7 @@ use crate::journal::{Event, JournalFile};
 pub struct RecordedTest {
     /// `suite test 3 (test_003.py)`, `tester-1#2 (TOO_HARD)`, `hidden test_edge.py`, ...
     pub label: String,
+    /// The test's Python source.
     pub source: String,
 }
 

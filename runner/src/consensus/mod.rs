@@ -90,7 +90,9 @@ fn is_zero(n: &usize) -> bool {
 /// The disagreements on the calls of one function.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FunctionDisagreements {
+    /// The function's name in `solution`.
     pub function: String,
+    /// Its calls with more than one answer, in the order the tests first made them.
     pub inputs: Vec<Disagreement>,
 }
 
@@ -121,6 +123,7 @@ pub struct AnswerGroup {
     pub kind: String,
     /// The answer for people: a value as Python source, `raises ValueError`, ...
     pub answer: String,
+    /// The coders whose implementation gave it.
     pub coders: Vec<String>,
 }
 
@@ -380,6 +383,14 @@ fn find_inner(
     seed: u64,
     limits: &Limits,
 ) -> Result<Disagreements, String> {
+    if implementations.len() < 2 {
+        // Nothing to compare: no run is worth making.
+        return Ok(Disagreements {
+            implementations: implementations.iter().map(|(n, _)| n.clone()).collect(),
+            tests: tests.len(),
+            ..Default::default()
+        });
+    }
     let work = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
     let write = |p: &Path, text: &str| {
         std::fs::create_dir_all(p.parent().unwrap_or(p))

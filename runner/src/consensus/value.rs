@@ -21,35 +21,43 @@ pub const MAX_SCALAR: usize = 100_000;
 /// A Python value that is plain data.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// `None`.
     None,
+    /// `True` or `False`.
     Bool(bool),
     /// An integer of any size, as its decimal digits (with an optional `-`).
     Int(String),
     /// A float (the guest's `repr`, parsed).
     Float(f64),
+    /// A complex number: real and imaginary parts.
     Complex(f64, f64),
+    /// A `str`.
     Str(String),
+    /// `bytes` (and `bytearray`).
     Bytes(Vec<u8>),
+    /// A `list`.
     List(Vec<Value>),
+    /// A `tuple`.
     Tuple(Vec<Value>),
     /// Entries in the order the guest gave them.
     Dict(Vec<(Value, Value)>),
     /// `set` and `frozenset` (equal in Python when their elements are).
-    Set {
-        frozen: bool,
-        items: Vec<Value>,
-    },
+    Set { frozen: bool, items: Vec<Value> },
 }
 
 /// Why a guest's encoding was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ValueError {
+    /// Containers nested deeper than [`MAX_DEPTH`].
     #[error("nested deeper than {MAX_DEPTH} levels")]
     TooDeep,
+    /// More than [`MAX_NODES`] parts in all.
     #[error("more than {MAX_NODES} parts")]
     TooLarge,
+    /// A string, bytes or integer longer than [`MAX_SCALAR`].
     #[error("a scalar longer than {MAX_SCALAR} characters")]
     TooLong,
+    /// Not the guest's encoding (what was wrong).
     #[error("not an encoded value: {0}")]
     Malformed(String),
 }

@@ -16,6 +16,7 @@ use crate::report::summary::{ClassCounts, Summary};
 /// One round of dixit (an epoch of debate).
 #[derive(Clone, Debug, Default)]
 pub struct RoundView {
+    /// The round's (epoch's) number, from 1.
     pub number: u32,
     /// Suite size at the round's start.
     pub suite_at_start: usize,
@@ -30,8 +31,11 @@ pub struct RoundView {
 /// A coder's verdicts on the suite, as journaled.
 #[derive(Clone, Debug, Default)]
 pub struct Judged {
+    /// Pass or fail per suite test.
     pub vector: Vec<bool>,
+    /// Why the code did not build, if it did not.
     pub build_error: Option<String>,
+    /// Each test's verdict (none when the code did not build).
     pub cells: Vec<CellRecord>,
 }
 
@@ -48,6 +52,7 @@ impl Judged {
             .unwrap_or('X')
     }
 
+    /// Tests passed (none when the code did not build).
     pub fn passed(&self) -> usize {
         if self.build_error.is_some() {
             0
@@ -60,6 +65,7 @@ impl Judged {
 /// What became of a test an agent proposed (dixit) or wrote against the others (debate).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// dixit: its classification.
     Class(Class),
     /// debate: it discriminated and joined the suite.
     Kept,
@@ -89,21 +95,29 @@ impl Outcome {
 pub struct ProposalView {
     /// `tester-1#3`: the author and the call that wrote it.
     pub id: String,
+    /// The agent that wrote it.
     pub author: String,
+    /// The round (epoch) of this classification.
     pub round: u32,
     /// Why it was asked for: `propose`, `retry`, `break`.
     pub purpose: String,
     /// The file name the reply gave it.
     pub file: String,
+    /// The test's source (none when the reply held no test).
     pub source: Option<String>,
+    /// What the classification decided.
     pub outcome: Outcome,
+    /// Pool members that failed it.
     pub failures: usize,
+    /// Solutions it ran against.
     pub pool: usize,
     /// The coders that failed it, when the pool's members are known.
     pub failed_by: Vec<String>,
     /// Each pool member's verdict (in `pool_names` order).
     pub cells: Vec<CellRecord>,
+    /// The pool's members: the coders, when the pool was all of them.
     pub pool_names: Vec<String>,
+    /// Why it did not build, if it did not.
     pub build_error: Option<String>,
     /// What the author was told next (dixit's nudge: the prompt of its retry).
     pub nudge: Option<String>,
@@ -123,9 +137,13 @@ impl ProposalView {
 /// A test of the final suite.
 #[derive(Clone, Debug)]
 pub struct SuiteTest {
+    /// Its number (1-based), as coders see it.
     pub number: usize,
+    /// The agent that wrote it (`acceptance` for a given suite).
     pub author: String,
+    /// Its file in `suite/` (or the acceptance folder).
     pub file: String,
+    /// Its source.
     pub source: String,
     /// The round (epoch) at whose end it joined; 0 for a given suite.
     pub round: u32,
@@ -136,9 +154,11 @@ pub struct SuiteTest {
 /// One check of a coder's code against the suite, and what the high-water mark did next.
 #[derive(Clone, Debug)]
 pub struct AttemptView {
+    /// The round (epoch) of the check.
     pub round: u32,
     /// The reply that made this code: `solve`, `fix`, `refine`, `write`, ...
     pub purpose: String,
+    /// What the check found.
     pub judged: Judged,
     /// `passes every test`, `kept: the best so far`, `rolled back: why`, ...
     pub outcome: String,
@@ -153,6 +173,7 @@ pub struct AttemptView {
 /// A coder's final implementation.
 #[derive(Clone, Debug)]
 pub struct Implementation {
+    /// Whose it is.
     pub coder: String,
     /// `(relative path, text)`, sorted by path.
     pub files: Vec<(String, String)>,
@@ -174,24 +195,35 @@ impl Implementation {
 
 /// Everything the run report shows.
 pub struct RunView<'a> {
+    /// The journal it was folded from.
     pub journal: &'a JournalFile,
+    /// The run's summary (with the disagreements, when computed).
     pub summary: &'a Summary,
+    /// The run directory.
     pub run_dir: PathBuf,
+    /// The protocol that ran.
     pub protocol: ProtocolName,
+    /// The agents, by role, in order.
     pub coders: Vec<String>,
     pub testers: Vec<String>,
     pub reviewers: Vec<String>,
+    /// How the run stopped, and in which round (none: it did not).
     pub stop: Option<(StopReason, u32)>,
+    /// Rounds (dixit) or epochs (debate).
     pub rounds: Vec<RoundView>,
+    /// Every classification of a proposed test (dixit) or written test (debate), in order.
     pub proposals: Vec<ProposalView>,
+    /// The final suite (repair: the acceptance suite; blind: none).
     pub suite: Vec<SuiteTest>,
+    /// Per coder, every check of its code against the suite.
     pub attempts: BTreeMap<String, Vec<AttemptView>>,
     /// Hidden test file names, in the order their verdicts are journaled.
     pub hidden_tests: Vec<String>,
+    /// Per coder, its verdict on each hidden test.
     pub hidden: BTreeMap<String, Vec<CellRecord>>,
     /// Per coder, its verdict on each suite test at the end of the run (`None`: never run).
     pub final_cells: BTreeMap<String, Vec<Option<CellRecord>>>,
-    /// Whether a coder's final verdicts come from its last check (else from classifications).
+    /// The coders' final code, from `implementations/` (coders without any are left out).
     pub implementations: Vec<Implementation>,
     /// Per agent, the models its replies came from.
     pub models: BTreeMap<String, Vec<String>>,

@@ -708,6 +708,9 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
     if let Some(e) = &d.error {
         return html! { p.dx-down { "✗ The disagreement finder could not run: " (e) } };
     }
+    if d.implementations.len() < 2 {
+        return html! { p { "Nothing to compare: fewer than two coders left an implementation." } };
+    }
     let tables: Vec<Markup> = d
         .functions
         .iter()
