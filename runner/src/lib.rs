@@ -18,6 +18,7 @@ pub mod classify;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod consensus;
 pub mod engine;
 pub mod eval;
 pub mod journal;

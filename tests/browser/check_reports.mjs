@@ -1,8 +1,9 @@
 // Opens dixit's HTML reports in Debian's chromium, acts as a reader would, and prints what the
 // page showed as JSON on stdout; tests/e2e/report.rs asserts on it. Usage:
 //
-//   node check_reports.mjs --eval REPORT.html --problem ID [--solution s1] \
-//        [--compare COMPARE.html] [--shots DIR] [--chromium /usr/bin/chromium]
+//   node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] \
+//        [--compare COMPARE.html] [--run LABEL=RUN/report.html ...] [--shots DIR] \
+//        [--chromium /usr/bin/chromium]
 //
 // Every request the pages make is recorded (and anything but file: or data: is aborted), as
 // are console errors, page errors and dialogs (a hostile solution that ran would show here).
@@ -11,10 +12,14 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const args = {};
-for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
-if (!args.eval || !args.problem) {
-  console.error("usage: node check_reports.mjs --eval REPORT.html --problem ID [--solution s1] [--compare COMPARE.html] [--shots DIR]");
+const args = { run: [] };
+for (let i = 2; i < process.argv.length; i += 2) {
+  const key = process.argv[i].replace(/^--/, "");
+  if (key === "run") args.run.push(process.argv[i + 1]);
+  else args[key] = process.argv[i + 1];
+}
+if ((args.eval && !args.problem) || (!args.eval && !args.compare && args.run.length === 0)) {
+  console.error("usage: node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] [--compare COMPARE.html] [--run LABEL=REPORT.html ...] [--shots DIR]");
   process.exit(2);
 }
 if (args.shots) mkdirSync(args.shots, { recursive: true });
@@ -56,7 +61,7 @@ const tableRows = (page, id) => page.$$eval("#" + id + " tbody tr", (trs) =>
   trs.filter((tr) => !tr.classList.contains("dx-hidden")).map((tr) => Array.from(tr.cells, (td) => td.textContent.trim())));
 
 // --- the eval report ---
-{
+if (args.eval) {
   const { page, context, timing } = await open(args.eval);
   const e = (out.eval = { timing });
   e.title = await page.title();
@@ -175,6 +180,66 @@ if (args.compare) {
     c.codes = await page.$$eval("#dx-drill pre.dx-code", (p) => p.map((x) => x.textContent));
     await page.locator("#cells").screenshot({ path: shot("compare-drilldown.png") });
   }
+  await context.close();
+}
+
+// --- run reports: the decision, the suite, a drill-down, a link into a collapsed test ---
+if (args.run.length) out.runs = {};
+for (const spec of args.run) {
+  const eq = spec.indexOf("=");
+  const label = spec.slice(0, eq);
+  const { page, context, timing } = await open(spec.slice(eq + 1));
+  const r = (out.runs[label] = { timing });
+  r.title = await page.title();
+  r.csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+  r.toc = await page.$$eval(".dx-toc a", (as) => as.map((a) => a.textContent));
+  r.stop = (await page.textContent(".dx-lead .dx-stop")).trim();
+  r.lead = (await page.textContent(".dx-lead")).replace(/\s+/g, " ").trim();
+  r.suiteCount = Number(await page.getAttribute("#dx-suite-count", "data-count"));
+  r.suiteRows = (await page.$("#dx-suite")) ? (await tableRows(page, "dx-suite")).length : 0;
+  r.rejectedRows = (await page.$("#dx-rejected")) ? (await tableRows(page, "dx-rejected")).map((x) => [x[0], x[2]]) : [];
+  r.disagreementSummary = (await page.$("#dx-dis-summary")) ? (await page.textContent("#dx-dis-summary")).trim() : null;
+  r.disagreements = await page.$$eval("#disagreements table.dx-table tbody tr", (trs) =>
+    trs.map((tr) => ({ call: tr.cells[0].textContent.trim(), answers: Array.from(tr.cells[1].querySelectorAll("li"), (li) => li.textContent.trim()) })));
+  r.charts = await page.$$eval("figure.dx-chart svg", (x) => x.length);
+  await page.screenshot({ path: shot(`run-${label}.png`), fullPage: false });
+  if (await page.$("#disagreements table.dx-table")) await page.locator("#disagreements").screenshot({ path: shot(`run-${label}-disagreements.png`) });
+
+  // The final matrix: hover a failing cell (else the first), click it: its test and verdict open.
+  if (await page.$("#dx-final td[data-c]")) {
+    const failing = page.locator("#dx-final td[data-c]:not(.v-P)");
+    const cell = (await failing.count()) ? failing.first() : page.locator("#dx-final td[data-c]").first();
+    await cell.hover();
+    r.hoverInfo = (await page.textContent("#dx-final .dx-cell-info")).trim();
+    r.drillHiddenBefore = await page.$eval("#dx-cell-drill", (d) => d.hidden);
+    await cell.click();
+    await page.locator("#dx-cell-drill pre.dx-code").waitFor();
+    r.drill = await page.$eval("#dx-cell-drill", (d) => ({
+      hidden: d.hidden,
+      heading: d.querySelector("h3").textContent,
+      verdict: d.querySelector(".dx-verdict") ? d.querySelector(".dx-verdict").textContent : null,
+      code: d.querySelector("pre.dx-code").textContent,
+      links: Array.from(d.querySelectorAll("a"), (a) => a.getAttribute("href")),
+    }));
+    await page.locator("#matrix").screenshot({ path: shot(`run-${label}-matrix.png`) });
+  }
+  // The decision links into the evidence: the first link to a collapsed test opens it.
+  const link = page.locator('.dx-lead a[href^="#test-"], .dx-lead a[href^="#p-"]').first();
+  if (await link.count()) {
+    const id = (await link.getAttribute("href")).slice(1);
+    r.openedBefore = await page.$eval(`[id="${id}"]`, (d) => d.open);
+    await link.click();
+    r.opened = await page.$eval(`[id="${id}"]`, (d) => ({
+      id: d.id, open: d.open, code: d.querySelector("pre.dx-code") ? d.querySelector("pre.dx-code").textContent : null,
+    }));
+  }
+  // Implementations: choosing another coder to compare with shows that diff.
+  const select = page.locator("#impl-1 select[data-diff-choice]");
+  if (await select.count()) {
+    await select.selectOption({ index: 1 });
+    r.diffShown = await page.$$eval("#impl-1 [data-diff-view]", (vs) => vs.filter((v) => !v.hidden).map((v) => v.dataset.diffView));
+  }
+  r.imgElements = await page.$$eval("img", (x) => x.length);
   await context.close();
 }
 

@@ -13,8 +13,10 @@
 //!   kept out of prompts, kill -9 resume), and `dixit compare` with shards.
 //! - `live_agents.rs` + `fault_server.rs`: the openai, anthropic and command backends (a
 //!   fault-injecting server on loopback), and a real run on the local model (ignored by default).
-//! - `report.rs`: `dixit report` on eval outputs, checked in headless chromium through
-//!   `tests/browser/check_reports.mjs`; what it refuses.
+//! - `report.rs`: `dixit report` on eval outputs and runs (converged, human judgement, stalled,
+//!   hostile agent output), checked in headless chromium through
+//!   `tests/browser/check_reports.mjs`; the disagreement finder on a fixture and the recorded
+//!   real run; every protocol's report; JUnit read by a real XML parser; what it refuses.
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
 //! - `scaleout.rs`: shards from a scheduler's variables, `dixit task`, `dixit merge DIR` naming
 //!   missing shards, `dixit slurm --dry-run` (the real cluster is `scripts/slurm-test`).

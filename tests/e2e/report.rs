@@ -1,10 +1,15 @@
-//! `dixit report` (issue 11): the eval report and the comparison page, opened in Debian's
+//! `dixit report` (issue 11): the eval report and the comparison page, and the run reports of
+//! a converged run, a run that needs human judgement and a stalled one, opened in Debian's
 //! chromium by `tests/browser/check_reports.mjs` (Playwright), which clicks as a reader would
 //! and prints what the page showed; the assertions are here. The eval outputs come from real
 //! `dixit eval --out` runs on a small corpus written into a temporary directory: two problems,
 //! a solution whose text is hostile HTML, a test with a hostile comment, a wrong test, and a
 //! slow solution that passes with the default fuel and runs out of a small budget (so the
-//! comparison of the two evaluations has changed cells and a changed pick).
+//! comparison of the two evaluations has changed cells and a changed pick). The runs are
+//! `fixtures/projects/median` (converged, with a disagreement no test checks), the recorded
+//! real run `fixtures/runs/to_roman-qwen1.5b`, and a stalled project with hostile agent output
+//! written here. Also: the disagreement finder on the fixture and on the real run, every
+//! protocol's report, and the JUnit export (read by python3's XML parser).
 //!
 //! Needs `node` and `chromium` and `npm ci` in `tests/browser` (`scripts/test` installs them);
 //! without them the browser test fails, saying what to install.
@@ -14,7 +19,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{dixit, root};
+use crate::support::{dixit, dixit_at, fixture, root};
 
 const HOSTILE_SOLUTION: &str = "    return '</script><img src=x onerror=alert(1)>' and x + 1\n";
 
@@ -445,6 +450,8 @@ fn report_refuses_what_it_cannot_render() {
         ));
     }
     insta::assert_snapshot!(transcript);
+    // --junit exports runs only.
+    dixit(&["report", empty.to_str().unwrap(), "--junit", "x.xml"]).expect_code(2);
 
     // A problem file that does not fit its report names the file.
     let corpus = w.join("corpus");
@@ -491,4 +498,554 @@ fn report_refuses_what_it_cannot_render() {
     std::fs::write(&file, intact).unwrap();
     dixit(&["report", eval.to_str().unwrap()]).expect_code(0);
     assert!(eval.join("report.html").is_file());
+}
+
+// ---- run reports ----
+
+/// A copy of the folder `from` (without any `runs/`) at `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_name() == "runs" {
+            continue;
+        }
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// The one run a project has made.
+fn only_run(project: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// `dixit ARGS` in `cwd`: (exit code, stdout, stderr).
+fn run_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = dixit_at(cwd, args, &[]);
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The report path `dixit run` printed (`  report: PATH`).
+fn printed_report(stdout: &str) -> PathBuf {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("report: "))
+        .unwrap_or_else(|| panic!("no report line in:\n{stdout}"));
+    PathBuf::from(line)
+}
+
+/// A hidden test whose file name is hostile markup (it reaches the page and the JUnit file).
+const HOSTILE_HIDDEN: &str = "test_a&b\"<c>'.py";
+
+/// A script entry whose reply is one Python code block.
+fn block(agent: &str, code: &str) -> String {
+    format!("[[{agent}]]\ntext = '''\n```python\n{code}\n```\n'''\n\n")
+}
+
+/// A project whose run stalls in round 1, with hostile text wherever an agent writes: coder-1's
+/// code (a comment that closes a script and opens an img, an exception class named as markup),
+/// the testers' tests (hostile comments), and a hidden test with a hostile file name. tester-1's
+/// two tests expect wrong values (TOO_HARD twice: it hibernates); tester-2's first test is
+/// failed by two coders of three (TOO_HARD), its second does not build (INVALID).
+fn stalled_project(dir: &Path) -> PathBuf {
+    let p = dir.join("stalled");
+    std::fs::create_dir_all(p.join("hidden")).unwrap();
+    std::fs::write(
+        p.join("dixit.toml"),
+        "[project]\nlanguage = \"python\"\n[protocol]\ncoders = 3\ntesters = 2\n\
+         max_tester_retries = 1\nmax_rounds = 3\n[agents]\nbackend = \"script\"\nscript = \"script.toml\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("spec.md"),
+        "Write `f(x)` in `solution.py`: for x >= 0 it returns 2*x; for x < 0 it returns 0.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join("hidden").join(HOSTILE_HIDDEN),
+        "from solution import f\nassert f(0) == 0\n",
+    )
+    .unwrap();
+    let script = [
+        block(
+            "coder-1",
+            "# </script><img src=x onerror=alert(1)> is a comment, never markup\n\
+             Weird = type(\"<img src=x onerror=alert(1)>\", (ValueError,), {})\n\n\n\
+             def f(x):\n    if x < 0:\n        raise Weird(\"</b>negative\")\n    return 2 * x",
+        ),
+        block("coder-2", "def f(x):\n    return 2 * x"),
+        block("coder-3", "def f(x):\n    return 2 * x if x >= 0 else 0"),
+        block("tester-1", "from solution import f\n\nassert f(2) == 5"),
+        block(
+            "tester-1",
+            "from solution import f\n\nassert f(3) == 7  # '<script>alert(3)</script>'",
+        ),
+        block(
+            "tester-2",
+            "from solution import f\n\nassert f(-1) == 0 and f(2) == 4  # <img src=x onerror=alert(2)>",
+        ),
+        block("tester-2", "from solution import f\n\ndef broken(:\n    pass"),
+    ]
+    .concat();
+    std::fs::write(p.join("script.toml"), script).unwrap();
+    p
+}
+
+/// The JUnit XML at `path` as python3's XML parser reads it: the root's tag and attributes and,
+/// per testsuite, its attributes and its testcases (name, class, the tags of their children
+/// and those children's messages).
+fn junit(path: &Path) -> Value {
+    const READ: &str = "import json, sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+print(json.dumps({'tag': r.tag, 'attrs': r.attrib, 'suites': [
+    {'attrs': s.attrib, 'cases': [{'name': c.get('name'), 'classname': c.get('classname'),
+        'result': [x.tag for x in c], 'message': [x.get('message') for x in c]}
+        for c in s.findall('testcase')]} for s in r.findall('testsuite')]}))";
+    let o = Command::new("python3")
+        .args(["-c", READ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        o.status.success(),
+        "{} is not well-formed XML: {}",
+        path.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// One testsuite of a parsed JUnit file, by coder.
+fn suite_of<'a>(j: &'a Value, coder: &str) -> &'a Value {
+    j["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["attrs"]["name"] == coder)
+        .unwrap_or_else(|| panic!("no testsuite {coder} in {j}"))
+}
+
+/// The answers the summary records for `call`, as `answer ← coders`.
+fn answers_for(disagreements: &Value, call: &str) -> Vec<String> {
+    let input = disagreements["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["inputs"].as_array().unwrap())
+        .find(|i| i["call"] == call)
+        .unwrap_or_else(|| panic!("{call} is not among the disagreements: {disagreements}"));
+    input["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let coders: Vec<&str> = a["coders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .collect();
+            format!("{} ← {}", a["answer"].as_str().unwrap(), coders.join(", "))
+        })
+        .collect()
+}
+
+/// A page without its footer (the generation time), to compare two renderings.
+fn without_footer(html: &str) -> String {
+    let a = html.find("<footer").unwrap();
+    let b = html[a..].find("</footer>").unwrap() + a;
+    format!("{}{}", &html[..a], &html[b..])
+}
+
+/// The three kinds of run report in chromium: the decision sentence, the test count, the
+/// drill-down of the final matrix on click, links from the decision into collapsed tests,
+/// hostile agent output shown as text, no request but the file; screenshots in
+/// `target/report-screenshots/`. And their JUnit files, read by a real XML parser.
+#[test]
+fn run_reports_in_chromium() {
+    let driver = browser_driver();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+
+    let median = w.join("median");
+    copy_tree(&fixture("projects/median"), &median);
+    let (code, out, err) = run_in(w, &["run", "median"]);
+    assert_eq!(code, 0, "converged: {out}{err}");
+    let converged = only_run(&median);
+    assert_eq!(printed_report(&out), converged.join("report.html"));
+
+    let human = w.join("to_roman");
+    copy_tree(&fixture("runs/to_roman-qwen1.5b"), &human);
+    let human_junit = w.join("to_roman.xml");
+    let (code, out, err) = run_in(
+        w,
+        &[
+            "report",
+            "to_roman",
+            "--junit",
+            human_junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.trim(), "to_roman/report.html");
+
+    let stalled_p = stalled_project(w);
+    let stalled_junit = w.join("stalled.xml");
+    let (code, out, err) = run_in(
+        w,
+        &["run", "stalled", "--junit", stalled_junit.to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "a stall is a stop for human judgement: {out}{err}");
+    let stalled = only_run(&stalled_p);
+    assert_eq!(printed_report(&out), stalled.join("report.html"));
+    for run in [&converged, &human, &stalled] {
+        let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+        assert!(
+            !html.contains("<img"),
+            "hostile text reached the markup of {}",
+            run.display()
+        );
+    }
+
+    let shots = root().join("target/report-screenshots");
+    let page = |label: &str, dir: &Path| format!("{label}={}", dir.join("report.html").display());
+    let o = Command::new("node")
+        .arg(&driver)
+        .args(["--run", &page("converged", &converged)])
+        .args(["--run", &page("human", &human)])
+        .args(["--run", &page("stalled", &stalled)])
+        .args(["--shots", shots.to_str().unwrap()])
+        .output()
+        .expect("node runs");
+    assert!(
+        o.status.success(),
+        "the browser driver failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in seen["requests"].as_array().unwrap() {
+        assert!(r.as_str().unwrap().starts_with("file:"), "request to {r}");
+    }
+    for k in ["blocked", "pageErrors", "consoleErrors", "dialogs"] {
+        assert_eq!(seen[k], Value::Array(vec![]), "{k}");
+    }
+    let runs = &seen["runs"];
+    for label in ["converged", "human", "stalled"] {
+        let r = &runs[label];
+        assert_eq!(r["imgElements"], 0, "{label}");
+        assert!(r["csp"].as_str().unwrap().starts_with("default-src 'none'"));
+        assert!(
+            r["toc"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t == "Disagreements"),
+            "{label}"
+        );
+    }
+
+    // Converged, with one admitted test; the disagreement no test checks is named.
+    let c = &runs["converged"];
+    let summary = json(&converged.join("summary.json"));
+    assert!(
+        c["stop"].as_str().unwrap().starts_with("Converged"),
+        "{}",
+        c["stop"]
+    );
+    assert_eq!(c["suiteCount"], summary["suite"].as_array().unwrap().len());
+    assert_eq!(c["suiteCount"], 1);
+    assert_eq!(c["suiteRows"], 1);
+    assert!(
+        c["lead"]
+            .as_str()
+            .unwrap()
+            .contains("different answers to 2 calls"),
+        "{}",
+        c["lead"]
+    );
+    let shown = &c["disagreements"][0];
+    assert_eq!(shown["call"], "median([4, 1, 3, 2])");
+    assert_eq!(
+        shown["answers"],
+        serde_json::json!(["2.5 ← coder-1, coder-3", "2 ← coder-2"])
+    );
+    assert_eq!(c["drillHiddenBefore"], true);
+    let drill = &c["drill"];
+    assert_eq!(drill["hidden"], false);
+    let suite_test = std::fs::read_to_string(converged.join("suite/test_001.py")).unwrap();
+    assert_eq!(
+        drill["code"].as_str().unwrap().trim_end(),
+        suite_test.trim_end()
+    );
+    assert!(drill["heading"]
+        .as_str()
+        .unwrap()
+        .contains("test 1 (test_001.py by tester-1"));
+    assert_eq!(c["charts"], 3, "suite size, classifications, tokens");
+
+    // Human judgement: coder-4 and the two tests it cannot pass; a click on its failing cell.
+    let h = &runs["human"];
+    assert!(
+        h["stop"]
+            .as_str()
+            .unwrap()
+            .contains("coder-4 cannot pass tests 1, 2"),
+        "{}",
+        h["stop"]
+    );
+    assert_eq!(h["suiteCount"], 2);
+    assert!(h["drill"]["heading"]
+        .as_str()
+        .unwrap()
+        .starts_with("coder-4 × test 1"));
+    assert!(h["drill"]["verdict"]
+        .as_str()
+        .unwrap()
+        .contains("wrong_answer"));
+    assert!(h["hoverInfo"].as_str().unwrap().contains("wrong_answer"));
+    assert_eq!(h["openedBefore"], false);
+    assert_eq!(h["opened"]["id"], "test-1");
+    assert_eq!(h["opened"]["open"], true);
+    assert!(h["opened"]["code"]
+        .as_str()
+        .unwrap()
+        .contains("to_roman(1) == \"I\""));
+    assert_eq!(
+        h["diffShown"],
+        serde_json::json!(["0"]),
+        "coder-2 against coder-1"
+    );
+
+    // Stalled: four rejected classifications, the decision links into them, hostile text as
+    // text.
+    let s = &runs["stalled"];
+    assert!(
+        s["stop"].as_str().unwrap().contains("stalled"),
+        "{}",
+        s["stop"]
+    );
+    assert_eq!(s["suiteCount"], 0);
+    let classes: Vec<&str> = s["rejectedRows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[1].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        classes.iter().filter(|c| c.ends_with("TOO_HARD")).count(),
+        3,
+        "{classes:?}"
+    );
+    assert_eq!(
+        classes.iter().filter(|c| c.ends_with("INVALID")).count(),
+        1,
+        "{classes:?}"
+    );
+    assert_eq!(s["opened"]["open"], true);
+    assert!(s["opened"]["code"]
+        .as_str()
+        .unwrap()
+        .contains("assert f(2) == 5"));
+    assert_eq!(
+        s["disagreements"][0]["answers"],
+        serde_json::json!([
+            "raises <img src=x onerror=alert(1)> ← coder-1",
+            "-2 ← coder-2",
+            "0 ← coder-3"
+        ])
+    );
+
+    // JUnit: one testsuite per coder; the escaping survives a real XML parser.
+    let j = junit(&human_junit);
+    assert_eq!(j["tag"], "testsuites");
+    assert_eq!(j["suites"].as_array().unwrap().len(), 4);
+    let c4 = suite_of(&j, "coder-4");
+    assert_eq!(
+        c4["attrs"]["tests"], "3",
+        "two suite tests and the hidden one"
+    );
+    assert_eq!(c4["attrs"]["failures"], "3");
+    assert_eq!(c4["cases"][0]["result"], serde_json::json!(["failure"]));
+    assert!(c4["cases"][0]["message"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("wrong_answer"));
+    assert_eq!(suite_of(&j, "coder-1")["attrs"]["failures"], "0");
+    let j = junit(&stalled_junit);
+    let c1 = suite_of(&j, "coder-1");
+    assert_eq!(c1["cases"][0]["name"], HOSTILE_HIDDEN);
+    assert_eq!(c1["cases"][0]["classname"], "coder-1.hidden");
+    assert_eq!(c1["cases"][0]["result"], serde_json::json!([]), "passed");
+
+    for name in [
+        "run-converged.png",
+        "run-human.png",
+        "run-stalled.png",
+        "run-human-matrix.png",
+        "run-converged-disagreements.png",
+    ] {
+        assert!(shots.join(name).is_file(), "no screenshot {name}");
+    }
+}
+
+/// The fixture `median` converges, yet coder-2 answers median([4, 1, 3, 2]) with 2 where the
+/// others answer 2.5: the only test that calls it (tester-2's, TOO_EASY) checks just that the
+/// answer is a number. summary.json and the report name that input; `dixit report` renders
+/// the same page again; [7, 7] (7 and 7.0) is not a disagreement. And on the recorded real run.
+#[test]
+fn the_disagreement_finder_names_an_input_no_test_checks() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let median = w.join("median");
+    copy_tree(&fixture("projects/median"), &median);
+    let (code, out, err) = run_in(w, &["run", "median"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let run = only_run(&median);
+    let summary = json(&run.join("summary.json"));
+    let d = &summary["disagreements"];
+    assert_eq!(
+        d["implementations"],
+        serde_json::json!(["coder-1", "coder-2", "coder-3"])
+    );
+    assert_eq!(
+        answers_for(d, "median([4, 1, 3, 2])"),
+        ["2.5 ← coder-1, coder-3", "2 ← coder-2"]
+    );
+    let input = &d["functions"][0]["inputs"][0];
+    assert_eq!(
+        input["args"],
+        serde_json::json!([[{"int": "4"}, {"int": "1"}, {"int": "3"}, {"int": "2"}]])
+    );
+    let made_by: Vec<&str> = input["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(made_by.contains(&"tester-2#0 (TOO_EASY)"), "{made_by:?}");
+    // No admitted test calls it.
+    let suite: Vec<String> = summary["suite"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            std::fs::read_to_string(run.join("suite").join(t["file"].as_str().unwrap())).unwrap()
+        })
+        .collect();
+    assert!(!suite.is_empty() && suite.iter().all(|s| !s.contains("[4, 1, 3, 2]")));
+    let calls: Vec<&str> = d["functions"][0]["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["call"].as_str().unwrap())
+        .collect();
+    assert!(!calls.contains(&"median([7, 7])"), "7 == 7.0: {calls:?}");
+    assert!(d["agreed"].as_u64().unwrap() >= 1 && d["calls"].as_u64().unwrap() >= 3);
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(page.contains("<code>median([4, 1, 3, 2])</code>"));
+    assert!(page.contains("<code>2</code> ← coder-2"));
+
+    // Replayable: the report of the recorded run is the same page, and the run replays exactly.
+    let again = w.join("again.html");
+    let (code, out, err) = run_in(
+        w,
+        &[
+            "report",
+            run.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        without_footer(&std::fs::read_to_string(&again).unwrap()),
+        without_footer(&page),
+        "dixit report renders the page dixit run wrote"
+    );
+    let (code, out, err) = run_in(w, &["replay", run.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("reproduced exactly"), "{out}");
+
+    // The recorded real run: coder-4 answers differently where the hidden test asks for a
+    // ValueError on "7" and on 2.5, inputs no suite test exercises.
+    let real = w.join("to_roman");
+    copy_tree(&fixture("runs/to_roman-qwen1.5b"), &real);
+    let (code, out, err) = run_in(w, &["report", "to_roman"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let page = std::fs::read_to_string(real.join("report.html")).unwrap();
+    assert!(
+        page.contains("<code>raises TypeError</code> ← coder-4"),
+        "to_roman('7')"
+    );
+    assert!(page.contains("<code>raises ValueError</code> ← coder-1, coder-2, coder-3"));
+    assert!(page.contains("<code>''</code> ← coder-4"), "to_roman(1)");
+}
+
+/// Every protocol writes a report with its own section, and its JUnit file has a testsuite per
+/// coder holding the suite (repair: the acceptance suite; blind: none) and the hidden test.
+#[test]
+fn every_protocol_writes_its_report_and_junit() {
+    for (protocol, section, coders, suite) in [
+        ("debate", "<h2>Debate</h2>", 3, None),
+        ("repair", "<h2>Repair</h2>", 2, Some(3)),
+        ("blind", "<h2>Blind verification</h2>", 2, Some(0)),
+    ] {
+        let work = tempfile::tempdir().unwrap();
+        let w = work.path();
+        let p = w.join("triangle");
+        copy_tree(&fixture("projects/triangle"), &p);
+        let xml = w.join("junit.xml");
+        let (code, out, err) = run_in(
+            w,
+            &[
+                "run",
+                "triangle",
+                "--protocol",
+                protocol,
+                "--junit",
+                xml.to_str().unwrap(),
+            ],
+        );
+        assert!(code == 0 || code == 1, "{protocol}: {out}{err}");
+        let run = only_run(&p);
+        let page = std::fs::read_to_string(printed_report(&out)).unwrap();
+        assert!(page.contains(section), "{protocol}: no {section}");
+        assert!(page.contains("class=\"dx-stop\""), "{protocol}");
+        let summary = json(&run.join("summary.json"));
+        let j = junit(&xml);
+        let suites = j["suites"].as_array().unwrap();
+        assert_eq!(suites.len(), coders, "{protocol}");
+        let suite = suite.unwrap_or_else(|| summary["suite"].as_array().unwrap().len());
+        for s in suites {
+            assert_eq!(
+                s["attrs"]["tests"],
+                (suite + 1).to_string(),
+                "{protocol}: {s}"
+            );
+            let hidden = s["cases"].as_array().unwrap().last().unwrap();
+            assert_eq!(hidden["name"], "test_hidden.py", "{protocol}");
+        }
+        // The same page again from the journal.
+        let (code, out, err) = run_in(w, &["report", run.to_str().unwrap()]);
+        assert_eq!(code, 0, "{protocol}: {out}{err}");
+        assert_eq!(
+            without_footer(&std::fs::read_to_string(run.join("report.html")).unwrap()),
+            without_footer(&page),
+            "{protocol}"
+        );
+    }
 }

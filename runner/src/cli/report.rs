@@ -1,37 +1,51 @@
-//! `dixit report`: one self-contained HTML report of an eval output (`dixit eval --out DIR`),
-//! or the comparison of two. The directory's contents say what it is (`report::input`).
+//! `dixit report`: one self-contained HTML report of a run directory (re-rendered from its
+//! journal) or of an eval output (`dixit eval --out DIR`), or the comparison of two eval
+//! outputs; `--junit` exports a run's final verdicts. The directory's contents say what it is
+//! (`report::input`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
-use super::GlobalArgs;
+use super::{toolchains, GlobalArgs};
 use crate::report::eval_report::{write_comparison, write_eval_report};
 use crate::report::input::{ReportError, ReportInput};
+use crate::report::run_report::{read_journal, write_run_report};
+use crate::report::Summary;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// An eval output (`dixit eval --out DIR`); a second one compares the two (first: before,
-    /// second: after).
+    /// A run directory (`runs/<id>/`, with journal.jsonl) or an eval output (`dixit eval --out
+    /// DIR`); a second eval output compares the two (first: before, second: after).
     #[arg(required = true, num_args = 1..=2, value_name = "DIR")]
     pub inputs: Vec<PathBuf>,
     /// Where to write the page [default: DIR/report.html; with two inputs, the second's
     /// compare.html].
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the run's final suite and hidden tests against every coder as JUnit XML
+    /// (run directories only).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
-pub fn run(_g: &GlobalArgs, a: &ReportArgs) -> CliResult {
+pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
     let inputs = a
         .inputs
         .iter()
         .map(|d| ReportInput::detect(d))
         .collect::<Result<Vec<_>, _>>()
         .map_err(report_error)?;
+    if a.junit.is_some() && !matches!(inputs.as_slice(), [ReportInput::Run(_)]) {
+        return Err(
+            CliError::usage("--junit exports a run: give one run directory")
+                .hint("`dixit report RUN_DIR --junit FILE`"),
+        );
+    }
     let written = match inputs.as_slice() {
         [ReportInput::Eval(dir)] => write_eval_report(dir, a.output.as_deref()),
-        [ReportInput::Run(dir)] => Err(ReportError::RunNotSupported { dir: dir.clone() }),
+        [ReportInput::Run(dir)] => return run_report(g, dir, a),
         [ReportInput::Eval(x), ReportInput::Eval(y)] => write_comparison(x, y, a.output.as_deref()),
         [x, y] => Err(ReportError::CompareNeedsEvals {
             dir: match x {
@@ -46,12 +60,34 @@ pub fn run(_g: &GlobalArgs, a: &ReportArgs) -> CliResult {
     Ok(exit::OK)
 }
 
+/// A run directory: the summary folded from the journal, the disagreements computed again
+/// (the same, by construction, as `dixit run` found), the page, and the JUnit file if asked.
+fn run_report(g: &GlobalArgs, dir: &Path, a: &ReportArgs) -> CliResult {
+    let journal = read_journal(dir).map_err(report_error)?;
+    let mut summary = Summary::of_journal(&journal);
+    summary.disagreements = match toolchains(g) {
+        Ok(tc) => crate::consensus::for_run(&tc, &journal, dir),
+        Err(e) => Some(crate::consensus::Disagreements {
+            error: Some(e.error.to_string()),
+            ..Default::default()
+        }),
+    };
+    let page =
+        write_run_report(dir, &journal, &summary, a.output.as_deref()).map_err(report_error)?;
+    if let Some(file) = &a.junit {
+        crate::report::junit::write_junit(dir, &journal, &summary, file).map_err(report_error)?;
+        eprintln!("JUnit XML: {}", file.display());
+    }
+    println!("{}", page.display());
+    Ok(exit::OK)
+}
+
 /// Bad or missing input is a usage error (exit 2); anything else is dixit's (exit 70).
 fn report_error(e: ReportError) -> CliError {
     let hint = match &e {
-        ReportError::UnknownInput { .. } | ReportError::NotADirectory { .. } => {
-            Some("give the directory `dixit eval --out DIR` wrote")
-        }
+        ReportError::UnknownInput { .. } | ReportError::NotADirectory { .. } => Some(
+            "give a run directory (runs/<id>/, with journal.jsonl) or the directory `dixit eval --out DIR` wrote",
+        ),
         _ => None,
     };
     let code = if e.is_bad_input() {

@@ -29,6 +29,9 @@ pub struct RunArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also write the final suite and hidden tests against every coder as JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
@@ -66,8 +69,18 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
             "{}",
             serde_json::to_string_pretty(&outcome.summary).map_err(anyhow::Error::from)?
         );
+        if let Some(p) = &outcome.report {
+            eprintln!("report: {}", p.display());
+        }
     } else {
         print!("{}", report::render(&outcome.summary, &outcome.run_dir));
+    }
+    if let Some(file) = &a.junit {
+        let journal = report::run_report::read_journal(&outcome.run_dir)
+            .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+        report::junit::write_junit(&outcome.run_dir, &journal, &outcome.summary, file)
+            .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+        eprintln!("JUnit XML: {}", file.display());
     }
     Ok(match outcome.stop.exit_class() {
         ExitClass::Done => exit::OK,

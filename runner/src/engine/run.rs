@@ -32,6 +32,8 @@ pub struct RunOutcome {
     pub stop: StopReason,
     pub round: u32,
     pub summary: Summary,
+    /// `report.html`, when the run wrote one (not in a replay).
+    pub report: Option<PathBuf>,
 }
 
 /// The agents of a run, by role, as the protocol receives them (and hands them back).
@@ -425,15 +427,57 @@ async fn execute(
         .iter()
         .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
         .collect();
+    // The report's inputs: the journal as written (a replay writes none and makes no report).
+    let recorded = if matches!(ctx.mode, RunMode::Replay { .. }) {
+        None
+    } else {
+        Some(JournalFile::read(&ctx.run_dir.join("journal.jsonl"))?)
+    };
+    if let Some(j) = &recorded {
+        summary.disagreements = disagreements(ctx, j, &implementations).await;
+    }
     write_outputs(&ctx.run_dir, &summary, &implementations, ctx.test_kind())
         .map_err(|e| ProtocolError::Output(e.to_string()))?;
+    let report = match &recorded {
+        Some(j) => Some(
+            crate::report::run_report::write_run_report(&ctx.run_dir, j, &summary, None)
+                .map_err(|e| ProtocolError::Output(format!("report.html: {e}")))?,
+        ),
+        None => None,
+    };
     Ok(RunOutcome {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
         stop,
         round,
         summary,
+        report,
     })
+}
+
+/// Where the final implementations disagree on the calls the run's tests made (Python unit
+/// tests only; see `consensus`). Runs after the protocol stopped; never shown to an agent.
+async fn disagreements(
+    ctx: &Ctx,
+    journal: &JournalFile,
+    implementations: &[(String, PathBuf)],
+) -> Option<crate::consensus::Disagreements> {
+    if ctx.language() != crate::toolchain::Language::Python
+        || ctx.test_kind() != crate::toolchain::TestKind::Python
+    {
+        return None;
+    }
+    let tests = crate::consensus::tests_of_journal(journal);
+    let impls: Vec<(String, PathBuf)> = implementations
+        .iter()
+        .filter(|(_, dir)| crate::consensus::has_python(dir))
+        .cloned()
+        .collect();
+    let (seed, limits) = (ctx.seed(), ctx.limits());
+    Some(
+        ctx.blocking(move |tc| crate::consensus::find(tc, &tests, &impls, seed, &limits))
+            .await,
+    )
 }
 
 fn halt_to_error(h: Halt) -> ProtocolError {

@@ -57,14 +57,17 @@ pub enum ReportError {
         /// The directory.
         dir: PathBuf,
     },
-    /// A run directory where only eval outputs are supported.
-    #[error("{dir} is a run directory; reports of runs are not available yet (only of `dixit eval --out` directories)")]
-    RunNotSupported {
+    /// A run's journal could not be read.
+    #[error("{dir} is a run directory, but its journal cannot be read")]
+    Journal {
         /// The run directory.
         dir: PathBuf,
+        /// What is wrong with the journal.
+        #[source]
+        source: crate::journal::JournalError,
     },
     /// Two inputs were given but they are not both eval outputs.
-    #[error("only two eval outputs can be compared; {dir} is not one")]
+    #[error("only two eval outputs can be compared; {dir} is not one (a run directory is reported alone)")]
     CompareNeedsEvals {
         /// The input that is not an eval output.
         dir: PathBuf,
@@ -115,6 +118,11 @@ impl ReportError {
                     | std::io::ErrorKind::PermissionDenied
             ),
             ReportError::Embed(_) => false,
+            ReportError::Journal { source, .. } => !matches!(
+                source,
+                crate::journal::JournalError::Io { source, .. }
+                    if !matches!(source.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied)
+            ),
             _ => true,
         }
     }

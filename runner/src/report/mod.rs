@@ -7,13 +7,16 @@
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: the table of `dixit compare`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
-//!   output and the comparison of two; `input.rs`: what `dixit report` was given.
+//!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
+//!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
 
 mod compare;
 pub mod eval_report;
 pub mod html;
 pub mod input;
+pub mod junit;
 mod outputs;
+pub mod run_report;
 mod summary;
 mod text;
 

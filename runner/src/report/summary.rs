@@ -175,6 +175,10 @@ pub struct Summary {
     pub usage_per_agent: BTreeMap<String, UsageTotals>,
     #[serde(flatten)]
     pub part: ProtocolPart,
+    /// Where the final implementations disagree on the calls the tests made (Python unit
+    /// tests; computed after the run, never shown to an agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disagreements: Option<crate::consensus::Disagreements>,
 }
 
 impl Default for Summary {
@@ -183,7 +187,8 @@ impl Default for Summary {
     }
 }
 
-fn bump(c: &mut ClassCounts, class: Class) {
+/// Counts one classification.
+pub(crate) fn bump(c: &mut ClassCounts, class: Class) {
     match class {
         Class::TooEasy => c.too_easy += 1,
         Class::Ideal => c.ideal += 1,
@@ -205,6 +210,7 @@ impl Summary {
             usage: UsageTotals::default(),
             usage_per_agent: BTreeMap::new(),
             part: ProtocolPart::new(protocol),
+            disagreements: None,
         }
     }
 

@@ -273,6 +273,20 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
         "  outputs: {}/{{implementations,suite,summary.json,journal.jsonl}}\n",
         run_dir.display()
     ));
+    if let Some(d) = &s.disagreements {
+        match &d.error {
+            Some(e) => o.push_str(&format!("  disagreements: not computed ({e})\n")),
+            None => o.push_str(&format!(
+                "  disagreements: the final implementations give different answers to {} of {} calls the tests made\n",
+                d.count(),
+                d.calls
+            )),
+        }
+    }
+    let page = run_dir.join("report.html");
+    if page.is_file() {
+        o.push_str(&format!("  report: {}\n", page.display()));
+    }
     o
 }
 

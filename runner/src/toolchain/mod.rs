@@ -241,7 +241,8 @@ pub struct Runnable {
 }
 
 impl Runnable {
-    fn with_args(&self, extra: &[String]) -> Runnable {
+    /// This runnable with `extra` arguments appended.
+    pub fn with_args(&self, extra: &[String]) -> Runnable {
         let mut r = self.clone();
         match &mut r.entry {
             Entry::Start { argv } => argv.extend_from_slice(extra),
@@ -649,6 +650,47 @@ impl Toolchains {
             &[sdk.hash.as_bytes()],
             &self.build_dir("rlib"),
         )
+    }
+
+    /// A Python file of dixit's own run as a program (mode `main`, mounted at `/test` like a
+    /// test, its compiled code cached like a test's): the disagreement finder's guest side.
+    pub fn python_program(&self, t: &Test) -> Result<Runnable, BuildError> {
+        self.check_test(t)?;
+        let rt = self
+            .python_runtime()
+            .map_err(|e| BuildError::new(CompileSide::Test, e))?;
+        let mut r = Runnable {
+            program: rt.clone(),
+            entry: Entry::Call {
+                mode: "main".into(),
+                target: format!("/test/{}", t.file_name),
+                args: vec![],
+            },
+            preopens: vec![test_preopen(t)],
+            completion: Completion::ExitZero,
+        };
+        python::use_code(&mut r, &t.checked, "test");
+        Ok(r)
+    }
+
+    /// A Python solution's folder as a run mounts it (`/solution`, read-only) and, when its
+    /// compiled code is cached, that code's file as the run sees it with the preopen holding it.
+    pub fn python_solution_mount(
+        &self,
+        s: &Solution,
+    ) -> Result<(Preopen, Option<(Preopen, String)>), BuildError> {
+        self.check_solution(s, TestKind::Python)?;
+        let code = match s.checked.get() {
+            Some(Ok(Some(dir))) => Some((
+                Preopen {
+                    host: dir.clone(),
+                    guest: "/dixit-code/solution".into(),
+                },
+                format!("/dixit-code/solution/{}", python::CODE_FILE),
+            )),
+            _ => None,
+        };
+        Ok((solution_preopen(s), code))
     }
 
     /// The runnable program for a unit test against a solution (same language).

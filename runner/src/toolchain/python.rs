@@ -218,7 +218,7 @@ pub(super) fn check(
     }
 }
 
-const CODE_FILE: &str = "code.marshal";
+pub(super) const CODE_FILE: &str = "code.marshal";
 
 /// Points a Python run at the cached code of one side (`solution` or `test`), when there is
 /// some: a read-only preopen at `/dixit-code/<side>` and a leading `--dixit-code=` argument.

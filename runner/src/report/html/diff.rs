@@ -133,13 +133,13 @@ fn hunk_header(ops: &[DiffOp], _group: usize) -> String {
 /// Several named texts (each coder's implementation), each shown in full with a chooser:
 /// "compare with" any other one renders the diff of that other → this one. All diffs are in
 /// the page (hidden until chosen), so it works offline and prints the chosen ones.
-/// `id` prefixes the elements' ids; `base` is the index each text is compared with first (or
-/// `None`: none chosen).
+/// `id` prefixes the elements' ids (item `i` is `ID-i`, a link target); `base` is the index
+/// each text is compared with first (or `None`: none chosen).
 pub fn diff_against(id: &str, items: &[DiffSide], base: Option<usize>) -> Markup {
     html! {
         div.dx-diff-against id=(id) {
             @for (i, item) in items.iter().enumerate() {
-                div.dx-diff-item data-item=(i) {
+                div.dx-diff-item id=(format!("{id}-{i}")) data-item=(i) {
                     h3 { (item.label) }
                     label.dx-noprint {
                         "compare with "

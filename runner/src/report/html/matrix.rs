@@ -153,8 +153,11 @@ pub fn band_legend() -> Vec<LegendEntry> {
         .collect()
 }
 
-/// What a letter of a class family means (`"?"` if nothing).
+/// What a letter of a class family means (`"?"` if nothing; `X`: not run).
 pub fn meaning(cls: &str, c: char) -> &'static str {
+    if c == 'X' {
+        return "not run";
+    }
     let entries = if cls == "b" {
         band_legend()
     } else {

@@ -1,0 +1,1301 @@
+//! The run report page: the decision first, then the evidence, one section each. Everything
+//! is drawn on the server except the drill-down of the final matrix (`run.js`), which shows a
+//! clicked cell's test and verdict from the embedded `dx-run` block:
+//!
+//! ```text
+//! {coders: [name], tests: [{n, file, author, round, source}], verdicts: {letter: name},
+//!  cells: [[{v, seed, fuel, exit} | null per test] per coder], impl: {coder: anchor}}
+//! ```
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::super::html::{
+    bar_chart, code, diff_against, dot_chart, histogram, html, legend, meaning, verdict_legend,
+    Bar, Cell, Column, DiffSide, Markup, Matrix, MatrixCol, MatrixRow, Page, Series, Table,
+};
+use super::super::input::ReportError;
+use super::model::{slug, Outcome, ProposalView, RunView};
+use crate::classify::Class;
+use crate::config::ProtocolName;
+use crate::consensus::Disagreements;
+use crate::journal::{CannotPass, CellRecord, StopReason};
+use crate::report::eval_report::{utc_timestamp, Provenance};
+use crate::report::summary::ProtocolPart;
+use crate::report::{and_list, describe_stop};
+
+/// The page script of the run report.
+const RUN_JS: &str = include_str!("run.js");
+
+/// The anchor of suite test `n`.
+fn test_anchor(n: usize) -> String {
+    format!("test-{n}")
+}
+
+/// The anchor of a coder's implementation (an item of the `diff_against` block).
+fn impl_anchor(v: &RunView, coder: &str) -> Option<String> {
+    v.implementations
+        .iter()
+        .position(|i| i.coder == coder)
+        .map(|i| format!("impl-{i}"))
+}
+
+fn attempts_anchor(coder: &str) -> String {
+    format!("attempts-{}", slug(coder))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn letter(c: Option<&CellRecord>) -> char {
+    c.map_or('X', |c| crate::eval::verdict_code(c.v))
+}
+
+#[derive(Serialize)]
+struct RunData<'a> {
+    coders: &'a [String],
+    tests: Vec<TestData<'a>>,
+    verdicts: BTreeMap<char, &'static str>,
+    cells: Vec<Vec<Option<CellData>>>,
+    #[serde(rename = "impl")]
+    impls: BTreeMap<&'a str, String>,
+}
+
+#[derive(Serialize)]
+struct TestData<'a> {
+    n: usize,
+    file: &'a str,
+    author: &'a str,
+    round: u32,
+    source: &'a str,
+}
+
+#[derive(Serialize)]
+struct CellData {
+    v: char,
+    seed: u64,
+    fuel: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    exit: Option<i32>,
+}
+
+/// The run report of `v` as one HTML document.
+pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError> {
+    let j = v.journal;
+    let mut page = Page::new(format!("dixit run {}", j.run_id))
+        .subtitle(format!(
+            "protocol {} · {} · {} · {}",
+            v.protocol,
+            plural(v.coders.len(), "coder", "coders"),
+            plural(
+                v.testers.len() + v.reviewers.len(),
+                if v.reviewers.is_empty() {
+                    "tester"
+                } else {
+                    "other agent"
+                },
+                if v.reviewers.is_empty() {
+                    "testers"
+                } else {
+                    "other agents"
+                },
+            ),
+            v.run_dir.display()
+        ))
+        .footer(format!(
+            "generated {} by {} from {}",
+            prov.generated,
+            prov.generator,
+            j.path.display()
+        ));
+    page = page.lead(lead(v));
+    if !matches!(v.protocol, ProtocolName::Blind) {
+        page.section("suite", "The suite", suite(v));
+    }
+    if !v.proposals.is_empty() {
+        page.section("rejected", "Rejected tests", rejected(v));
+    }
+    if !v.suite.is_empty() {
+        page.section("matrix", "Coders × tests", matrices(v));
+    }
+    page.section("implementations", "Implementations", implementations(v));
+    page.section("attempts", "Attempts", attempts(v));
+    if !v.hidden_tests.is_empty() {
+        page.section("hidden", "Hidden tests", hidden(v));
+    }
+    page.section(
+        "disagreements",
+        "Disagreements",
+        disagreements(v.summary.disagreements.as_ref()),
+    );
+    if !v.rounds.is_empty() {
+        page.section("timeline", "Timeline", timeline(v));
+    }
+    page.section("usage", "Usage and cost", usage(v));
+    let (id, title, body) = protocol_part(v);
+    page.section(id, title, body);
+    page.section("setup", "The run", setup(v));
+
+    let verdicts = verdict_legend()
+        .iter()
+        .map(|e| (e.code, e.name))
+        .chain([('X', "not run")])
+        .collect();
+    page.data(
+        "dx-run",
+        &RunData {
+            coders: &v.coders,
+            tests: v
+                .suite
+                .iter()
+                .map(|t| TestData {
+                    n: t.number,
+                    file: &t.file,
+                    author: &t.author,
+                    round: t.round,
+                    source: &t.source,
+                })
+                .collect(),
+            verdicts,
+            cells: v
+                .coders
+                .iter()
+                .map(|c| {
+                    v.final_cells
+                        .get(c)
+                        .map(|cells| {
+                            cells
+                                .iter()
+                                .map(|x| {
+                                    x.as_ref().map(|x| CellData {
+                                        v: crate::eval::verdict_code(x.v),
+                                        seed: x.seed,
+                                        fuel: x.fuel,
+                                        exit: x.exit,
+                                    })
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                })
+                .collect(),
+            impls: v
+                .coders
+                .iter()
+                .filter_map(|c| Some((c.as_str(), impl_anchor(v, c)?)))
+                .collect(),
+        },
+    )?;
+    page.script(RUN_JS);
+    Ok(page.render())
+}
+
+/// The suite test `n`, linked, with its file and author: `test 3 (test_003.py by tester-1)`.
+fn test_link(v: &RunView, n: usize) -> Markup {
+    let t = v.suite.iter().find(|t| t.number == n);
+    html! {
+        a href={ "#" (test_anchor(n)) } { "test " (n) }
+        @if let Some(t) = t { " (" (t.file) " by " (t.author) ")" }
+    }
+}
+
+fn coder_link(v: &RunView, coder: &str) -> Markup {
+    html! {
+        @if let Some(a) = impl_anchor(v, coder) { a href={ "#" (a) } { (coder) } }
+        @else { (coder) }
+    }
+}
+
+fn proposal_link(p: &ProposalView) -> Markup {
+    html! { a href={ "#" (p.anchor()) } { (p.id) } }
+}
+
+/// The proposals named by a stop (ids), linked to their rows (their last classification).
+fn ids_linked(v: &RunView, ids: &[String]) -> Markup {
+    html! {
+        @for (k, id) in ids.iter().enumerate() {
+            @if k > 0 { ", " }
+            @match v.proposals.iter().rev().find(|p| p.id == *id) {
+                Some(p) => { (proposal_link(p)) " (" (p.file) @if !p.failed_by.is_empty() { ", failed by " (p.failed_by.join(", ")) } ")" }
+                None => { (id) }
+            }
+        }
+    }
+}
+
+/// The decision the person has to make, in plain words, with links to the evidence.
+fn lead(v: &RunView) -> Markup {
+    let Some((stop, round)) = &v.stop else {
+        return html! {
+            div.dx-lead.dx-bad {
+                p.dx-stop { strong { "The run has not stopped" } " (it is running, or it crashed): resume it with " code { "dixit run PROJECT --resume " (v.journal.run_id) } "." }
+            }
+        };
+    };
+    let class = match stop.exit_class() {
+        crate::journal::ExitClass::Done => "dx-good",
+        crate::journal::ExitClass::HumanNeeded | crate::journal::ExitClass::Failed => "dx-bad",
+        crate::journal::ExitClass::Capped => "",
+    };
+    let dis = v
+        .summary
+        .disagreements
+        .as_ref()
+        .map_or(0, Disagreements::count);
+    let resume = html! { code { "dixit run PROJECT --resume " (v.journal.run_id) } };
+    let ask: Markup = match stop {
+        StopReason::Converged => html! {
+            p { "The testers' last proposals were all too easy: the coders agree on everything the tests asked. "
+                "The suite has " a href="#suite" { (plural(v.suite.len(), "test", "tests")) } "; each coder's implementation is below." }
+            @if dis > 0 {
+                p { "✗ But the final implementations give different answers to "
+                    a href="#disagreements" { (plural(dis, "call", "calls")) }
+                    " the tests made without checking them: look there before picking one." }
+            }
+        },
+        StopReason::Stalled {
+            too_hard,
+            invalid,
+            hibernated,
+        } => html! {
+            p { "The last round added no test, and not because the coders agree: "
+                @if !too_hard.is_empty() { (plural(too_hard.len(), "proposal was", "proposals were")) " TOO_HARD (" (ids_linked(v, too_hard)) "). " }
+                @if !invalid.is_empty() { (plural(invalid.len(), "proposal did", "proposals did")) " not build (" (ids_linked(v, invalid)) "). " }
+                @if !hibernated.is_empty() { (and_list(hibernated)) " " (if hibernated.len() == 1 { "hibernates" } else { "hibernate" }) " with two too-hard tests. " }
+            }
+            p { "Either these tests are wrong or most coders are. Read each test against the spec: a wrong test can be ignored; a right one means the coders that fail it are wrong." }
+        },
+        StopReason::HumanNeeded { cannot_pass } => html! {
+            @for CannotPass { coder, failing } in cannot_pass {
+                p { (coder_link(v, coder)) " cannot pass "
+                    @for (k, n) in failing.iter().enumerate() {
+                        @if k > 0 { @if k + 1 == failing.len() { " and " } @else { ", " } }
+                        (test_link(v, *n))
+                    }
+                    " after its retries (" a href={ "#" (attempts_anchor(coder)) } { "its attempts" } ")." }
+            }
+            p { "Perhaps the tests are wrong. Read them against the spec: if they are right, the implementation is wrong; if not, the coders that pass them share the tests' mistake." }
+        },
+        StopReason::RoundCap { rounds } => html! {
+            p { "The round cap (" (rounds) ") stopped the run before it converged; nothing is decided yet. Continue with " (resume) " after raising " code { "max_rounds" } "." }
+        },
+        StopReason::Budget { agent, cap } => html! {
+            p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise the cap in dixit.toml and continue with " (resume) "." }
+        },
+        StopReason::Error { agent, message } => html! {
+            p { (agent) " failed: " code { (message) } ". Fix the cause (a server, a key, a command) and continue with " (resume) "." }
+        },
+        StopReason::Debated { winner, why, .. } => html! {
+            p { "The debate ended (" (why) "): " (coder_link(v, winner)) " passes the most tests of the final suite. Its code, and how the others differ from it, are below." }
+        },
+        StopReason::Repaired { standings } => html! {
+            @let failing: Vec<&str> = standings.iter().filter(|s| s.passed < s.total).map(|s| s.coder.as_str()).collect();
+            @if failing.is_empty() {
+                p { "Every coder's best attempt passes the whole acceptance suite." }
+            } @else {
+                p { "Acceptance tests still fail for " (and_list(&failing)) ": read the failing tests and the shipped attempts below." }
+            }
+        },
+        StopReason::Verified { failed, .. } => html! {
+            @if failed.is_empty() { p { "Every coder's code passes the hidden suite." } }
+            @else { p { "The hidden suite fails for " (and_list(failed)) ": see " a href="#hidden" { "the hidden tests" } "." } }
+        },
+    };
+    let s = v.summary;
+    html! {
+        div.dx-lead.(class) {
+            p.dx-stop { strong { (capitalise(&describe_stop(stop))) } " (round " (round) ")." }
+            (ask)
+            dl.dx-kv.dx-facts {
+                dt { "suite" } dd #dx-suite-count data-count=(v.suite.len()) { (plural(v.suite.len(), "test", "tests")) }
+                dt { "rounds" } dd { (s.rounds) }
+                @if let ProtocolPart::Dixit(d) = &s.part {
+                    dt { "classifications" } dd { (d.classes.ideal) " IDEAL · " (d.classes.too_easy) " TOO_EASY · " (d.classes.too_hard) " TOO_HARD · " (d.classes.invalid) " INVALID" }
+                }
+                @if let Some(d) = &s.disagreements {
+                    @if d.error.is_none() {
+                        dt { "disagreements" } dd { a href="#disagreements" { (plural(d.count(), "call", "calls")) } " of " (d.calls) }
+                    }
+                }
+                dt { "usage" } dd { (s.usage.calls) " calls · " (thousands(s.usage.prompt_tokens + s.usage.completion_tokens)) " tokens · $" (format!("{:.4}", s.usage.usd)) }
+            }
+        }
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+use crate::report::eval_report::thousands;
+
+fn suite(v: &RunView) -> Markup {
+    if v.suite.is_empty() {
+        return html! { p { "The suite is empty: no test joined it." } };
+    }
+    let mut t = Table::new(
+        "dx-suite",
+        vec![
+            Column::num("#"),
+            Column::text("file"),
+            Column::text("author"),
+            Column::num("round").title("the round at whose end it joined"),
+            Column::text("failed when admitted")
+                .title("the coders that failed it when it was classified"),
+            Column::text("final verdicts").title("each coder's verdict on it at the end"),
+        ],
+    );
+    for s in &v.suite {
+        let admitted = s.admitted_by.map(|k| &v.proposals[k]);
+        t.row(vec![
+            Cell::num(s.number as f64, s.number.to_string()),
+            Cell::markup(html! { a href={ "#" (test_anchor(s.number)) } { (s.file) } }, s.file.clone()),
+            Cell::text(&s.author),
+            Cell::num(f64::from(s.round), s.round.to_string()),
+            Cell::markup(
+                html! {
+                    @match admitted {
+                        Some(p) => { (if p.failed_by.is_empty() { "–".to_string() } else { p.failed_by.join(", ") }) " (" (p.failures) " of " (p.pool) ", " a href={ "#" (p.anchor()) } { (p.id) } ")" }
+                        None => { "(given)" }
+                    }
+                },
+                admitted.map_or(0, |p| p.failures).to_string(),
+            ),
+            Cell::markup(
+                html! {
+                    @for c in &v.coders {
+                        @let l = letter(v.final_cells.get(c).and_then(|x| x.get(s.number - 1)).and_then(Option::as_ref));
+                        span class={ "sw v v-" (l) } title={ (c) ": " (meaning("v", l)) } { (l) }
+                    }
+                },
+                String::new(),
+            ),
+        ]);
+    }
+    html! {
+        p { "Each test joined the suite because " (match v.protocol {
+            ProtocolName::Dixit => "some coders failed it, but no more than a minority (IDEAL).",
+            ProtocolName::Debate => "it discriminated: some solutions passed it and others failed.",
+            _ => "it is the project's acceptance suite.",
+        }) " Click a file for its code." }
+        (t.render())
+        @for s in &v.suite {
+            details.dx-test id=(test_anchor(s.number)) {
+                summary { "test " (s.number) ": " (s.file) " by " (s.author) }
+                (code(&s.source, Some(&s.file)))
+            }
+        }
+    }
+}
+
+fn outcome_badge(o: &Outcome) -> Markup {
+    let l = match o {
+        Outcome::Class(Class::Ideal) | Outcome::Kept => Some('I'),
+        Outcome::Class(Class::TooHard) => Some('H'),
+        Outcome::Class(Class::TooEasy) | Outcome::NotKept => Some('E'),
+        Outcome::Class(Class::Invalid) => None,
+    };
+    html! {
+        @if let Some(l) = l { span class={ "sw b b-" (l) } { (l) } " " }
+        @else { span.sw { "!" } " " }
+        (o.name())
+    }
+}
+
+fn first_line(s: &str, max: usize) -> String {
+    let l = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if l.chars().count() > max {
+        format!("{}…", l.chars().take(max).collect::<String>())
+    } else {
+        l.to_string()
+    }
+}
+
+fn rejected(v: &RunView) -> Markup {
+    let rejected = v.rejected();
+    if rejected.is_empty() {
+        return html! { p { "Every proposed test joined the suite." } };
+    }
+    let mut t = Table::new(
+        "dx-rejected",
+        vec![
+            Column::text("test"),
+            Column::num("round"),
+            Column::text("classification"),
+            Column::text("failed by"),
+            Column::text("then its author was told"),
+        ],
+    )
+    .filterable();
+    for p in &rejected {
+        t.row(vec![
+            Cell::markup(proposal_link(p), p.id.clone()),
+            Cell::num(f64::from(p.round), p.round.to_string()),
+            Cell::markup(outcome_badge(&p.outcome), p.outcome.name()),
+            Cell::text(if let Some(e) = &p.build_error {
+                format!("does not build: {}", first_line(e, 80))
+            } else if p.failed_by.is_empty() {
+                format!("nobody ({} of {})", p.failures, p.pool)
+            } else {
+                format!("{} ({} of {})", p.failed_by.join(", "), p.failures, p.pool)
+            }),
+            Cell::text(p.nudge.as_deref().map_or_else(
+                || {
+                    if p.revival {
+                        "(re-checked while its author hibernated)".into()
+                    } else {
+                        "–".into()
+                    }
+                },
+                |n| first_line(n, 100),
+            )),
+        ]);
+    }
+    html! {
+        p { (plural(rejected.len(), "classification", "classifications")) " did not admit a test. Click a test for its code, its verdicts and the full message its author got next." }
+        (t.render())
+        @for p in &rejected {
+            details.dx-proposal id=(p.anchor()) {
+                summary { (p.id) " (round " (p.round) ", " (p.purpose) "): " (p.outcome.name()) }
+                @if let Some(src) = &p.source { (code(src, Some(&p.file))) }
+                @else { p.dx-muted { "The reply held no test." } }
+                @if !p.cells.is_empty() && p.pool_names.len() == p.cells.len() {
+                    p { "Verdicts: "
+                        @for (n, c) in p.pool_names.iter().zip(&p.cells) {
+                            @let l = crate::eval::verdict_code(c.v);
+                            span class={ "sw v v-" (l) } title=(meaning("v", l)) { (l) } (n) " "
+                        }
+                    }
+                }
+                @if let Some(e) = &p.build_error { p { "Build error:" } (code(e, None)) }
+                @if let Some(n) = &p.nudge { p { "Its author was told next:" } blockquote.dx-nudge { (n) } }
+            }
+        }
+    }
+}
+
+fn suite_cols(v: &RunView, n: usize) -> Vec<MatrixCol> {
+    v.suite
+        .iter()
+        .take(n)
+        .map(|t| MatrixCol {
+            label: format!("t{}", t.number),
+            title: Some(format!("{} by {} (round {})", t.file, t.author, t.round)),
+            sep: false,
+        })
+        .collect()
+}
+
+fn matrices(v: &RunView) -> Markup {
+    let final_m = Matrix {
+        caption: None,
+        corner: "coder \\ test".into(),
+        lead_heads: vec![],
+        cols: suite_cols(v, v.suite.len()),
+        rows: v
+            .coders
+            .iter()
+            .map(|c| MatrixRow {
+                label: c.clone(),
+                cells: v
+                    .final_cells
+                    .get(c)
+                    .map(|cells| cells.iter().map(|x| letter(x.as_ref())).collect())
+                    .unwrap_or_default(),
+                cls: "v",
+                ..Default::default()
+            })
+            .collect(),
+    };
+    html! {
+        (legend(&verdict_legend()))
+        p { "At the end of the run: each coder's verdict on each suite test (click a cell for the test and the verdict, a test's header for its code)." }
+        div #dx-final .dx-roomy {
+            (final_m.render())
+            p.dx-cell-info.dx-muted { "Hover a cell for its verdict." }
+        }
+        div #dx-cell-drill .dx-drill hidden {}
+        @for r in v.rounds.iter().filter(|r| !r.judged.is_empty()) {
+            @let width = r.judged.values().map(|j| j.vector.len()).max().unwrap_or(0);
+            details.dx-round {
+                summary { (if v.protocol == ProtocolName::Debate { "Epoch " } else { "Round " }) (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
+                @if width == 0 {
+                    p.dx-muted { "The suite was empty: the check only built each coder's code ("
+                        (v.coders.iter().filter(|c| r.judged.get(*c).is_some_and(|j| j.build_error.is_none())).count())
+                        " of " (v.coders.len()) " built)." }
+                } @else {
+                    div.dx-roomy { (Matrix {
+                        caption: None,
+                        corner: "coder \\ test".into(),
+                        lead_heads: vec![],
+                        cols: suite_cols(v, width),
+                        rows: v.coders.iter().filter_map(|c| {
+                            let j = r.judged.get(c)?;
+                            Some(MatrixRow {
+                                label: c.clone(),
+                                cells: (0..width).map(|k| j.letter(k)).collect(),
+                                cls: "v",
+                                ..Default::default()
+                            })
+                        }).collect(),
+                    }.render()) }
+                }
+            }
+        }
+    }
+}
+
+fn implementations(v: &RunView) -> Markup {
+    if v.implementations.is_empty() {
+        return html! { p { "No implementation was found in " code { (v.run_dir.join("implementations").display()) } "." } };
+    }
+    let texts: Vec<String> = v.implementations.iter().map(|i| i.text()).collect();
+    let items: Vec<DiffSide> = v
+        .implementations
+        .iter()
+        .zip(&texts)
+        .map(|(i, t)| DiffSide {
+            label: &i.coder,
+            text: t,
+        })
+        .collect();
+    // Compare with the first coder that passes the whole suite at the end (else the first).
+    let base = v
+        .implementations
+        .iter()
+        .position(|i| {
+            v.final_cells.get(&i.coder).is_some_and(|c| {
+                c.iter().all(|x| {
+                    x.as_ref()
+                        .is_some_and(|x| x.v == crate::sandbox::VerdictKind::Pass)
+                })
+            })
+        })
+        .or(Some(0))
+        .filter(|_| items.len() > 1);
+    html! {
+        p { "Each coder's final code (" code { "implementations/" } "). "
+            @if let Some(b) = base { "Each is shown as a diff against " strong { (items[b].label) } " (the first that passes the whole suite); choose another to compare with, or none to read the code." } }
+        (diff_against("impl", &items, base))
+    }
+}
+
+fn attempts(v: &RunView) -> Markup {
+    let table = |c: &str| -> Option<Markup> {
+        let list = v.attempts.get(c).filter(|l| !l.is_empty())?;
+        let last = v.final_attempt(c).map(|a| a.pos);
+        let mut t = Table::new(
+            format!("dx-att-{}", slug(c)),
+            vec![
+                Column::num("round"),
+                Column::text("code from"),
+                Column::num("passed"),
+                Column::text("verdicts"),
+                Column::text("then"),
+            ],
+        );
+        for a in list {
+            let j = &a.judged;
+            t.row(vec![
+                Cell::num(f64::from(a.round), a.round.to_string()),
+                Cell::text(&a.purpose),
+                Cell::num(
+                    j.passed() as f64,
+                    format!("{} / {}", j.passed(), j.vector.len()),
+                ),
+                Cell::markup(
+                    html! {
+                        @if let Some(e) = &j.build_error { "does not build: " (first_line(e, 80)) }
+                        @else { code { @for k in 0..j.vector.len() { (j.letter(k)) } } }
+                    },
+                    String::new(),
+                ),
+                Cell::text(format!(
+                    "{}{}",
+                    a.outcome,
+                    if Some(a.pos) == last { " ★" } else { "" }
+                )),
+            ]);
+        }
+        Some(t.render())
+    };
+    html! {
+        p { "Every check of a coder's code against the suite, with the reply that produced it and what the high-water mark did: a better attempt becomes the best so far; an attempt that is no better is rolled back, so the coder goes on from its best code. ★ marks the check of the code the coder ended with." }
+        @for c in &v.coders {
+            h3 id=(attempts_anchor(c)) { (c) }
+            @match table(c) {
+                Some(t) => { (t) }
+                None => { p.dx-muted { "No check." } }
+            }
+        }
+    }
+}
+
+fn hidden(v: &RunView) -> Markup {
+    let m = Matrix {
+        caption: None,
+        corner: "coder \\ hidden test".into(),
+        lead_heads: vec![],
+        cols: v
+            .hidden_tests
+            .iter()
+            .enumerate()
+            .map(|(k, name)| MatrixCol {
+                label: format!("h{}", k + 1),
+                title: Some(name.clone()),
+                sep: false,
+            })
+            .collect(),
+        rows: v
+            .coders
+            .iter()
+            .filter_map(|c| {
+                let cells = v.hidden.get(c)?;
+                Some(MatrixRow {
+                    label: c.clone(),
+                    title: Some(format!(
+                        "{c}: {} of {} pass",
+                        cells
+                            .iter()
+                            .filter(|x| x.v == crate::sandbox::VerdictKind::Pass)
+                            .count(),
+                        cells.len()
+                    )),
+                    cells: cells.iter().map(|x| letter(Some(x))).collect(),
+                    cls: "v",
+                    ..Default::default()
+                })
+            })
+            .collect(),
+    };
+    html! {
+        @if v.hidden.is_empty() {
+            p { "The hidden tests did not run (the run stopped on a cap or an error)." }
+        } @else {
+            p { "The final implementations against the project's hidden tests, which no agent ever saw:" }
+            ul {
+                @for c in &v.coders {
+                    @if let Some(cells) = v.hidden.get(c) {
+                        li { (c) ": " (cells.iter().filter(|x| x.v == crate::sandbox::VerdictKind::Pass).count()) " of " (cells.len()) " pass" }
+                    }
+                }
+            }
+            div.dx-roomy { (m.render()) }
+        }
+        @for (k, name) in v.hidden_tests.iter().enumerate() {
+            details {
+                summary { "h" (k + 1) ": " (name) }
+                (code(v.journal.project.hidden.get(name).map_or("", String::as_str), Some(name)))
+            }
+        }
+    }
+}
+
+/// The disagreements section (also used for runs that have none).
+pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
+    let Some(d) = d else {
+        return html! { p { "Not computed: the disagreement finder replays the calls of Python unit tests only." } };
+    };
+    if let Some(e) = &d.error {
+        return html! { p.dx-down { "✗ The disagreement finder could not run: " (e) } };
+    }
+    if d.implementations.len() < 2 {
+        return html! { p { "Nothing to compare: fewer than two coders left an implementation." } };
+    }
+    let tables: Vec<Markup> = d
+        .functions
+        .iter()
+        .map(|f| {
+            let mut t = Table::new(
+                format!("dx-dis-{}", slug(&f.function)),
+                vec![
+                    Column::text("call"),
+                    Column::text("answers"),
+                    Column::text("made by"),
+                ],
+            );
+            for i in &f.inputs {
+                t.row(vec![
+                    Cell::markup(html! { code { (i.call) } }, i.call.clone()),
+                    Cell::markup(
+                        html! {
+                            ul.dx-answers {
+                                @for a in &i.answers { li { code { (a.answer) } " ← " (a.coders.join(", ")) } }
+                            }
+                        },
+                        i.answers.len().to_string(),
+                    ),
+                    Cell::text(i.tests.join("; ")),
+                ]);
+            }
+            t.render()
+        })
+        .collect();
+    html! {
+        p { "Every call the tests made into " code { "solution" } " (suite, rejected, hidden and given tests alike; recorded in the sandbox against a stand-in, so no implementation could touch the record) was run against each final implementation ("
+            (and_list(&d.implementations)) "). Answers are compared as Python compares them: values with " code { "==" } ", exceptions by type. Nothing of this is shown to any agent." }
+        p #dx-dis-summary {
+            strong { (plural(d.count(), "call", "calls")) " with different answers" } " of " (d.calls) " distinct calls from " (plural(d.tests, "test", "tests")) "; " (d.agreed) " agreed"
+            @if d.not_replayable > 0 { "; " (d.not_replayable) " not replayable (an argument was not plain data)" }
+            @if d.not_probed > 0 { "; " (d.not_probed) " more not run (limit " (crate::consensus::MAX_CALLS) ")" }
+            "."
+        }
+        @for (f, t) in d.functions.iter().zip(&tables) {
+            h3 { code { (f.function) } " — " (plural(f.inputs.len(), "input", "inputs")) }
+            (t)
+        }
+    }
+}
+
+fn timeline(v: &RunView) -> Markup {
+    let debate = v.protocol == ProtocolName::Debate;
+    let bins: Vec<String> = v.rounds.iter().map(|r| r.number.to_string()).collect();
+    let suite_size = Series {
+        name: "suite size at the start".into(),
+        values: v
+            .rounds
+            .iter()
+            .map(|r| Some(r.suite_at_start as f64))
+            .collect(),
+    };
+    let added = Series {
+        name: "tests added at the end".into(),
+        values: v.rounds.iter().map(|r| Some(r.added as f64)).collect(),
+    };
+    let unit = if debate { "epoch" } else { "round" };
+    let mut t = Table::new(
+        "dx-rounds",
+        vec![
+            Column::num(unit),
+            Column::num("suite at start"),
+            Column::num("IDEAL"),
+            Column::num("TOO_EASY"),
+            Column::num("TOO_HARD"),
+            Column::num("INVALID"),
+            Column::num("added"),
+        ],
+    );
+    for r in &v.rounds {
+        let n = |x: u32| Cell::num(f64::from(x), x.to_string());
+        let z = |x: usize| Cell::num(x as f64, x.to_string());
+        t.row(vec![
+            n(r.number),
+            z(r.suite_at_start),
+            n(r.classes.ideal),
+            n(r.classes.too_easy),
+            n(r.classes.too_hard),
+            n(r.classes.invalid),
+            z(r.added),
+        ]);
+    }
+    let classes: Vec<Series> = if debate {
+        let per = |kept: bool| -> Vec<Option<f64>> {
+            v.rounds
+                .iter()
+                .map(|r| {
+                    Some(
+                        v.proposals
+                            .iter()
+                            .filter(|p| p.round == r.number && (p.outcome == Outcome::Kept) == kept)
+                            .count() as f64,
+                    )
+                })
+                .collect()
+        };
+        vec![
+            Series {
+                name: "kept (discriminated)".into(),
+                values: per(true),
+            },
+            Series {
+                name: "not kept".into(),
+                values: per(false),
+            },
+        ]
+    } else {
+        let per = |f: fn(&crate::report::ClassCounts) -> u32| -> Vec<Option<f64>> {
+            v.rounds
+                .iter()
+                .map(|r| Some(f64::from(f(&r.classes))))
+                .collect()
+        };
+        vec![
+            Series {
+                name: "IDEAL".into(),
+                values: per(|c| c.ideal),
+            },
+            Series {
+                name: "TOO_EASY".into(),
+                values: per(|c| c.too_easy),
+            },
+            Series {
+                name: "TOO_HARD".into(),
+                values: per(|c| c.too_hard),
+            },
+            Series {
+                name: "INVALID".into(),
+                values: per(|c| c.invalid),
+            },
+        ]
+    };
+    html! {
+        div.dx-grid {
+            (histogram("dx-tl-suite", &format!("Suite size per {unit}: at its start, and the tests added at its end"), &bins, &[suite_size, added], "tests"))
+            (histogram("dx-tl-classes", &format!("{} per {unit}", if debate { "Tests written" } else { "Classifications" }), &bins, &classes, "tests"))
+        }
+        (t.render())
+    }
+}
+
+fn usage(v: &RunView) -> Markup {
+    let s = v.summary;
+    let role = |a: &str| {
+        if v.coders.iter().any(|c| c == a) {
+            "coder"
+        } else if v.testers.iter().any(|c| c == a) {
+            "tester"
+        } else if v.reviewers.iter().any(|c| c == a) {
+            "reviewer"
+        } else {
+            ""
+        }
+    };
+    let mut t = Table::new(
+        "dx-usage",
+        vec![
+            Column::text("agent"),
+            Column::text("role"),
+            Column::text("model"),
+            Column::num("calls"),
+            Column::num("prompt tokens"),
+            Column::num("completion tokens"),
+            Column::num("USD"),
+        ],
+    );
+    let agents: Vec<&String> = v
+        .coders
+        .iter()
+        .chain(&v.testers)
+        .chain(&v.reviewers)
+        .collect();
+    for a in &agents {
+        let u = s.usage_per_agent.get(*a).cloned().unwrap_or_default();
+        t.row(vec![
+            Cell::text(a.as_str()),
+            Cell::text(role(a)),
+            Cell::text(v.models.get(*a).map(|m| m.join(", ")).unwrap_or_default()),
+            Cell::num(u.calls as f64, u.calls.to_string()),
+            Cell::num(u.prompt_tokens as f64, thousands(u.prompt_tokens)),
+            Cell::num(u.completion_tokens as f64, thousands(u.completion_tokens)),
+            Cell::num(u.usd, format!("{:.4}", u.usd)),
+        ]);
+    }
+    let u = &s.usage;
+    t.row(vec![
+        Cell::markup(html! { strong { "total" } }, "~"),
+        Cell::text(""),
+        Cell::text(""),
+        Cell::num(u.calls as f64, u.calls.to_string()),
+        Cell::num(u.prompt_tokens as f64, thousands(u.prompt_tokens)),
+        Cell::num(u.completion_tokens as f64, thousands(u.completion_tokens)),
+        Cell::num(u.usd, format!("{:.4}", u.usd)),
+    ]);
+    let bars: Vec<Bar> = agents
+        .iter()
+        .map(|a| {
+            let u = s.usage_per_agent.get(*a).cloned().unwrap_or_default();
+            let tokens = u.prompt_tokens + u.completion_tokens;
+            Bar {
+                label: a.to_string(),
+                value: tokens as f64,
+                shown: format!(
+                    "{} tokens, {} calls, ${:.4}",
+                    thousands(tokens),
+                    u.calls,
+                    u.usd
+                ),
+                class: None,
+            }
+        })
+        .collect();
+    html! {
+        (t.render())
+        (bar_chart("Tokens per agent", &bars, None))
+        p.dx-note { "Prices come from the project's " code { "[prices]" } " table; a model without a price costs $0 here." }
+    }
+}
+
+fn protocol_part(v: &RunView) -> (&'static str, &'static str, Markup) {
+    match &v.summary.part {
+        ProtocolPart::Dixit(d) => {
+            let mut t = Table::new(
+                "dx-testers",
+                vec![
+                    Column::text("tester"),
+                    Column::num("proposed"),
+                    Column::num("accepted"),
+                    Column::num("IDEAL"),
+                    Column::num("TOO_EASY"),
+                    Column::num("TOO_HARD"),
+                    Column::num("INVALID"),
+                    Column::num("hibernated"),
+                    Column::num("revived"),
+                    Column::num("rollbacks"),
+                ],
+            );
+            for (name, s) in &d.testers {
+                let n = |x: u32| Cell::num(f64::from(x), x.to_string());
+                t.row(vec![
+                    Cell::text(name),
+                    n(s.proposed),
+                    n(s.accepted),
+                    n(s.classes.ideal),
+                    n(s.classes.too_easy),
+                    n(s.classes.too_hard),
+                    n(s.classes.invalid),
+                    n(s.hibernations),
+                    n(s.revivals),
+                    n(s.rollbacks),
+                ]);
+            }
+            (
+                "protocol",
+                "Testers (protocol dixit)",
+                html! {
+                    p { "Each tester's proposals and how they were classified (a hibernated tester's tests are classified again each round)." }
+                    (t.render())
+                },
+            )
+        }
+        ProtocolPart::Debate(d) => {
+            let mut t = Table::new(
+                "dx-epochs",
+                vec![
+                    Column::num("epoch"),
+                    Column::num("tests written"),
+                    Column::num("kept"),
+                    Column::text("passed after the epoch's refinements"),
+                ],
+            );
+            for e in &d.epochs {
+                t.row(vec![
+                    Cell::num(f64::from(e.epoch), e.epoch.to_string()),
+                    Cell::num(f64::from(e.tests), e.tests.to_string()),
+                    Cell::num(f64::from(e.breaking), e.breaking.to_string()),
+                    Cell::text(
+                        e.passed
+                            .iter()
+                            .map(|(c, (p, n))| format!("{c} {p}/{n}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                ]);
+            }
+            let standings = match v.stop.as_ref().map(|s| &s.0) {
+                Some(StopReason::Debated {
+                    standings,
+                    tie_break,
+                    ..
+                }) => html! {
+                    ol {
+                        @for s in standings { li { (coder_link(v, &s.coder)) ": " (s.passed) " of " (s.total) " tests" } }
+                    }
+                    @if let Some(t) = tie_break { p { "Tie broken by " (t) "." } }
+                },
+                _ => html! {},
+            };
+            (
+                "protocol",
+                "Debate",
+                html! {
+                    p { "Each epoch every coder writes a test meant to break the others' code; a test that discriminates (some pass, some fail) joins the suite, and every coder may refine once (a refinement that passes fewer tests is undone)." }
+                    (t.render())
+                    @if d.winner.is_some() { h3 { "Standings" } (standings) }
+                },
+            )
+        }
+        ProtocolPart::Repair(r) => {
+            let mut t = Table::new(
+                "dx-repair",
+                vec![
+                    Column::text("coder"),
+                    Column::text("review of the first attempt"),
+                    Column::text("attempts (passed / total)"),
+                    Column::num("shipped"),
+                ],
+            );
+            for (name, c) in &r.coders {
+                t.row(vec![
+                    Cell::markup(coder_link(v, name), name.clone()),
+                    Cell::text(c.review.clone().unwrap_or_else(|| "–".into())),
+                    Cell::text(
+                        c.attempts
+                            .iter()
+                            .map(|a| {
+                                format!(
+                                    "{}/{}{}",
+                                    a.passed,
+                                    a.total,
+                                    if a.outcome == "reverted" {
+                                        " (reverted)"
+                                    } else {
+                                        ""
+                                    }
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" → "),
+                    ),
+                    Cell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
+                ]);
+            }
+            let cats: Vec<String> = r.coders.keys().map(|k| k.to_string()).collect();
+            let most = r
+                .coders
+                .values()
+                .map(|c| c.attempts.len())
+                .max()
+                .unwrap_or(0);
+            let bins: Vec<String> = (1..=most).map(|k| format!("attempt {k}")).collect();
+            let series: Vec<Series> = r
+                .coders
+                .iter()
+                .map(|(name, c)| Series {
+                    name: name.clone(),
+                    values: (0..most)
+                        .map(|k| c.attempts.get(k).map(|a| a.passed as f64))
+                        .collect(),
+                })
+                .collect();
+            let total = r
+                .coders
+                .values()
+                .flat_map(|c| c.attempts.iter().map(|a| a.total))
+                .max()
+                .unwrap_or(1)
+                .max(1);
+            (
+                "protocol",
+                "Repair",
+                html! {
+                    p { "Each coder works against the acceptance suite (" (and_list(&cats)) "): a reviewer reads the first attempt, then focused fixes, each kept only if it passes more tests (a regression is reverted); the best attempt ships." }
+                    (t.render())
+                    (dot_chart("Acceptance tests passed per attempt", &bins, &series, total as f64, "tests passed", 1))
+                },
+            )
+        }
+        ProtocolPart::Blind(b) => {
+            let mut t = Table::new(
+                "dx-blind",
+                vec![
+                    Column::text("coder"),
+                    Column::num("self-tests"),
+                    Column::text("by category"),
+                    Column::text("own tests passed"),
+                    Column::text("hidden suite said"),
+                ],
+            );
+            for (name, c) in &b.coders {
+                t.row(vec![
+                    Cell::markup(coder_link(v, name), name.clone()),
+                    Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
+                    Cell::text(
+                        c.categories
+                            .iter()
+                            .map(|(k, n)| format!("{k} {n}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                    Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
+                    Cell::text(
+                        c.blind
+                            .iter()
+                            .map(|p| if *p { "✓ pass" } else { "✗ fail" })
+                            .collect::<Vec<_>>()
+                            .join(" → "),
+                    ),
+                ]);
+            }
+            (
+                "protocol",
+                "Blind verification",
+                html! {
+                    p { "Each coder writes its own tests from the spec and sees everything about them; the hidden suite answers pass or fail only, never which test or why." }
+                    (t.render())
+                },
+            )
+        }
+    }
+}
+
+fn setup(v: &RunView) -> Markup {
+    let j = v.journal;
+    let when =
+        |ms: u64| utc_timestamp(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms));
+    html! {
+        dl.dx-kv {
+            dt { "run" } dd { code { (j.run_id) } " · protocol " (v.protocol) }
+            @if let Some((a, b)) = v.span {
+                dt { "time" } dd.dx-time { (when(a)) " to " (when(b)) " (" (format!("{:.1}", (b.saturating_sub(a)) as f64 / 1000.0)) " s)" }
+            }
+            dt { "directory" } dd { code { (v.run_dir.display()) } }
+            dt { "dixit" } dd { (j.dixit_version) " · wasmtime " (j.wasmtime_version) }
+            @for (k, d) in &j.runtimes { dt { (k) " runtime" } dd { code { (d) } } }
+            @if j.resumes() > 0 { dt { "resumed" } dd { (j.resumes()) " times" } }
+            dt { "agents" } dd { "coders " (v.coders.join(", ")) @if !v.testers.is_empty() { " · testers " (v.testers.join(", ")) } @if !v.reviewers.is_empty() { " · reviewers " (v.reviewers.join(", ")) } }
+            dt { "replay" } dd { code { "dixit replay " (v.run_dir.display()) } }
+        }
+        details {
+            summary { "The spec" }
+            (code(&j.project.spec, Some("spec.md")))
+        }
+        details {
+            summary { "dixit.toml" }
+            (code(&j.project.config, Some("dixit.toml")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::consensus::{AnswerGroup, Disagreement, FunctionDisagreements};
+    use crate::journal::JournalFile;
+    use crate::report::Summary;
+
+    /// The recorded real run (coder-4 cannot pass the two tests of the suite).
+    fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/runs/to_roman-qwen1.5b")
+    }
+
+    /// Disagreements with hostile text where a guest controls it (an exception's type name).
+    fn hostile_disagreements() -> Disagreements {
+        Disagreements {
+            implementations: vec!["coder-1".into(), "coder-4".into()],
+            tests: 3,
+            calls: 36,
+            agreed: 35,
+            not_replayable: 1,
+            not_probed: 0,
+            functions: vec![FunctionDisagreements {
+                function: "to_roman".into(),
+                inputs: vec![Disagreement {
+                    call: "to_roman('7')".into(),
+                    args: serde_json::json!(["7"]),
+                    kwargs: serde_json::json!([]),
+                    tests: vec!["hidden test_hidden.py".into()],
+                    answers: vec![
+                        AnswerGroup {
+                            kind: "raised".into(),
+                            answer: "raises ValueError".into(),
+                            coders: vec!["coder-1".into()],
+                        },
+                        AnswerGroup {
+                            kind: "raised".into(),
+                            answer: "raises <img src=x onerror=alert(1)>".into(),
+                            coders: vec!["coder-4".into()],
+                        },
+                    ],
+                }],
+            }],
+            error: None,
+        }
+    }
+
+    fn render(dir: &Path) -> (String, Provenance) {
+        let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
+        let mut s = Summary::of_journal(&j);
+        s.disagreements = Some(hostile_disagreements());
+        let v = RunView::new(&j, &s, dir);
+        let prov = Provenance::now();
+        (render_run(&v, &prov).unwrap(), prov)
+    }
+
+    #[test]
+    fn the_recorded_run_folds_into_its_view() {
+        let dir = fixture();
+        let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
+        let s = Summary::of_journal(&j);
+        let v = RunView::new(&j, &s, &dir);
+        assert_eq!(v.coders.len(), 4);
+        assert_eq!(v.suite.len(), 2);
+        assert_eq!(
+            v.suite
+                .iter()
+                .map(|t| t.author.as_str())
+                .collect::<Vec<_>>(),
+            ["tester-1", "tester-2"]
+        );
+        // Both tests were admitted by an IDEAL classification that coder-4 alone failed.
+        for t in &v.suite {
+            let p = &v.proposals[t.admitted_by.expect("admitted")];
+            assert_eq!(p.outcome, Outcome::Class(Class::Ideal));
+            assert_eq!(p.failed_by, ["coder-4"]);
+            assert_eq!(p.suite_number, Some(t.number));
+        }
+        // coder-4: its round-2 check was kept as the best, both fixes were rolled back, and the
+        // code it ended with is the kept one.
+        let a = &v.attempts["coder-4"];
+        let outcomes: Vec<&str> = a.iter().map(|a| a.outcome.as_str()).collect();
+        assert_eq!(outcomes[1], "kept: the best so far");
+        assert!(outcomes[2].starts_with("rolled back") && outcomes[3].starts_with("rolled back"));
+        assert_eq!(v.final_attempt("coder-4").unwrap().pos, a[1].pos);
+        let letters = |c: &str| -> String {
+            v.final_cells[c]
+                .iter()
+                .map(|x| letter(x.as_ref()))
+                .collect()
+        };
+        assert_eq!(letters("coder-1"), "PP");
+        assert_eq!(letters("coder-4"), "WW");
+        assert_eq!(v.hidden_tests, ["test_hidden.py"]);
+        assert_eq!(v.implementations.len(), 4);
+        assert!(v.needs_human());
+    }
+
+    #[test]
+    fn hostile_text_is_escaped_and_the_decision_links_the_evidence() {
+        let (html, _) = render(&fixture());
+        assert!(!html.contains("<img"), "hostile text reached the markup");
+        assert!(html.contains("raises &lt;img src=x onerror=alert(1)&gt;"));
+        let lead = &html[html.find("dx-lead").unwrap()..html.find("class=\"dx-section\"").unwrap()];
+        for link in [
+            "href=\"#test-1\"",
+            "href=\"#test-2\"",
+            "href=\"#impl-3\"",
+            "href=\"#attempts-coder-4\"",
+        ] {
+            assert!(lead.contains(link), "the decision lacks {link}");
+        }
+        for id in ["id=\"test-1\"", "id=\"impl-3\"", "id=\"attempts-coder-4\""] {
+            assert!(html.contains(id), "no target {id}");
+        }
+    }
+
+    #[test]
+    fn run_page_snapshot() {
+        let dir = fixture();
+        let (html, prov) = render(&dir);
+        let main = &html[html.find("<main").unwrap()..html.find("</main>").unwrap() + 7];
+        let mut text = crate::report::html::pretty(main)
+            .replace(&prov.generated, "[time]")
+            .replace(&dir.display().to_string(), "[run]");
+        // The recorded run's times, in case the fixture is ever recorded again.
+        while let Some(k) = text.find("<dd class=\"dx-time\">") {
+            let end = k + text[k..].find("</dd>").unwrap();
+            text.replace_range(k..end, "<dd class=\"dx-time\"[times]");
+        }
+        insta::assert_snapshot!(text);
+    }
+}
