@@ -987,6 +987,65 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
     });
 }
 
+/// The Python runtime's memories are dixit's own (`sandbox::memory`), reset page by page from the
+/// runtime's image: a fresh instance never sees what an earlier run left, not in the interpreter
+/// (module attributes, builtins) and not in memory the run grew, even when the earlier run's
+/// pages were swapped out before the reset (on machines with swap; elsewhere the page-out is a
+/// no-op and plain slot reuse is checked).
+#[test]
+fn a_python_run_never_sees_an_earlier_runs_state_even_after_swap_out() {
+    use dixit::sandbox::{Limits, Sandbox, SandboxConfig};
+    use dixit::toolchain::Toolchains;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    crate::support::warm_up();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sol = dir.path().join("solution");
+    std::fs::create_dir(&sol).expect("mkdir");
+    std::fs::write(sol.join("solution.py"), "def answer():\n    return 42\n").expect("write");
+    let test = dir.path().join("test_leftover.py");
+    std::fs::write(
+        &test,
+        "import builtins, json\n\
+         from solution import answer\n\
+         seen = getattr(builtins, 'dixit_leftover', 0) + hasattr(json, 'dixit_leftover')\n\
+         big = bytearray(16 << 20)\n\
+         seen += big.count(0xAB)\n\
+         big[::4096] = bytes([0xAB]) * len(big[::4096])\n\
+         builtins.dixit_leftover = 1\n\
+         json.dixit_leftover = 1\n\
+         assert seen == 0 and answer() == 42, seen\n",
+    )
+    .expect("write");
+    let mut config = SandboxConfig::default();
+    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
+        config.cache_dir = PathBuf::from(c);
+    }
+    config.max_concurrent_runs = 1;
+    let tc = Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")));
+    let t = tc.test(&test).expect("test");
+    let s = tc.solution_for(&sol, t.kind, None).expect("solution");
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                page_out_private_memory();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        let verdicts: Vec<String> = (0..6)
+            .map(|seed| {
+                let v = tc.run(&s, &t, seed, &Limits::default());
+                format!("{} {}", v.verdict, v.detail.unwrap_or_default())
+            })
+            .collect();
+        done.store(true, Ordering::Relaxed);
+        assert!(
+            verdicts.iter().all(|v| v.starts_with("pass")),
+            "state of earlier runs seen: {verdicts:?}"
+        );
+    });
+}
+
 /// Issue 9: an I/O test names files in its own folder only: relative, no `..`, no symlinks,
 /// regular files, size-capped before reading. Anything else is refused with a message that names
 /// the key and never shows the file.

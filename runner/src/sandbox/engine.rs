@@ -14,7 +14,8 @@ use wasmtime::{
 
 use super::cache::{hash_parts, ArtifactCache};
 use super::host::{P1Host, P2Host};
-use super::{exit, sleep, SandboxError};
+use super::memory::{Image, Memories, MemoryStats};
+use super::{exit, image, sleep, SandboxError};
 
 /// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -40,13 +41,17 @@ impl Default for SandboxConfig {
     }
 }
 
-/// The engine, its linkers and the artifact cache. Cheap to share (`&Sandbox` is `Sync`).
+/// The engines, their linkers and the artifact cache. Cheap to share (`&Sandbox` is `Sync`).
 pub struct Sandbox {
+    /// Core modules (C, C++, Rust, I/O programs): wasmtime's pooling allocator.
     pub(crate) engine: Engine,
+    /// Components (the Python runtime): dixit's own memories ([`super::memory`]).
+    pub(crate) components: Engine,
     pub(crate) p1: Linker<P1Host>,
     pub(crate) p2: component::Linker<P2Host>,
     cache: ArtifactCache,
     engine_hash: String,
+    components_hash: String,
     pagemap: bool,
     pub(crate) max_memory_bytes: u64,
     memo: std::sync::Mutex<std::collections::HashMap<String, Program>>,
@@ -74,6 +79,9 @@ pub(crate) enum ProgramInner {
     Component {
         pre: component::InstancePre<P2Host>,
         run: ComponentExportIndex,
+        /// The memory image each instance starts from, when it was moved out of the
+        /// component's data segments ([`super::image`]).
+        image: Option<Arc<Image>>,
     },
 }
 
@@ -83,6 +91,17 @@ impl Program {
         match &*self.inner {
             ProgramInner::Module(_) => ProgramKind::Module,
             ProgramInner::Component { .. } => ProgramKind::Component,
+        }
+    }
+
+    /// How the memories of this program's instances were reset so far, for a component whose
+    /// memory starts from an image of its own (see `sandbox::memory`); `None` otherwise.
+    pub fn memory_stats(&self) -> Option<MemoryStats> {
+        match &*self.inner {
+            ProgramInner::Component {
+                image: Some(image), ..
+            } => Some(image.stats.snapshot()),
+            _ => None,
         }
     }
 }
@@ -112,31 +131,28 @@ impl Sandbox {
             Err(e) => return Err(SandboxError::Engine(e)),
         };
 
+        let components = Engine::new(&components_config()).map_err(SandboxError::Engine)?;
         let mut p1 = Linker::new(&engine);
         wasmtime_wasi::p1::add_to_linker_sync(&mut p1, |h: &mut P1Host| &mut h.wasi)
             .map_err(SandboxError::Engine)?;
         sleep::add_p1(&mut p1).map_err(SandboxError::Engine)?;
         exit::add_p1(&mut p1).map_err(SandboxError::Engine)?;
-        let mut p2 = component::Linker::new(&engine);
+        let mut p2 = component::Linker::new(&components);
         wasmtime_wasi::p2::add_to_linker_sync(&mut p2).map_err(SandboxError::Engine)?;
         sleep::add_p2(&mut p2).map_err(SandboxError::Engine)?;
 
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        engine.precompile_compatibility_hash().hash(&mut hasher);
-        let engine_hash = format!(
-            "wasmtime-{}-{:016x}-dixit-{}",
-            wasmtime_version(),
-            hasher.finish(),
-            env!("CARGO_PKG_VERSION")
-        );
+        let engine_hash = compatibility_hash(&engine, "");
+        let components_hash = compatibility_hash(&components, "-image-memory");
 
-        start_epoch_ticker(&engine);
+        start_epoch_ticker(&[&engine, &components]);
         Ok(Sandbox {
             engine,
+            components,
             p1,
             p2,
             cache: ArtifactCache::open(&config.cache_dir)?,
             engine_hash,
+            components_hash,
             pagemap,
             max_memory_bytes: config.max_memory_bytes,
             memo: Default::default(),
@@ -187,31 +203,51 @@ impl Sandbox {
         }
         let file_key = hash_parts([self.engine_hash.as_bytes(), key.as_bytes()]);
         let module_path = self.cache.path("cwasm", &file_key, "module.cwasm");
-        let component_path = self.cache.path("cwasm", &file_key, "component.cwasm");
+        let ckey = hash_parts([self.components_hash.as_bytes(), key.as_bytes()]);
+        let component_path = self.cache.path("cwasm", &ckey, "component.cwasm");
+        let imaged_path = self.cache.path("cwasm", &ckey, "component-image.cwasm");
+        let image_path = self.cache.path("cwasm", &ckey, "image.bin");
         let kind = if module_path.exists() {
-            ProgramKind::Module
+            Stored::Module
+        } else if imaged_path.exists() {
+            Stored::ComponentWithImage
         } else if component_path.exists() {
-            ProgramKind::Component
+            Stored::Component
         } else {
             let wasm = produce()?;
-            let kind = detect(&wasm)?;
-            let compiled = match kind {
-                ProgramKind::Module => self.engine.precompile_module(&wasm),
-                ProgramKind::Component => self.engine.precompile_component(&wasm),
-            }
-            .map_err(|e| SandboxError::Invalid {
+            let invalid = |e: wasmtime::Error| SandboxError::Invalid {
                 message: format!("{e:#}"),
-            })?;
-            let path = if kind == ProgramKind::Module {
-                &module_path
-            } else {
-                &component_path
             };
-            self.cache.write_atomic(path, &compiled)?;
-            kind
+            match detect(&wasm)? {
+                ProgramKind::Module => {
+                    let compiled = self.engine.precompile_module(&wasm).map_err(invalid)?;
+                    self.cache.write_atomic(&module_path, &compiled)?;
+                    Stored::Module
+                }
+                ProgramKind::Component => match image::strip_memory_image(&wasm) {
+                    Some(stripped) => {
+                        let compiled = self
+                            .components
+                            .precompile_component(&stripped.wasm)
+                            .map_err(invalid)?;
+                        // The image first: a component without its image must never be found.
+                        self.cache.write_atomic(&image_path, &stripped.image)?;
+                        self.cache.write_atomic(&imaged_path, &compiled)?;
+                        Stored::ComponentWithImage
+                    }
+                    None => {
+                        let compiled = self
+                            .components
+                            .precompile_component(&wasm)
+                            .map_err(invalid)?;
+                        self.cache.write_atomic(&component_path, &compiled)?;
+                        Stored::Component
+                    }
+                },
+            }
         };
         let inner = match kind {
-            ProgramKind::Module => {
+            Stored::Module => {
                 let module = deserialize_module(&self.engine, &module_path)?;
                 let pre = self
                     .p1
@@ -221,8 +257,17 @@ impl Sandbox {
                     })?;
                 ProgramInner::Module(pre)
             }
-            ProgramKind::Component => {
-                let component = deserialize_component(&self.engine, &component_path)?;
+            Stored::Component | Stored::ComponentWithImage => {
+                let (path, image) = if kind == Stored::ComponentWithImage {
+                    let image = Image::open(&image_path).map_err(|source| SandboxError::Cache {
+                        path: image_path.clone(),
+                        source,
+                    })?;
+                    (&imaged_path, Some(image))
+                } else {
+                    (&component_path, None)
+                };
+                let component = deserialize_component(&self.components, path)?;
                 let run =
                     component
                         .get_export_index(None, "run")
@@ -235,7 +280,7 @@ impl Sandbox {
                     .map_err(|e| SandboxError::Link {
                         message: format!("{e:#}"),
                     })?;
-                ProgramInner::Component { pre, run }
+                ProgramInner::Component { pre, run, image }
             }
         };
         let program = Program {
@@ -250,22 +295,70 @@ impl Sandbox {
     }
 }
 
-/// The engine configuration. Tuned for many short runs (measured with `dixit bench`):
+/// How a program is stored in the artifact cache.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stored {
+    Module,
+    Component,
+    /// A component whose memory's data segments were moved into `image.bin`.
+    ComponentWithImage,
+}
+
+/// The cache-key prefix of an engine's compiled code: the wasmtime version, the engine's
+/// compatibility hash, dixit's version and `variant` (what else changes how artifacts are
+/// stored).
+fn compatibility_hash(engine: &Engine, variant: &str) -> String {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    engine.precompile_compatibility_hash().hash(&mut hasher);
+    format!(
+        "wasmtime-{}-{:016x}-dixit-{}{variant}",
+        wasmtime_version(),
+        hasher.finish(),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The settings both engines share: Cranelift, fuel, the epoch safety net, determinism.
+fn common_config() -> Config {
+    let mut c = Config::new();
+    c.strategy(wasmtime::Strategy::Cranelift)
+        .cranelift_opt_level(OptLevel::Speed)
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .parallel_compilation(true)
+        .cranelift_nan_canonicalization(true)
+        .relaxed_simd_deterministic(true)
+        .wasm_threads(false)
+        .max_wasm_stack(1 << 20);
+    c
+}
+
+/// The component engine: instances allocated on demand, memories from [`Memories`] (which
+/// start the Python runtime's memory from its image and reset it without wasmtime's cap on
+/// dirty regions), no copy-on-write images of wasmtime's own (the image is ours).
+fn components_config() -> Config {
+    let mut c = common_config();
+    c.memory_init_cow(false)
+        .with_host_memory(Arc::new(Memories))
+        .allocation_strategy(InstanceAllocationStrategy::OnDemand);
+    c
+}
+
+/// The core-module engine's configuration. Tuned for many short runs (measured with
+/// `dixit bench`):
 /// - Pooling allocator with copy-on-write memory images: instantiation maps, never copies.
 /// - With `pagemap`, freed memories keep up to 64 MiB of dirty pages resident and restore just
 ///   those from the image: the next run of the same program takes no page faults on them
-///   (C/Rust guests: 8–10 µs → 5 µs per run). Python gains nothing measurable: a fresh run
-///   takes ~400 page faults either way, because wasmtime 48 restores at most 32 dirty regions
-///   (`MAX_REGIONS`) and decommits the rest (raised to 4096 in an experiment: 2 faults a run,
-///   0.84 ms instead of ~1.4 ms). Without `pagemap` nothing is kept: a `memset` of a fixed
-///   prefix is wasted on C guests, whose 8 MiB stack comes first.
+///   (C/Rust guests: 8–10 µs → 5 µs per run). This reset restores at most 32 dirty regions
+///   (wasmtime 48's `MAX_REGIONS`) and decommits the rest, which is why components (the Python
+///   runtime, whose runs dirty ~250 scattered regions) have their own engine and memories
+///   ([`components_config`]). Without `pagemap` nothing is kept: a `memset` of a fixed prefix is
+///   wasted on C guests, whose 8 MiB stack comes first.
 /// - Lazy table initialisation (the default) stays: eager initialisation made the Rust guest
-///   40 % slower and helped Python by under 0.1 ms.
-/// - Known limit: fresh instances barely scale across threads of one process. Resetting and
-///   re-protecting memories changes this process's page tables, which costs TLB-shootdown IPIs
-///   on every core running it (perf on 2 threads: ~7 % of cycles in IPI handling); reused
-///   instances (`Session`) scale. Worker processes instead of threads would avoid it;
-///   `decommit_batch_size` did not measurably help.
+///   40 % slower.
+/// - Known limit: fresh instances of tiny guests barely scale across threads of one process.
+///   Resetting and re-protecting memories changes this process's page tables, which costs
+///   TLB-shootdown IPIs on every core running it; `decommit_batch_size` did not measurably help.
 fn engine_config(config: &SandboxConfig, pagemap: bool) -> Config {
     let mut pool = PoolingAllocationConfig::default();
     let slots = config.max_concurrent_runs.max(1);
@@ -288,17 +381,8 @@ fn engine_config(config: &SandboxConfig, pagemap: bool) -> Config {
         pool.linear_memory_keep_resident(0)
             .table_keep_resident(64 << 10);
     }
-    let mut c = Config::new();
-    c.strategy(wasmtime::Strategy::Cranelift)
-        .cranelift_opt_level(OptLevel::Speed)
-        .consume_fuel(true)
-        .epoch_interruption(true)
-        .memory_init_cow(true)
-        .parallel_compilation(true)
-        .cranelift_nan_canonicalization(true)
-        .relaxed_simd_deterministic(true)
-        .wasm_threads(false)
-        .max_wasm_stack(1 << 20)
+    let mut c = common_config();
+    c.memory_init_cow(true)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     c
 }
@@ -363,16 +447,22 @@ fn deserialize_component(engine: &Engine, path: &Path) -> Result<Component, Sand
     })
 }
 
-/// Increments the engine's epoch every [`EPOCH_TICK`] until the engine is dropped.
-fn start_epoch_ticker(engine: &Engine) {
-    let weak = engine.weak();
+/// Increments the engines' epochs every [`EPOCH_TICK`] until they are dropped.
+fn start_epoch_ticker(engines: &[&Engine]) {
+    let weak: Vec<_> = engines.iter().map(|e| e.weak()).collect();
     std::thread::Builder::new()
         .name("dixit-epoch".into())
         .spawn(move || loop {
             std::thread::sleep(EPOCH_TICK);
-            match weak.upgrade() {
-                Some(e) => e.increment_epoch(),
-                None => return,
+            let mut alive = false;
+            for w in &weak {
+                if let Some(e) = w.upgrade() {
+                    e.increment_epoch();
+                    alive = true;
+                }
+            }
+            if !alive {
+                return;
             }
         })
         .expect("spawning the epoch thread");

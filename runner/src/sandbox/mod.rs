@@ -5,7 +5,9 @@
 //! Data flow: wasm bytes → [`Sandbox::load`] (compiled once, cached on disk, mmap-loaded) →
 //! [`Program`] → [`Sandbox::run`] with a [`RunSpec`] → [`RunOutcome`] → [`Verdict`].
 //!
-//! - `engine.rs`: the one shared `wasmtime::Engine`, its linkers and the epoch ticker.
+//! - `engine.rs`: the two engines (core modules; components), their linkers and the epoch ticker.
+//! - `image.rs`: moves a component's initial memory out of its data segments into an image.
+//! - `memory.rs`: dixit's own memories for components with an image, reset without a cap.
 //! - `cache.rs`: the content-addressed artifact cache.
 //! - `host.rs`: per-run host state: WASI context, memory limiter, capped output, seeded RNG, clock.
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
@@ -19,7 +21,9 @@ mod engine;
 mod error;
 mod exit;
 mod host;
+mod image;
 mod limits;
+mod memory;
 mod run;
 mod sleep;
 mod verdict;
@@ -29,5 +33,6 @@ pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig}
 pub use error::SandboxError;
 pub use host::splitmix64;
 pub use limits::Limits;
+pub use memory::MemoryStats;
 pub use run::{Entry, Preopen, RunEnd, RunOutcome, RunSpec, Session, TrapKind};
 pub use verdict::{CompileSide, Completion, Verdict, VerdictKind, RUNNER_EXITED};

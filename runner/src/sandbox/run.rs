@@ -15,6 +15,7 @@ use super::engine::{ProgramInner, EPOCH_TICK};
 use super::host::{
     CappedPipe, MemoryLimiter, P1Host, P2Host, Probe, RecordingRng, VirtualClock, VirtualTime,
 };
+use super::memory::{self, Image};
 use super::{Limits, Program, Sandbox};
 
 /// A host directory made visible to the guest, read-only, under `guest` (e.g. `/solution`).
@@ -105,7 +106,9 @@ impl Sandbox {
         let io = RunIo::new(spec);
         let end = match &*program.inner {
             ProgramInner::Module(pre) => self.run_module(pre, spec, &io),
-            ProgramInner::Component { pre, run } => self.run_component(pre, *run, spec, &io),
+            ProgramInner::Component { pre, run, image } => {
+                self.run_component(pre, *run, image.as_ref(), spec, &io)
+            }
         };
         let (end, fuel_used, mem) = match end {
             Ok(x) => x,
@@ -162,13 +165,14 @@ impl Sandbox {
         &self,
         pre: &wasmtime::component::InstancePre<P2Host>,
         run: wasmtime::component::ComponentExportIndex,
+        image: Option<&Arc<Image>>,
         spec: &RunSpec,
         io: &RunIo,
     ) -> Result<(RunEnd, u64, MemoryStats), String> {
         let Entry::Call { mode, target, args } = &spec.entry else {
             return Err("a component is entered through its `run` export, not `_start`".into());
         };
-        let mut session = Session::start(self, pre, run, spec, io)?;
+        let mut session = Session::start(self, pre, run, image, spec, io)?;
         let (end, fuel) = session.call(mode, target, args, spec.limits.fuel);
         let l = &session.store.data().limiter;
         Ok((
@@ -185,11 +189,11 @@ impl Sandbox {
     /// its own fuel budget and output capture, but memory and module state persist between calls,
     /// so the guest runtime must give each call a fresh namespace.
     pub fn session(&self, program: &Program, spec: &RunSpec) -> Result<Session, String> {
-        let ProgramInner::Component { pre, run } = &*program.inner else {
+        let ProgramInner::Component { pre, run, image } = &*program.inner else {
             return Err("sessions need a component".into());
         };
         let io = RunIo::new(spec);
-        Session::start(self, pre, *run, spec, &io)
+        Session::start(self, pre, *run, image.as_ref(), spec, &io)
     }
 }
 
@@ -215,6 +219,7 @@ impl Session {
         sandbox: &Sandbox,
         pre: &wasmtime::component::InstancePre<P2Host>,
         run: wasmtime::component::ComponentExportIndex,
+        image: Option<&Arc<Image>>,
         spec: &RunSpec,
         io: &RunIo,
     ) -> Result<Session, String> {
@@ -225,10 +230,14 @@ impl Session {
             limiter: MemoryLimiter::new(spec.limits.memory_bytes.min(sandbox.max_memory_bytes)),
             time: io.time.clone(),
         };
-        let mut store = Store::new(&sandbox.engine, host);
+        let mut store = Store::new(&sandbox.components, host);
         store.limiter(|h| &mut h.limiter);
         arm(&mut store, &spec.limits)?;
-        let (func, instantiate_error) = match pre.instantiate(&mut store) {
+        // The component's memory starts as its image (see `sandbox::memory`).
+        let armed = image.map(memory::arm);
+        let instance = pre.instantiate(&mut store);
+        drop(armed);
+        let (func, instantiate_error) = match instance {
             Err(e) => (None, Some(end_from_instantiate_error(e))),
             Ok(inst) => match inst
                 .get_typed_func::<(String, String, Vec<String>), (i32,)>(&mut store, &run)

@@ -1,0 +1,803 @@
+//! dixit's own linear memories for components whose initial memory was moved out of their data
+//! segments into an image ([`super::image`]): the Python runtime.
+//!
+//! Why: wasmtime 48's pooling allocator resets a freed memory by restoring at most 32 dirty
+//! regions (`MAX_REGIONS` in its `pagemap.rs`) and decommitting everything after the 32nd. A
+//! Python run writes ~370 pages scattered over the 16 MB heap snapshot (~250 regions: reference
+//! counts, dicts, the allocator's free lists), so every fresh instance faulted ~400 pages back in
+//! (copy-on-write and file faults) and every reset zapped page tables, which on two threads also
+//! costs TLB-shootdown interrupts. Here the reset has no such cap.
+//!
+//! How: each memory is a slot of its own virtual reservation (the size and guard wasmtime asks
+//! for, so compiled code keeps eliding bounds checks), whose first bytes map the image file
+//! copy-on-write (`MAP_PRIVATE`). When the store drops the memory, the `PAGEMAP_SCAN` ioctl
+//! (Linux ≥ 6.7) lists the slot's private pages — everything any run wrote since the slot was
+//! last cleared, present or swapped out — and those are copied back from a read-only mapping of
+//! the image (or zeroed past it). They stay mapped and writable, so the next run in the slot
+//! takes no page faults on them and the reset changes no page tables. Slots wait in a per-image
+//! free list. When the private pages of a slot pass [`CLEAR_ABOVE_PAGES`] (runs that touch
+//! different memory add up), the slot is cleared with `madvise(MADV_DONTNEED)` instead, back to
+//! the file's pages. Without `PAGEMAP_SCAN` every reset is that `madvise`. A run that grew the
+//! memory has the growth dropped and made inaccessible again.
+//!
+//! Isolation: after a reset, every byte of the slot's minimum size equals the image (zero past
+//! it), and nothing past the minimum is accessible: exactly a fresh instance's memory. A slot
+//! whose reset fails is unmapped, never reused.
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::fs::File;
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+use rustix::mm::{Advice, MapFlags, MprotectFlags, ProtFlags};
+use wasmtime::{LinearMemory, MemoryCreator, MemoryType};
+
+/// Host page size the slots are managed in (x86-64 and aarch64 Linux with 4 KiB pages; checked
+/// at start-up).
+const PAGE: usize = 4096;
+
+/// A slot whose private pages exceed this many is cleared with `madvise` instead of restored
+/// page by page (copying 16 MB back costs more than faulting a run's working set in again).
+pub(crate) const CLEAR_ABOVE_PAGES: usize = 2048;
+
+/// A memory image: the bytes a component's memory holds right after instantiation (see
+/// [`super::image`]), mapped from a file in the artifact cache, plus its free slots.
+pub(crate) struct Image {
+    file: File,
+    /// Image bytes (whole host pages).
+    len: usize,
+    /// The memory's declared minimum size: the memory to give this image to. Equal to `len` for
+    /// images from the cache; the code allows a shorter image (zeros past it).
+    min_bytes: usize,
+    /// A read-only shared mapping of the image, the source of every restore.
+    pristine: NonNull<u8>,
+    free: Mutex<Vec<Slot>>,
+    pub(crate) stats: ImageStats,
+}
+
+/// Counters of one image's slots (for benchmarks and tests).
+#[derive(Debug, Default)]
+pub(crate) struct ImageStats {
+    /// Slots created (each a fresh mapping).
+    pub slots: AtomicU64,
+    /// Resets that restored pages from the image.
+    pub restores: AtomicU64,
+    /// Pages restored or zeroed by those resets.
+    pub pages_restored: AtomicU64,
+    /// Resets that cleared the slot with `madvise`.
+    pub clears: AtomicU64,
+}
+
+// SAFETY: `pristine` points to a read-only shared mapping owned by the `Image` for its whole life
+// and only ever read; everything else is `Send + Sync` already.
+#[expect(unsafe_code, reason = "a raw pointer to an immutable mapping")]
+unsafe impl Send for Image {}
+// SAFETY: as for `Send`.
+#[expect(unsafe_code, reason = "a raw pointer to an immutable mapping")]
+unsafe impl Sync for Image {}
+
+impl ImageStats {
+    pub(crate) fn snapshot(&self) -> MemoryStats {
+        MemoryStats {
+            slots: self.slots.load(Ordering::Relaxed),
+            restores: self.restores.load(Ordering::Relaxed),
+            pages_restored: self.pages_restored.load(Ordering::Relaxed),
+            clears: self.clears.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// How a program's memories were reset so far ([`crate::sandbox::Program::memory_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct MemoryStats {
+    /// Memory slots created (each one mapping of the image).
+    pub slots: u64,
+    /// Resets that copied the written pages back from the image.
+    pub restores: u64,
+    /// Pages those resets copied back (or zeroed).
+    pub pages_restored: u64,
+    /// Resets that dropped all of a slot's written pages at once (`madvise`).
+    pub clears: u64,
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Image")
+            .field("len", &self.len)
+            .field("min_bytes", &self.min_bytes)
+            .finish()
+    }
+}
+
+impl Image {
+    /// Opens an image file written by the artifact cache: the whole initial memory (its length
+    /// is the memory's minimum size, which identifies the memory when it is created).
+    pub(crate) fn open(path: &std::path::Path) -> std::io::Result<Arc<Image>> {
+        let file = File::open(path)?;
+        let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+        let min_bytes = len;
+        if len == 0 || !len.is_multiple_of(PAGE) {
+            return Err(std::io::Error::other(format!(
+                "memory image {} has {len} bytes for a memory of {min_bytes}",
+                path.display()
+            )));
+        }
+        // SAFETY: a new read-only shared mapping of a file we opened; nothing else is mapped at
+        // the address the kernel picks.
+        #[expect(unsafe_code, reason = "mmap is unsafe by API contract")]
+        let pristine = unsafe {
+            rustix::mm::mmap(
+                std::ptr::null_mut(),
+                len,
+                ProtFlags::READ,
+                MapFlags::SHARED,
+                &file,
+                0,
+            )
+        }?;
+        Ok(Arc::new(Image {
+            file,
+            len,
+            min_bytes,
+            pristine: NonNull::new(pristine.cast()).ok_or_else(|| std::io::Error::other("null"))?,
+            free: Mutex::new(Vec::new()),
+            stats: ImageStats::default(),
+        }))
+    }
+
+    fn take_slot(&self, capacity: usize, guard: usize) -> std::io::Result<Slot> {
+        let reused = {
+            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+            free.pop()
+        };
+        match reused {
+            Some(s) if s.capacity == capacity && s.guard == guard => Ok(s),
+            _ => {
+                self.stats.slots.fetch_add(1, Ordering::Relaxed);
+                Slot::new(self, capacity, guard)
+            }
+        }
+    }
+
+    /// Returns `slot` to the state of a fresh instance: the image, zeros past it, nothing
+    /// accessible past the minimum size.
+    fn reset(&self, slot: &mut Slot) -> std::io::Result<()> {
+        let base = slot.base.as_ptr();
+        if slot.accessible > self.min_bytes {
+            let extra = slot.accessible - self.min_bytes;
+            // SAFETY: the range lies inside the slot's reservation, which no one else uses while
+            // the slot is being reset (the memory that owned it has been dropped).
+            #[expect(unsafe_code, reason = "madvise/mprotect on our own reservation")]
+            unsafe {
+                let p = base.add(self.min_bytes).cast::<c_void>();
+                rustix::mm::madvise(p, extra, Advice::LinuxDontNeed)?;
+                rustix::mm::mprotect(p, extra, MprotectFlags::empty())?;
+            }
+            slot.accessible = self.min_bytes;
+        }
+        let Some(regions) = private_pages(base, self.min_bytes) else {
+            return self.clear(slot);
+        };
+        let pages: usize = regions.iter().map(|r| r.len).sum::<usize>() / PAGE;
+        if pages > CLEAR_ABOVE_PAGES {
+            return self.clear(slot);
+        }
+        for r in &regions {
+            let (start, end) = (r.offset, r.offset + r.len);
+            let copy_end = end.min(self.len);
+            // SAFETY: both ranges lie inside mappings we own (the slot's accessible bytes and the
+            // pristine image); they never overlap, and no one else uses the slot now.
+            #[expect(unsafe_code, reason = "restoring our own mapping")]
+            unsafe {
+                if start < copy_end {
+                    std::ptr::copy_nonoverlapping(
+                        self.pristine.as_ptr().add(start),
+                        base.add(start),
+                        copy_end - start,
+                    );
+                }
+                let zero_start = start.max(self.len);
+                if zero_start < end {
+                    std::ptr::write_bytes(base.add(zero_start), 0, end - zero_start);
+                }
+            }
+        }
+        self.stats.restores.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .pages_restored
+            .fetch_add(pages as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Drops every private page of the slot: the image part maps the file again, the rest reads
+    /// as zeros.
+    fn clear(&self, slot: &mut Slot) -> std::io::Result<()> {
+        // SAFETY: as in `reset`.
+        #[expect(unsafe_code, reason = "madvise on our own reservation")]
+        unsafe {
+            rustix::mm::madvise(
+                slot.base.as_ptr().cast(),
+                self.min_bytes,
+                Advice::LinuxDontNeed,
+            )?;
+        }
+        self.stats.clears.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl Drop for Image {
+    fn drop(&mut self) {
+        // SAFETY: the mapping was made in `open` with this length and is not used after this.
+        #[expect(unsafe_code, reason = "munmap of our own mapping")]
+        unsafe {
+            let _ = rustix::mm::munmap(self.pristine.as_ptr().cast(), self.len);
+        }
+    }
+}
+
+/// One memory's virtual reservation: `capacity` bytes the memory may grow into, then `guard`
+/// bytes that are never accessible.
+struct Slot {
+    base: NonNull<u8>,
+    capacity: usize,
+    guard: usize,
+    /// Bytes from `base` that are readable and writable.
+    accessible: usize,
+}
+
+// SAFETY: a slot is an exclusively owned reservation; moving it between threads is fine.
+#[expect(unsafe_code, reason = "a raw pointer to an exclusively owned mapping")]
+unsafe impl Send for Slot {}
+// SAFETY: `&Slot` gives no access to the memory behind the pointer.
+#[expect(unsafe_code, reason = "a raw pointer to an exclusively owned mapping")]
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    /// Reserves `capacity + guard` bytes, maps the image at the start and makes the minimum size
+    /// accessible.
+    fn new(image: &Image, capacity: usize, guard: usize) -> std::io::Result<Slot> {
+        let total = capacity
+            .checked_add(guard)
+            .ok_or_else(|| std::io::Error::other("reservation overflows"))?;
+        // SAFETY: a new private reservation at an address the kernel picks.
+        #[expect(unsafe_code, reason = "mmap is unsafe by API contract")]
+        let base = unsafe {
+            rustix::mm::mmap_anonymous(
+                std::ptr::null_mut(),
+                total,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
+        }?;
+        let slot = Slot {
+            base: NonNull::new(base.cast()).ok_or_else(|| std::io::Error::other("null"))?,
+            capacity,
+            guard,
+            accessible: image.min_bytes,
+        };
+        // SAFETY: every range below lies inside the reservation just made, which nothing else
+        // uses; the image file stays open (and is never modified: cache files are replaced,
+        // never rewritten) for as long as the `Image`, which outlives its slots' use.
+        #[expect(unsafe_code, reason = "mapping inside our own reservation")]
+        unsafe {
+            // One huge page would turn a one-byte write into 2 MB to restore.
+            let _ = rustix::mm::madvise(base, total, Advice::LinuxNoHugepage);
+            rustix::mm::mmap(
+                base,
+                image.len,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE | MapFlags::FIXED,
+                &image.file,
+                0,
+            )?;
+            if image.min_bytes > image.len {
+                rustix::mm::mprotect(
+                    base.cast::<u8>().add(image.len).cast(),
+                    image.min_bytes - image.len,
+                    MprotectFlags::READ | MprotectFlags::WRITE,
+                )?;
+            }
+        }
+        Ok(slot)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // SAFETY: the whole reservation was mapped in `Slot::new`; nothing uses it any more.
+        #[expect(unsafe_code, reason = "munmap of our own reservation")]
+        unsafe {
+            let _ = rustix::mm::munmap(self.base.as_ptr().cast(), self.capacity + self.guard);
+        }
+    }
+}
+
+/// A memory that starts as an image, handed to wasmtime; reset and returned to its image's free
+/// list when wasmtime drops it.
+struct ImageMemory {
+    image: Arc<Image>,
+    slot: Option<Slot>,
+    size: usize,
+}
+
+impl ImageMemory {
+    fn slot(&self) -> &Slot {
+        self.slot.as_ref().expect("a live memory has its slot")
+    }
+}
+
+// SAFETY: `as_ptr` is the base of a reservation of `byte_capacity() + guard` bytes whose first
+// `byte_size()` bytes are accessible and the rest not; the base never moves.
+#[expect(unsafe_code, reason = "wasmtime's custom memory trait is unsafe")]
+unsafe impl LinearMemory for ImageMemory {
+    fn byte_size(&self) -> usize {
+        self.size
+    }
+
+    fn byte_capacity(&self) -> usize {
+        self.slot().capacity
+    }
+
+    fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
+        let slot = self.slot.as_mut().expect("a live memory has its slot");
+        if new_size > slot.capacity {
+            wasmtime::bail!("memory cannot grow past its reservation");
+        }
+        if new_size > slot.accessible {
+            let start = slot.accessible;
+            // SAFETY: inside the slot's reservation, past what is accessible: fresh zero pages
+            // (a reset drops grown pages before making them inaccessible).
+            #[expect(unsafe_code, reason = "mprotect inside our own reservation")]
+            unsafe {
+                rustix::mm::mprotect(
+                    slot.base.as_ptr().add(start).cast(),
+                    new_size - start,
+                    MprotectFlags::READ | MprotectFlags::WRITE,
+                )?;
+            }
+            slot.accessible = new_size;
+        }
+        self.size = new_size;
+        Ok(())
+    }
+
+    fn as_ptr(&self) -> *mut u8 {
+        self.slot().base.as_ptr()
+    }
+}
+
+impl Drop for ImageMemory {
+    fn drop(&mut self) {
+        let Some(mut slot) = self.slot.take() else {
+            return;
+        };
+        match self.image.reset(&mut slot) {
+            Ok(()) => self
+                .image
+                .free
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(slot),
+            Err(e) => tracing::warn!("dropping a memory slot whose reset failed: {e}"),
+        }
+    }
+}
+
+/// A plain memory for components without an image: a fresh zeroed reservation per memory.
+struct PlainMemory {
+    slot: Slot,
+    size: usize,
+}
+
+// SAFETY: as for `ImageMemory`.
+#[expect(unsafe_code, reason = "wasmtime's custom memory trait is unsafe")]
+unsafe impl LinearMemory for PlainMemory {
+    fn byte_size(&self) -> usize {
+        self.size
+    }
+
+    fn byte_capacity(&self) -> usize {
+        self.slot.capacity
+    }
+
+    fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
+        if new_size > self.slot.capacity {
+            wasmtime::bail!("memory cannot grow past its reservation");
+        }
+        if new_size > self.slot.accessible {
+            let start = self.slot.accessible;
+            // SAFETY: inside our own reservation, past what is accessible.
+            #[expect(unsafe_code, reason = "mprotect inside our own reservation")]
+            unsafe {
+                rustix::mm::mprotect(
+                    self.slot.base.as_ptr().add(start).cast(),
+                    new_size - start,
+                    MprotectFlags::READ | MprotectFlags::WRITE,
+                )?;
+            }
+            self.slot.accessible = new_size;
+        }
+        self.size = new_size;
+        Ok(())
+    }
+
+    fn as_ptr(&self) -> *mut u8 {
+        self.slot.base.as_ptr()
+    }
+}
+
+impl PlainMemory {
+    fn new(minimum: usize, capacity: usize, guard: usize) -> std::io::Result<PlainMemory> {
+        let total = capacity
+            .checked_add(guard)
+            .ok_or_else(|| std::io::Error::other("reservation overflows"))?;
+        // SAFETY: a new private reservation at an address the kernel picks.
+        #[expect(unsafe_code, reason = "mmap is unsafe by API contract")]
+        let base = unsafe {
+            rustix::mm::mmap_anonymous(
+                std::ptr::null_mut(),
+                total,
+                ProtFlags::empty(),
+                MapFlags::PRIVATE | MapFlags::NORESERVE,
+            )
+        }?;
+        let slot = Slot {
+            base: NonNull::new(base.cast()).ok_or_else(|| std::io::Error::other("null"))?,
+            capacity,
+            guard,
+            accessible: 0,
+        };
+        let mut m = PlainMemory { slot, size: 0 };
+        if minimum > 0 {
+            m.grow_to(minimum).map_err(std::io::Error::other)?;
+        }
+        Ok(m)
+    }
+}
+
+thread_local! {
+    /// The image the next memory created on this thread starts from (see [`arm`]).
+    static ARMED: RefCell<Option<Arc<Image>>> = const { RefCell::new(None) };
+}
+
+/// While the returned guard lives, the first memory of `image`'s minimum size that this thread
+/// creates starts as `image`. Instantiation is synchronous, so arming around
+/// `InstancePre::instantiate` gives the image to exactly that instance's memory.
+pub(crate) fn arm(image: &Arc<Image>) -> Armed {
+    ARMED.with(|a| *a.borrow_mut() = Some(image.clone()));
+    Armed(())
+}
+
+/// Disarms [`arm`] when dropped.
+pub(crate) struct Armed(());
+
+impl Drop for Armed {
+    fn drop(&mut self) {
+        ARMED.with(|a| *a.borrow_mut() = None);
+    }
+}
+
+/// The memory creator of the component engine.
+pub(crate) struct Memories;
+
+/// What a memory may grow to when wasmtime does not say: 4 GiB, a 32-bit memory's limit.
+const DEFAULT_CAPACITY: usize = 1 << 32;
+
+// SAFETY: every memory returned honours `reserved_size_in_bytes` (its base never moves and it
+// can grow to that size in place) and `guard_size_in_bytes` (that many inaccessible bytes
+// follow the reservation), as the trait requires.
+#[expect(unsafe_code, reason = "wasmtime's custom memory trait is unsafe")]
+unsafe impl MemoryCreator for Memories {
+    fn new_memory(
+        &self,
+        ty: MemoryType,
+        minimum: usize,
+        maximum: Option<usize>,
+        reserved_size_in_bytes: Option<usize>,
+        guard_size_in_bytes: usize,
+    ) -> Result<Box<dyn LinearMemory>, String> {
+        if ty.is_shared() || ty.is_64() || host_page_size() != PAGE {
+            return Err("dixit's memories are 32-bit, unshared, on 4 KiB host pages".into());
+        }
+        let capacity = reserved_size_in_bytes
+            .unwrap_or_else(|| maximum.unwrap_or(DEFAULT_CAPACITY).min(DEFAULT_CAPACITY))
+            .max(minimum);
+        let image = ARMED.with(|a| {
+            let mut a = a.borrow_mut();
+            match &*a {
+                Some(i) if i.min_bytes == minimum => a.take(),
+                _ => None,
+            }
+        });
+        match image {
+            Some(image) => {
+                let slot = image
+                    .take_slot(capacity, guard_size_in_bytes)
+                    .map_err(|e| format!("cannot map a memory slot: {e}"))?;
+                Ok(Box::new(ImageMemory {
+                    image,
+                    slot: Some(slot),
+                    size: minimum,
+                }))
+            }
+            None => PlainMemory::new(minimum, capacity, guard_size_in_bytes)
+                .map(|m| Box::new(m) as Box<dyn LinearMemory>)
+                .map_err(|e| format!("cannot reserve a memory: {e}")),
+        }
+    }
+}
+
+fn host_page_size() -> usize {
+    static SIZE: LazyLock<usize> = LazyLock::new(rustix::param::page_size);
+    *SIZE
+}
+
+/// A run of private pages: byte offset from the slot's base and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Region {
+    offset: usize,
+    len: usize,
+}
+
+/// Whether `PAGEMAP_SCAN` works here: 0 unknown, 1 yes, 2 no.
+static SCAN: AtomicU8 = AtomicU8::new(0);
+
+/// The private pages (present or swapped out, not file pages, not the shared zero page) of
+/// `[base, base + len)`, or `None` where the kernel cannot tell (no `PAGEMAP_SCAN`).
+fn private_pages(base: *mut u8, len: usize) -> Option<Vec<Region>> {
+    if SCAN.load(Ordering::Relaxed) == 2 {
+        return None;
+    }
+    let result = scan::private_regions(base, len);
+    match result {
+        Ok(r) => {
+            SCAN.store(1, Ordering::Relaxed);
+            Some(r)
+        }
+        Err(e) => {
+            if SCAN.swap(2, Ordering::Relaxed) != 2 {
+                tracing::info!("PAGEMAP_SCAN unavailable ({e}): memories are reset with madvise");
+            }
+            None
+        }
+    }
+}
+
+mod scan {
+    //! The `PAGEMAP_SCAN` ioctl on `/proc/self/pagemap` (Linux ≥ 6.7).
+
+    use super::*;
+
+    /// Page categories (`PAGE_IS_*` in `linux/fs.h`).
+    const FILE: u64 = 1 << 2;
+    const PRESENT: u64 = 1 << 3;
+    const SWAPPED: u64 = 1 << 4;
+    const PFNZERO: u64 = 1 << 5;
+
+    #[repr(C)]
+    struct PmScanArg {
+        size: u64,
+        flags: u64,
+        start: u64,
+        end: u64,
+        walk_end: u64,
+        vec: u64,
+        vec_len: u64,
+        max_pages: u64,
+        category_inverted: u64,
+        category_mask: u64,
+        category_anyof_mask: u64,
+        return_mask: u64,
+    }
+
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct PageRegion {
+        start: u64,
+        end: u64,
+        categories: u64,
+    }
+
+    struct Scan<'a>(&'a mut PmScanArg);
+
+    // SAFETY: PAGEMAP_SCAN is `_IOWR('f', 16, struct pm_scan_arg)`; the argument is a
+    // `pm_scan_arg` laid out as the kernel's, and its `vec` points to `vec_len` writable
+    // `page_region`s for the duration of the call.
+    #[expect(unsafe_code, reason = "an ioctl binding")]
+    unsafe impl rustix::ioctl::Ioctl for Scan<'_> {
+        type Output = usize;
+        const IS_MUTATING: bool = true;
+
+        fn opcode(&self) -> rustix::ioctl::Opcode {
+            rustix::ioctl::opcode::read_write::<PmScanArg>(b'f', 16)
+        }
+
+        fn as_ptr(&mut self) -> *mut c_void {
+            std::ptr::from_mut(self.0).cast()
+        }
+
+        unsafe fn output_from_ptr(
+            out: rustix::ioctl::IoctlOutput,
+            _: *mut c_void,
+        ) -> rustix::io::Result<usize> {
+            usize::try_from(out).map_err(|_| rustix::io::Errno::INVAL)
+        }
+    }
+
+    static PAGEMAP: LazyLock<std::io::Result<File>> =
+        LazyLock::new(|| File::open("/proc/self/pagemap"));
+
+    pub(super) fn private_regions(base: *mut u8, len: usize) -> std::io::Result<Vec<Region>> {
+        let file = PAGEMAP
+            .as_ref()
+            .map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+        let mut out = Vec::new();
+        let mut buf = [MaybeUninit::<PageRegion>::uninit(); 256];
+        let end = base as u64 + len as u64;
+        let mut start = base as u64;
+        while start < end {
+            let mut arg = PmScanArg {
+                size: std::mem::size_of::<PmScanArg>() as u64,
+                flags: 0,
+                start,
+                end,
+                walk_end: 0,
+                vec: buf.as_mut_ptr() as u64,
+                vec_len: buf.len() as u64,
+                max_pages: 0,
+                // Not a file page and not the zero page ...
+                category_inverted: FILE | PFNZERO,
+                category_mask: FILE | PFNZERO,
+                // ... and present or swapped out.
+                category_anyof_mask: PRESENT | SWAPPED,
+                return_mask: 0,
+            };
+            // SAFETY: see the `Ioctl` impl; `buf` outlives the call.
+            #[expect(unsafe_code, reason = "an ioctl call")]
+            let n = unsafe { rustix::ioctl::ioctl(file, Scan(&mut arg)) }?;
+            for r in buf.iter().take(n.min(buf.len())) {
+                // SAFETY: the kernel wrote the first `n` entries.
+                #[expect(unsafe_code, reason = "reading what the kernel wrote")]
+                let r = unsafe { r.assume_init() };
+                out.push(Region {
+                    offset: (r.start - base as u64) as usize,
+                    len: (r.end - r.start) as usize,
+                });
+            }
+            if arg.walk_end <= start {
+                return Err(std::io::Error::other("PAGEMAP_SCAN made no progress"));
+            }
+            start = arg.walk_end;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image_file(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("image.bin");
+        std::fs::write(&p, bytes).unwrap();
+        (dir, p)
+    }
+
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 7 + i / 4096) as u8).collect()
+    }
+
+    /// Writes garbage all over a memory (image part, zero part, grown part), drops it, and
+    /// checks that the next memory from the same slot is exactly the image again.
+    #[test]
+    fn a_reused_slot_is_exactly_the_image_again() {
+        let img = pattern(64 * PAGE);
+        let (_d, path) = image_file(&img);
+        let min = 96 * PAGE;
+        let mut image = Image::open(&path).unwrap();
+        Arc::get_mut(&mut image).unwrap().min_bytes = min;
+        let creator = Memories;
+        let ty = MemoryType::new(1, None);
+        for round in 0..4 {
+            let _armed = arm(&image);
+            let mut m = creator
+                .new_memory(ty.clone(), min, None, Some(1 << 32), 1 << 16)
+                .unwrap();
+            assert_eq!(m.byte_size(), min);
+            let base = m.as_ptr();
+            // SAFETY: inside the memory's accessible bytes.
+            #[expect(unsafe_code, reason = "test writes into the memory")]
+            let before = unsafe { std::slice::from_raw_parts(base, min).to_vec() };
+            assert_eq!(&before[..img.len()], &img[..], "round {round}: image part");
+            assert!(before[img.len()..].iter().all(|&b| b == 0), "round {round}");
+            m.grow_to(min + 8 * PAGE).unwrap();
+            for i in (0..min + 8 * PAGE).step_by(PAGE * 3 + 17) {
+                // SAFETY: inside the grown memory.
+                #[expect(unsafe_code, reason = "test writes into the memory")]
+                unsafe {
+                    *base.add(i) = 0xa5 ^ round as u8;
+                }
+            }
+            // With swap configured, the written pages go to swap before the reset (a no-op
+            // without swap): the reset must restore swapped-out pages too.
+            // SAFETY: MADV_PAGEOUT keeps the contents of the pages for every reader.
+            #[expect(unsafe_code, reason = "madvise on the test's own memory")]
+            unsafe {
+                let _ = rustix::mm::madvise(base.cast(), min + 8 * PAGE, Advice::LinuxPageOut);
+            }
+            drop(m);
+        }
+        assert_eq!(
+            image.stats.slots.load(Ordering::Relaxed),
+            1,
+            "one slot, reused"
+        );
+        // The grown part is inaccessible again: a fresh memory reports the minimum size.
+        let _armed = arm(&image);
+        let m = creator
+            .new_memory(ty, min, None, Some(1 << 32), 1 << 16)
+            .unwrap();
+        assert_eq!(m.byte_size(), min);
+    }
+
+    /// A run that wrote more pages than [`CLEAR_ABOVE_PAGES`] has its slot cleared with
+    /// `madvise` instead: the next memory is the image all the same.
+    #[test]
+    fn a_slot_with_many_private_pages_is_cleared() {
+        let pages = CLEAR_ABOVE_PAGES + 64;
+        let img = pattern(pages * PAGE);
+        let (_d, path) = image_file(&img);
+        let image = Image::open(&path).unwrap();
+        let creator = Memories;
+        for _ in 0..2 {
+            let _armed = arm(&image);
+            let m = creator
+                .new_memory(
+                    MemoryType::new(1, None),
+                    pages * PAGE,
+                    None,
+                    Some(1 << 32),
+                    1 << 16,
+                )
+                .unwrap();
+            // SAFETY: inside the memory's accessible bytes.
+            #[expect(unsafe_code, reason = "test reads and writes the memory")]
+            unsafe {
+                let bytes = std::slice::from_raw_parts_mut(m.as_ptr(), pages * PAGE);
+                assert_eq!(bytes, &img[..]);
+                for p in 0..pages {
+                    bytes[p * PAGE + 1] ^= 0xff;
+                }
+            }
+            drop(m);
+        }
+        assert_eq!(image.stats.slots.load(Ordering::Relaxed), 1);
+        if SCAN.load(Ordering::Relaxed) == 1 {
+            assert_eq!(image.stats.clears.load(Ordering::Relaxed), 2);
+        }
+    }
+
+    #[test]
+    fn an_unarmed_memory_is_plain_and_zeroed() {
+        let creator = Memories;
+        let mut m = creator
+            .new_memory(
+                MemoryType::new(1, None),
+                65_536,
+                None,
+                Some(1 << 32),
+                1 << 16,
+            )
+            .unwrap();
+        m.grow_to(2 * 65_536).unwrap();
+        // SAFETY: inside the memory's accessible bytes.
+        #[expect(unsafe_code, reason = "test reads the memory")]
+        let bytes = unsafe { std::slice::from_raw_parts(m.as_ptr(), 2 * 65_536) };
+        assert!(bytes.iter().all(|&b| b == 0));
+    }
+}
