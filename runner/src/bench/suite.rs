@@ -86,6 +86,7 @@ pub fn run(
     let classify = classify_rows(tc, &p, opts, &limits)?;
     let mut report = Report::new(guests, classify, &p);
     report.pagemap = tc.sandbox().resets_with_pagemap();
+    report.python_memory = p.python_guest.program.memory_stats();
     report.load_average = (load_before, report::load_average());
     Ok(report)
 }

@@ -137,13 +137,25 @@ pub fn table(r: &Report, seconds: f64) -> String {
         _ => String::new(),
     };
     let mut s = format!(
-        "dixit bench: wasmtime {}, {} CPUs{load}, memory reset by {}, {seconds} s per measurement\nnative Python: {}\n\n",
+        "dixit bench: wasmtime {}, {} CPUs{load}, {seconds} s per measurement\n\
+         memory reset: compiled guests by wasmtime's {}; the Python runtime by dixit's own{}\n\
+         native Python: {}\n\n",
         r.wasmtime,
         r.cpus,
         if r.pagemap {
             "PAGEMAP_SCAN"
         } else {
             "madvise (no PAGEMAP_SCAN, or swap is on)"
+        },
+        match &r.python_memory {
+            Some(m) if m.restores + m.clears > 0 => format!(
+                " ({:.0} pages copied back per reset, {} slots, {} of {} resets by madvise)",
+                m.pages_restored as f64 / m.restores.max(1) as f64,
+                m.slots,
+                m.clears,
+                m.restores + m.clears
+            ),
+            _ => String::new(),
         },
         r.python
     );
@@ -204,7 +216,9 @@ pub fn table(r: &Report, seconds: f64) -> String {
     s.push_str("\ntargets\n");
     for t in &r.targets {
         let fmt = |v: f64| {
-            if t.unit == "×" {
+            if t.unit == "×" && v < 10.0 {
+                format!("{v:.1}×")
+            } else if t.unit == "×" {
                 format!("{v:.0}×")
             } else if t.unit == "compilations" {
                 format!("{v:.0}")
@@ -213,7 +227,7 @@ pub fn table(r: &Report, seconds: f64) -> String {
             }
         };
         s.push_str(&format!(
-            "  {:<7} {:<52} {} {} {}\n",
+            "  {:<7} {:<62} {} {} {}\n",
             if t.met { "met" } else { "MISSED" },
             t.what,
             fmt(t.measured),
