@@ -13,6 +13,7 @@ import wit_world
 import dixit_runtime as _runtime
 
 _run = _runtime.run
+_snapshot_taken = _runtime._snapshot_taken
 del sys.modules["dixit_runtime"]
 del _runtime
 
@@ -27,5 +28,7 @@ class WitWorld(wit_world.WitWorld):
 # objects, so an instance only copies the memory pages its own run touches.
 import gc as _gc
 
+_snapshot_taken()
+del _snapshot_taken
 _gc.collect()
 _gc.freeze()
