@@ -228,5 +228,24 @@ fn bench_reports_everything() {
     assert_eq!(classify.len(), 2);
     assert_eq!(classify[1]["runs"], 7, "auto: one run per solution");
     assert_eq!(r["runtime_load"]["compiled"], false, "nothing recompiled");
-    assert!(r["targets"].as_array().expect("targets").len() >= 10);
+    let targets: Vec<&str> = r["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .map(|t| t["what"].as_str().expect("what"))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "C guest: median per run",
+            "C guest: faster than native C fork/exec",
+            "Rust guest: median per run",
+            "Rust guest: faster than native C fork/exec",
+            "Python guest: faster than python3 -I -S",
+            "Python guest: runs/s on 2 threads / on 1 thread",
+            "classify 1 Python test × 7 solutions: 20 reruns / reruns auto",
+            "second invocation: Python runtime load",
+            "second invocation: nothing compiled",
+        ]
+    );
 }
