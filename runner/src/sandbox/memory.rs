@@ -257,9 +257,8 @@ unsafe impl Send for Slot {}
 unsafe impl Sync for Slot {}
 
 impl Slot {
-    /// Reserves `capacity + guard` bytes, maps the image at the start and makes the minimum size
-    /// accessible.
-    fn new(image: &Image, capacity: usize, guard: usize) -> std::io::Result<Slot> {
+    /// Reserves `capacity + guard` bytes, none of them accessible yet.
+    fn reserve(capacity: usize, guard: usize) -> std::io::Result<Slot> {
         let total = capacity
             .checked_add(guard)
             .ok_or_else(|| std::io::Error::other("reservation overflows"))?;
@@ -273,19 +272,49 @@ impl Slot {
                 MapFlags::PRIVATE | MapFlags::NORESERVE,
             )
         }?;
-        let slot = Slot {
+        Ok(Slot {
             base: NonNull::new(base.cast()).ok_or_else(|| std::io::Error::other("null"))?,
             capacity,
             guard,
-            accessible: image.min_bytes,
-        };
+            accessible: 0,
+        })
+    }
+
+    /// Makes the first `new_size` bytes accessible (fresh pages read as zeros: a reset drops
+    /// grown pages before making them inaccessible again).
+    fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
+        if new_size > self.capacity {
+            wasmtime::bail!("memory cannot grow past its reservation");
+        }
+        if new_size > self.accessible {
+            let start = self.accessible;
+            // SAFETY: inside the slot's reservation, past what is accessible.
+            #[expect(unsafe_code, reason = "mprotect inside our own reservation")]
+            unsafe {
+                rustix::mm::mprotect(
+                    self.base.as_ptr().add(start).cast(),
+                    new_size - start,
+                    MprotectFlags::READ | MprotectFlags::WRITE,
+                )?;
+            }
+            self.accessible = new_size;
+        }
+        Ok(())
+    }
+
+    /// Reserves `capacity + guard` bytes, maps the image at the start and makes the minimum size
+    /// accessible.
+    fn new(image: &Image, capacity: usize, guard: usize) -> std::io::Result<Slot> {
+        let mut slot = Slot::reserve(capacity, guard)?;
+        let base = slot.base.as_ptr().cast::<c_void>();
+        slot.accessible = image.min_bytes;
         // SAFETY: every range below lies inside the reservation just made, which nothing else
         // uses; the image file stays open (and is never modified: cache files are replaced,
         // never rewritten) for as long as the `Image`, which outlives its slots' use.
         #[expect(unsafe_code, reason = "mapping inside our own reservation")]
         unsafe {
             // One huge page would turn a one-byte write into 2 MB to restore.
-            let _ = rustix::mm::madvise(base, total, Advice::LinuxNoHugepage);
+            let _ = rustix::mm::madvise(base, capacity + guard, Advice::LinuxNoHugepage);
             rustix::mm::mmap(
                 base,
                 image.len,
@@ -308,7 +337,7 @@ impl Slot {
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        // SAFETY: the whole reservation was mapped in `Slot::new`; nothing uses it any more.
+        // SAFETY: the whole reservation was mapped in `Slot::reserve`; nothing uses it any more.
         #[expect(unsafe_code, reason = "munmap of our own reservation")]
         unsafe {
             let _ = rustix::mm::munmap(self.base.as_ptr().cast(), self.capacity + self.guard);
@@ -343,24 +372,10 @@ unsafe impl LinearMemory for ImageMemory {
     }
 
     fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
-        let slot = self.slot.as_mut().expect("a live memory has its slot");
-        if new_size > slot.capacity {
-            wasmtime::bail!("memory cannot grow past its reservation");
-        }
-        if new_size > slot.accessible {
-            let start = slot.accessible;
-            // SAFETY: inside the slot's reservation, past what is accessible: fresh zero pages
-            // (a reset drops grown pages before making them inaccessible).
-            #[expect(unsafe_code, reason = "mprotect inside our own reservation")]
-            unsafe {
-                rustix::mm::mprotect(
-                    slot.base.as_ptr().add(start).cast(),
-                    new_size - start,
-                    MprotectFlags::READ | MprotectFlags::WRITE,
-                )?;
-            }
-            slot.accessible = new_size;
-        }
+        self.slot
+            .as_mut()
+            .expect("a live memory has its slot")
+            .grow_to(new_size)?;
         self.size = new_size;
         Ok(())
     }
@@ -405,22 +420,7 @@ unsafe impl LinearMemory for PlainMemory {
     }
 
     fn grow_to(&mut self, new_size: usize) -> wasmtime::Result<()> {
-        if new_size > self.slot.capacity {
-            wasmtime::bail!("memory cannot grow past its reservation");
-        }
-        if new_size > self.slot.accessible {
-            let start = self.slot.accessible;
-            // SAFETY: inside our own reservation, past what is accessible.
-            #[expect(unsafe_code, reason = "mprotect inside our own reservation")]
-            unsafe {
-                rustix::mm::mprotect(
-                    self.slot.base.as_ptr().add(start).cast(),
-                    new_size - start,
-                    MprotectFlags::READ | MprotectFlags::WRITE,
-                )?;
-            }
-            self.slot.accessible = new_size;
-        }
+        self.slot.grow_to(new_size)?;
         self.size = new_size;
         Ok(())
     }
@@ -432,25 +432,7 @@ unsafe impl LinearMemory for PlainMemory {
 
 impl PlainMemory {
     fn new(minimum: usize, capacity: usize, guard: usize) -> std::io::Result<PlainMemory> {
-        let total = capacity
-            .checked_add(guard)
-            .ok_or_else(|| std::io::Error::other("reservation overflows"))?;
-        // SAFETY: a new private reservation at an address the kernel picks.
-        #[expect(unsafe_code, reason = "mmap is unsafe by API contract")]
-        let base = unsafe {
-            rustix::mm::mmap_anonymous(
-                std::ptr::null_mut(),
-                total,
-                ProtFlags::empty(),
-                MapFlags::PRIVATE | MapFlags::NORESERVE,
-            )
-        }?;
-        let slot = Slot {
-            base: NonNull::new(base.cast()).ok_or_else(|| std::io::Error::other("null"))?,
-            capacity,
-            guard,
-            accessible: 0,
-        };
+        let slot = Slot::reserve(capacity, guard)?;
         let mut m = PlainMemory { slot, size: 0 };
         if minimum > 0 {
             m.grow_to(minimum).map_err(std::io::Error::other)?;
