@@ -15,7 +15,7 @@ use crate::config::ProtocolName;
 use crate::engine::{self, Quiet};
 use crate::eval::Shard;
 use crate::report;
-use crate::scaleout::{parse_shard_file_name, shard_file_name, write_atomic, ShardFiles};
+use crate::scaleout::{check_shard_file, shard_file_name, write_atomic, ShardFiles};
 
 /// The file `--out DIR` saves an unsharded (or merged) comparison in.
 pub const COMPARE_FILE: &str = "compare.json";
@@ -155,18 +155,7 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
             let mut parts = Vec::new();
             for path in found.files.values() {
                 let report = read(path)?;
-                let named = path
-                    .file_name()
-                    .and_then(|n| parse_shard_file_name(&n.to_string_lossy()));
-                if report.shard != named {
-                    return Err(CliError::usage(format!(
-                        "{} holds {}, not the shard its name says",
-                        path.display(),
-                        report
-                            .shard
-                            .map_or("an unsharded report".to_string(), |s| format!("shard {s}"))
-                    )));
-                }
+                check_shard_file(path, report.shard).map_err(CliError::usage)?;
                 parts.push(report);
             }
             (parts, Some(dir.as_path()))

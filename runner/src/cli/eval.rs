@@ -16,7 +16,7 @@ use crate::eval::{
 };
 use crate::sandbox::Limits;
 use crate::scaleout::{
-    parse_shard_file_name, process_env, write_atomic, ShardEnvError, ShardFiles, ShardSpec,
+    check_shard_file, process_env, write_atomic, ShardEnvError, ShardFiles, ShardSpec,
 };
 
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
@@ -374,18 +374,7 @@ fn read_shard_dir(dir: &Path) -> Result<Vec<(String, EvalReport)>, CliError> {
     let mut parts = Vec::new();
     for path in found.files.values() {
         let report = EvalReport::read(path).map_err(eval_error)?;
-        let named = path
-            .file_name()
-            .and_then(|n| parse_shard_file_name(&n.to_string_lossy()));
-        if report.shard != named {
-            return Err(CliError::usage(format!(
-                "{} holds {}, not the shard its name says",
-                path.display(),
-                report
-                    .shard
-                    .map_or("an unsharded report".to_string(), |s| format!("shard {s}"))
-            )));
-        }
+        check_shard_file(path, report.shard).map_err(CliError::usage)?;
         let label = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -51,6 +51,23 @@ pub fn parse_shard_file_name(name: &str) -> Option<Shard> {
     (index >= 1 && index <= count).then_some(Shard { index, count })
 }
 
+/// Checks that the report read from shard file `path` holds the shard its name says (`holds`:
+/// the report's own shard, `None` for an unsharded report), so a renamed file is not merged as
+/// another shard. The error says what the file holds.
+pub fn check_shard_file(path: &Path, holds: Option<Shard>) -> Result<(), String> {
+    let named = path
+        .file_name()
+        .and_then(|n| parse_shard_file_name(&n.to_string_lossy()));
+    if holds == named {
+        return Ok(());
+    }
+    Err(format!(
+        "{} holds {}, not the shard its name says",
+        path.display(),
+        holds.map_or("an unsharded report".to_string(), |s| format!("shard {s}"))
+    ))
+}
+
 /// Writes `bytes` to `path` atomically: to a temporary file beside it, flushed to disk, then
 /// renamed over `path`. Readers see the old file or the new one, never a part.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ShardFileError> {

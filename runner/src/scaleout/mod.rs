@@ -21,8 +21,8 @@ mod shard;
 pub mod slurm;
 
 pub use files::{
-    join_and, parse_shard_file_name, shard_file_name, write_atomic, Coverage, ShardFileError,
-    ShardFiles,
+    check_shard_file, join_and, parse_shard_file_name, shard_file_name, write_atomic, Coverage,
+    ShardFileError, ShardFiles,
 };
 pub use job::{Job, JobError, JOB_FILE, JOB_FORMAT, SHARD_PLACEHOLDER};
 pub use shard::{

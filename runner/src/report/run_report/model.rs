@@ -348,11 +348,6 @@ impl<'a> RunView<'a> {
                     build_error,
                     cells,
                 } => {
-                    let pool_names = if *pool == v.coders.len() {
-                        v.coders.clone()
-                    } else {
-                        (1..=*pool).map(|k| format!("solution {k}")).collect()
-                    };
                     let revival = v.proposals.iter().any(|p| p.id == *test);
                     let k = v.push_proposal(
                         test,
@@ -363,7 +358,6 @@ impl<'a> RunView<'a> {
                         Outcome::Class(*class),
                         *failures,
                         *pool,
-                        pool_names,
                         cells,
                         build_error,
                     );
@@ -380,12 +374,6 @@ impl<'a> RunView<'a> {
                     build_error,
                     cells,
                 } => {
-                    // The pool: coders with a solution, in order; those that failed are named.
-                    let pool_names = if cells.len() == v.coders.len() {
-                        v.coders.clone()
-                    } else {
-                        (1..=cells.len()).map(|k| format!("solution {k}")).collect()
-                    };
                     let k = v.push_proposal(
                         test,
                         lane,
@@ -399,7 +387,6 @@ impl<'a> RunView<'a> {
                         },
                         failed_by.len(),
                         cells.len(),
-                        pool_names,
                         cells,
                         build_error,
                     );
@@ -548,10 +535,15 @@ impl<'a> RunView<'a> {
         outcome: Outcome,
         failures: usize,
         pool: usize,
-        pool_names: Vec<String>,
         cells: &[CellRecord],
         build_error: &Option<String>,
     ) -> usize {
+        // The pool: the coders when every one had a solution (in order), else numbered.
+        let pool_names: Vec<String> = if pool == self.coders.len() {
+            self.coders.clone()
+        } else {
+            (1..=pool).map(|k| format!("solution {k}")).collect()
+        };
         let call = test
             .rsplit_once('#')
             .and_then(|(_, c)| c.parse::<u64>().ok());
