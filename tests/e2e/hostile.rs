@@ -403,6 +403,7 @@ const RUST: &[Case] = &[
 /// Fixture files used by the generated cases below (not in the tables above).
 const USED_BY_GENERATED: &[&str] = &[
     "README.md",
+    "c/tests/copy_loop.c",
     "python/tests/read_outside.py",
     "python/tests/write_readonly.py",
     "python/tests/probe.py",
@@ -819,6 +820,22 @@ fn hostile_io_flood() {
     let toml = dir.path().join("answer.toml");
     std::fs::write(&toml, "expected = \"42\"\n").expect("toml");
     check(&fixture("hostile/io/flood_py"), &toml, "output_limit", None);
+}
+
+/// Fuel does not bound everything: a loop of 64 MiB `memcpy`s (each one `memory.copy`, one fuel
+/// unit) would run for years on its 4·10⁹ units. The wall-clock safety net ends it, and says the
+/// verdict is not deterministic.
+#[test]
+fn hostile_cheap_fuel_is_stopped_by_the_wall_clock_net() {
+    let out = exec(
+        &fixture("hostile/c/solutions/benign"),
+        &fixture("hostile/c/tests/copy_loop.c"),
+        &["--wall-time", "1000"],
+    );
+    out.expect_code(1);
+    let v = out.json();
+    assert_eq!(s(&v, "verdict"), "wall_time_limit", "{v:#}");
+    assert!(s(&v, "detail").contains("not deterministic"), "{v:#}");
 }
 
 /// A prebuilt `main.wasm` that is corrupt, or imports what the sandbox does not provide, is a
