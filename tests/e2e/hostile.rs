@@ -947,6 +947,40 @@ fn page_out_private_memory() {
     }
 }
 
+/// Runs `f` while another thread keeps paging out this process's memory; the paging stops when
+/// `f` returns or panics.
+fn while_paging_out<R>(f: impl FnOnce() -> R) -> R {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                page_out_private_memory();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        let _stop = Stop(&done);
+        f()
+    })
+}
+
+/// Toolchains over a sandbox with one run slot, so consecutive runs reuse one memory slot.
+fn one_slot_toolchains() -> dixit::toolchain::Toolchains {
+    use dixit::sandbox::{Sandbox, SandboxConfig};
+    let mut config = SandboxConfig::default();
+    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
+        config.cache_dir = PathBuf::from(c);
+    }
+    config.max_concurrent_runs = 1;
+    dixit::toolchain::Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")))
+}
+
 /// A run never sees what an earlier run left in memory, even when that run's pages were swapped
 /// out while it ran (wasmtime 48's PAGEMAP_SCAN reset skips dirty pages that are not present, so
 /// the sandbox does not use it where swap is configured). The guest marks its pages, then spins
@@ -954,16 +988,10 @@ fn page_out_private_memory() {
 /// without swap the page-out is a no-op and the plain reuse of one memory slot is checked.
 #[test]
 fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
-    use dixit::sandbox::{RunSpec, Sandbox, SandboxConfig};
-    use dixit::toolchain::{TestKind, Toolchains};
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use dixit::sandbox::RunSpec;
+    use dixit::toolchain::TestKind;
     crate::support::warm_up();
-    let mut config = SandboxConfig::default();
-    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
-        config.cache_dir = PathBuf::from(c);
-    }
-    config.max_concurrent_runs = 1;
-    let tc = Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")));
+    let tc = one_slot_toolchains();
     let solution = tc
         .solution_for(&fixture("hostile/io/leftover_memory_c"), TestKind::Io, None)
         .expect("snapshot");
@@ -977,31 +1005,24 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
         limits: Default::default(),
         seed: 1,
     };
-    let done = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                page_out_private_memory();
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-        });
-        let mut seen = Vec::new();
-        for _ in 0..6 {
-            let out = tc.sandbox().run(&runnable.program, &spec);
-            assert_eq!(out.end, dixit::sandbox::RunEnd::Returned { code: 0 });
-            seen.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
-        }
-        done.store(true, Ordering::Relaxed);
-        assert!(
-            seen.iter().all(|s| s == "0"),
-            "pages of earlier runs seen, per run: {seen:?} (memory reset by {})",
-            if tc.sandbox().resets_with_pagemap() {
-                "PAGEMAP_SCAN"
-            } else {
-                "madvise"
-            }
-        );
+    let seen: Vec<String> = while_paging_out(|| {
+        (0..6)
+            .map(|_| {
+                let out = tc.sandbox().run(&runnable.program, &spec);
+                assert_eq!(out.end, dixit::sandbox::RunEnd::Returned { code: 0 });
+                String::from_utf8_lossy(&out.stdout).trim().to_string()
+            })
+            .collect()
     });
+    assert!(
+        seen.iter().all(|s| s == "0"),
+        "pages of earlier runs seen, per run: {seen:?} (memory reset by {})",
+        if tc.sandbox().resets_with_pagemap() {
+            "PAGEMAP_SCAN"
+        } else {
+            "madvise"
+        }
+    );
 }
 
 /// The Python runtime's memories are dixit's own (`sandbox::memory`), reset page by page from the
@@ -1011,9 +1032,7 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
 /// no-op and plain slot reuse is checked).
 #[test]
 fn a_python_run_never_sees_an_earlier_runs_state_even_after_swap_out() {
-    use dixit::sandbox::{Limits, Sandbox, SandboxConfig};
-    use dixit::toolchain::Toolchains;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use dixit::sandbox::Limits;
     crate::support::warm_up();
     let dir = tempfile::tempdir().expect("temp dir");
     let sol = dir.path().join("solution");
@@ -1033,34 +1052,21 @@ fn a_python_run_never_sees_an_earlier_runs_state_even_after_swap_out() {
          assert seen == 0 and answer() == 42, seen\n",
     )
     .expect("write");
-    let mut config = SandboxConfig::default();
-    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
-        config.cache_dir = PathBuf::from(c);
-    }
-    config.max_concurrent_runs = 1;
-    let tc = Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")));
+    let tc = one_slot_toolchains();
     let t = tc.test(&test).expect("test");
     let s = tc.solution_for(&sol, t.kind, None).expect("solution");
-    let done = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                page_out_private_memory();
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-        });
-        let verdicts: Vec<String> = (0..6)
+    let verdicts: Vec<String> = while_paging_out(|| {
+        (0..6)
             .map(|seed| {
                 let v = tc.run(&s, &t, seed, &Limits::default());
                 format!("{} {}", v.verdict, v.detail.unwrap_or_default())
             })
-            .collect();
-        done.store(true, Ordering::Relaxed);
-        assert!(
-            verdicts.iter().all(|v| v.starts_with("pass")),
-            "state of earlier runs seen: {verdicts:?}"
-        );
+            .collect()
     });
+    assert!(
+        verdicts.iter().all(|v| v.starts_with("pass")),
+        "state of earlier runs seen: {verdicts:?}"
+    );
 }
 
 /// Issue 9: an I/O test names files in its own folder only: relative, no `..`, no symlinks,
