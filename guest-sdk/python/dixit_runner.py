@@ -13,14 +13,19 @@ import wit_world
 import dixit_runtime as _runtime
 
 _run = _runtime.run
+_answer = _runtime.answer
 _snapshot_taken = _runtime._snapshot_taken
 del sys.modules["dixit_runtime"]
+del sys.modules["dixit_bridge"]
 del _runtime
 
 
 class WitWorld(wit_world.WitWorld):
     def run(self, mode: str, target: str, args, _run=_run) -> int:
         return _run(mode, target, args)
+
+    def answer(self, request: bytes, _answer=_answer) -> bytes:
+        return _answer(request)
 
 
 # Everything above lives in the pre-initialised snapshot for the life of every instance. Moving it

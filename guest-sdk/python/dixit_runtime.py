@@ -12,19 +12,28 @@ The host calls `run(mode, target, args)` once per run:
   check  target: a file or directory; compiles every .py file; returns 1 with the SyntaxError. With
          args ["--emit-code"], a clean check writes the compiled code objects (a marshalled
          {path: code} dict) to stdout, for the host to cache.
-  test   target: a test file; args[0]: the solution directory. The test runs as __main__ with the
-         solution importable (`from solution import f`); then any test_* functions and
-         unittest.TestCase classes it defines are run, pytest/unittest style (`unittest.main()`
-         does nothing: the runner runs the test's TestCase classes itself, once the script ends).
+  test   target: a test file. The test runs as __main__; `solution` is a stand-in module whose
+         every use is a request to the solution, which runs in another instance (see
+         `dixit_bridge.py`: the test and the solution never share an interpreter). Then any
+         test_* functions and unittest.TestCase classes it defines are run, pytest/unittest
+         style (`unittest.main()` does nothing: the runner runs the test's TestCase classes
+         itself, once the script ends).
+  serve  target: the solution directory. Imports the module `solution` from it (a failure is
+         kept, and is every later request's answer); then the host calls the `answer` export
+         with the test's requests, each answered by the real module.
   main   target: a program file, args: its argv[1:]. Runs it as __main__ (I/O solutions, checkers);
          SystemExit(n) gives n, as for any program.
-  pair   target: a test; args[0]: a solution; args[1]: how both are given, "source" (default:
-         Python source text) or "marshal" (what `build` made of them). Offline evaluation
-         (`dixit eval`): runs the solution, then the test, in one fresh namespace, with stdout
-         and stderr discarded and stdin closed (as CodeT's harness swallows its I/O). On failure
-         the exception's class name is the only thing written to stderr (no traceback: it would
-         cost more than most tests). The solution's code is kept per argument for the life of the
-         instance, so a session (isolation level `solution`) decodes or compiles it once.
+  pair   target: a test; args[0]: how it is given, "source" (default: Python source text) or
+         "marshal" (what `build` made of it). Offline evaluation (`dixit eval`): the test runs in
+         a fresh namespace that holds, under the same names, what the solution's namespace
+         holds (as values or proxies: the solution runs apart, in an instance serving it with
+         `serve-pair`, see `dixit_bridge.py`), with stdout and stderr discarded and stdin closed
+         (as CodeT's harness swallows its I/O). On failure the exception's class name is the
+         only thing written to stderr (no traceback: it would cost more than most tests).
+  serve-pair  args[0]: a solution, args[1]: its encoding (as for `pair`). Runs the solution in a
+         fresh namespace, I/O discarded, and serves it (a failure is every request's answer).
+         Its code is kept per argument for the life of the instance, so a session (isolation
+         level `solution`) decodes or compiles it once.
   build  target: the file name code objects get (e.g. "<test>"); args: Python sources. Writes
          one line per source to stdout: "+" and the base64 of `marshal.dumps(compile(source))`,
          or "-" and the class name of what `compile` raised. Compiling once and loading the
@@ -80,7 +89,9 @@ _PRELOAD = (
     "itertools json keyword math numbers operator pprint random re statistics string struct "
     "textwrap time typing unicodedata unittest uuid warnings zlib "
     "__future__ argparse colorsys configparser fnmatch glob logging optparse pathlib pickle "
-    "queue secrets shlex shutil subprocess tempfile threading traceback urllib.parse zipfile"
+    "queue secrets shlex shutil subprocess tempfile threading traceback urllib.parse zipfile "
+    # `ast.unparse` (the disagreement finder's guard) imports it on first use.
+    "_ast_unparse"
 ).split()
 for _name in _PRELOAD:
     try:
@@ -90,6 +101,16 @@ for _name in _PRELOAD:
 
 import random as _random
 import unittest as _unittest
+
+import dixit_bridge as _bridge
+from wit_world.imports import bridge as _host_bridge
+
+# The host's import that carries a test's requests to the solution's instance, and the two
+# sides of the boundary, held by reference (see `dixit_runner`).
+_host_call = _host_bridge.call
+_stand_in = _bridge.stand_in
+_SERVER = _bridge.Server()
+_BRIDGE_FILE = _bridge.__file__
 
 # The machinery the runner relies on after a solution has run, captured now: a solution can
 # rebind `unittest.TextTestRunner` or `builtins.len` by name, but not these references.
@@ -352,6 +373,8 @@ def _format_exception(exc, tb, seen):
         out.append("Traceback (most recent call last):\n")
         for frame, lineno in traceback.walk_tb(tb):
             code = frame.f_code
+            if code.co_filename == _BRIDGE_FILE:
+                continue  # the boundary's own frames say nothing about the test
             out.append(f'  File "{code.co_filename}", line {lineno}, in {code.co_name}\n')
             line = linecache.getline(code.co_filename, lineno, frame.f_globals).strip()
             if line:
@@ -439,16 +462,34 @@ def _mode_check(target, args=()):
 
 
 def _mode_test(target, args):
-    sol = args[0] if args else "/solution"
     _forget_solution_modules()
-    _index_top_modules(sol)
-    sys.path[:0] = [sol]
+    sys.modules["solution"] = _stand_in(_host_call)
     sys.argv = [target]
     try:
         ns = _run_file(target, "__main__", private_builtins=True)
         return _run_collected(ns, target)
     except BaseException as exc:
         return _test_status(exc)
+
+
+def _mode_serve(target, args):
+    _forget_solution_modules()
+    _index_top_modules(target)
+    sys.path[:0] = [target]
+    sys.argv = ["solution"]
+    module, failure = None, None
+    try:
+        import solution as module
+    except BaseException as exc:
+        failure = exc
+    _SERVER.start(module, failure, shared=_BASE_MODULES)
+    return _PASSED
+
+
+def answer(request):
+    """One request of the test's, answered by the solution this instance serves (the
+    component's `answer` export). Never raises."""
+    return _SERVER.answer(request)
 
 
 def _mode_main(target, args):
@@ -522,33 +563,60 @@ def _pair_code(text, name, encoding):
     return compile(text, name, "exec")
 
 
+class _Quiet:
+    """Discards the guest's output and closes its stdin for a while (CodeT swallows both)."""
+
+    def __enter__(self):
+        self.saved = sys.stdout, sys.stderr, sys.stdin
+        sys.stdout = sys.stderr = _DISCARD
+        sys.stdin = _CLOSED_INPUT
+
+    def __exit__(self, *exc):
+        sys.stdout, sys.stderr, sys.stdin = self.saved
+        return False
+
+
 def _mode_pair(target, args):
-    solution = args[0] if args else ""
-    encoding = args[1] if len(args) > 1 else "source"
-    saved = sys.stdout, sys.stderr, sys.stdin
-    sys.stdout = sys.stderr = _DISCARD
-    sys.stdin = _CLOSED_INPUT
+    encoding = args[0] if args else "source"
     failure = None
-    try:
-        code = _PAIR_SOLUTIONS.get((encoding, solution))
-        if code is None:
-            code = _pair_code(solution, "<solution>", encoding)
-            _PAIR_SOLUTIONS[encoding, solution] = code
-        ns = {"__name__": "__main__", "__builtins__": builtins}
-        exec(code, ns)
-        exec(_pair_code(target, "<test>", encoding), ns)
-        status = _PASSED
-    except AssertionError as exc:
-        status, failure = _FAILED, exc
-    except Exception as exc:
-        status, failure = _ERROR, exc
-    except BaseException as exc:
-        status, failure = _EXITED, exc
-    finally:
-        sys.stdout, sys.stderr, sys.stdin = saved
+    with _Quiet():
+        try:
+            ns = {"__name__": "__main__", "__builtins__": builtins}
+            client = _stand_in(_host_call).__dict__["_dixit_client"]
+            names = client.request({"op": "vars"})
+            if isinstance(names, dict):
+                for k, v in names.items():
+                    if isinstance(k, str) and k not in ("__name__", "__builtins__"):
+                        ns[k] = v
+            exec(_pair_code(target, "<test>", encoding), ns)
+            status = _PASSED
+        except AssertionError as exc:
+            status, failure = _FAILED, exc
+        except Exception as exc:
+            status, failure = _ERROR, exc
+        except BaseException as exc:
+            status, failure = _EXITED, exc
     if failure is not None:
         sys.stderr.write(type(failure).__name__)
     return status
+
+
+def _mode_serve_pair(target, args):
+    solution = args[0] if args else ""
+    encoding = args[1] if len(args) > 1 else "source"
+    module, failure = types.ModuleType("__main__"), None
+    with _Quiet():
+        try:
+            code = _PAIR_SOLUTIONS.get((encoding, solution))
+            if code is None:
+                code = _pair_code(solution, "<solution>", encoding)
+                _PAIR_SOLUTIONS[encoding, solution] = code
+            module.__dict__["__builtins__"] = builtins
+            exec(code, module.__dict__)
+        except BaseException as exc:
+            failure = exc
+    _SERVER.start(module, failure, quiet=_Quiet, shared=_BASE_MODULES)
+    return _PASSED
 
 
 def _mode_build(target, args):
@@ -593,8 +661,10 @@ def _mode_compile(target, args):
 _MODES = {
     "check": _mode_check,
     "test": _mode_test,
+    "serve": _mode_serve,
     "main": _mode_main,
     "pair": _mode_pair,
+    "serve-pair": _mode_serve_pair,
     "build": _mode_build,
     "compile": _mode_compile,
 }

@@ -91,8 +91,9 @@ pub fn run(
     Ok(report)
 }
 
-/// The Python guest at isolation level `solution`: one instance per thread serves run after run
-/// (each call in a fresh namespace, with its own fuel): what instance reuse would buy.
+/// The Python guest at isolation level `solution`: one pair of instances (the test's and the
+/// solution's) per thread serves run after run (each call in a fresh namespace, with its own
+/// fuel): what instance reuse would buy.
 const SESSION_ROW: &str = "Python guest (reused instance)";
 
 fn session_row(
@@ -110,6 +111,7 @@ fn session_row(
         preopens: r.preopens.clone(),
         limits: limits.clone(),
         seed: 1,
+        server: r.server.clone(),
     };
     let idle = std::sync::Mutex::new(Vec::new());
     let one = || {

@@ -28,7 +28,8 @@ use super::error::EvalError;
 use super::scoring::{ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
 use crate::sandbox::{
-    Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Verdict, VerdictKind,
+    Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
+    VerdictKind,
 };
 
 /// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
@@ -257,17 +258,27 @@ impl<'a> Harness<'a> {
         self.instances.load(Ordering::Relaxed)
     }
 
+    /// A test (`target`) against a solution, the two apart: the solution served by its own
+    /// instance (`serve-pair`), the test run among its names (`pair`).
     fn spec(&self, target: &str, solution: &str, limits: Limits) -> RunSpec {
         RunSpec {
             entry: Entry::Call {
                 mode: "pair".into(),
                 target: target.into(),
-                args: vec![solution.into(), "marshal".into()],
+                args: vec!["marshal".into()],
             },
             stdin: Arc::from(Vec::new()),
             preopens: Vec::new(),
             limits,
             seed: EVAL_SEED,
+            server: Some(Arc::new(Server {
+                program: self.runtime.clone(),
+                mode: "serve-pair".into(),
+                target: String::new(),
+                args: vec![solution.into(), "marshal".into()],
+                preopens: Vec::new(),
+                log: 0,
+            })),
         }
     }
 
@@ -405,6 +416,7 @@ impl<'a> Harness<'a> {
             preopens: Vec::new(),
             limits,
             seed: EVAL_SEED,
+            server: None,
         };
         let outcome = self.run_counted(&spec);
         if let RunEnd::HostError { message } = &outcome.end {
@@ -418,7 +430,8 @@ impl<'a> Harness<'a> {
 
     fn run_counted(&self, spec: &RunSpec) -> RunOutcome {
         self.runs.fetch_add(1, Ordering::Relaxed);
-        self.instances.fetch_add(1, Ordering::Relaxed);
+        self.instances
+            .fetch_add(instances_of(spec), Ordering::Relaxed);
         self.sandbox.run(self.runtime, spec)
     }
 
@@ -592,7 +605,7 @@ impl<'a> Harness<'a> {
     /// fuel on many tests is spread over the workers. Where the splits happen depends only on the
     /// verdicts, so the result does not depend on scheduling.
     fn in_sessions(&self, solution: &str, targets: &[Built]) -> Vec<Cell> {
-        let args = [solution.to_string(), "marshal".to_string()];
+        let args = ["marshal".to_string()];
         let spec = self.spec("", solution, self.limits.clone());
         let mut session = None;
         let mut out = Vec::with_capacity(targets.len());
@@ -607,7 +620,8 @@ impl<'a> Harness<'a> {
             let s = match &mut session {
                 Some(s) => s,
                 None => {
-                    self.instances.fetch_add(1, Ordering::Relaxed);
+                    self.instances
+                        .fetch_add(instances_of(&spec), Ordering::Relaxed);
                     match self.sandbox.session(self.runtime, &spec) {
                         Ok(s) => session.insert(s),
                         Err(message) => {
@@ -645,6 +659,12 @@ impl<'a> Harness<'a> {
         }
         out
     }
+}
+
+/// Instances a run (or a session) of `spec` starts: the test's, and the solution's when it is
+/// served apart.
+fn instances_of(spec: &RunSpec) -> u64 {
+    1 + u64::from(spec.server.is_some())
 }
 
 /// The cell of a pair that did not compile (`side` says which program).

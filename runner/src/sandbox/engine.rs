@@ -15,7 +15,7 @@ use wasmtime::{
 use super::cache::{hash_parts, ArtifactCache};
 use super::host::{P1Host, P2Host};
 use super::memory::{Image, Memories, MemoryStats};
-use super::{exit, image, sleep, SandboxError};
+use super::{bridge, exit, image, sleep, SandboxError};
 
 /// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -79,6 +79,8 @@ pub(crate) enum ProgramInner {
     Component {
         pre: component::InstancePre<P2Host>,
         run: ComponentExportIndex,
+        /// The `answer` export of a runtime that can serve a solution (see `sandbox::bridge`).
+        answer: Option<ComponentExportIndex>,
         /// The memory image each instance starts from, when it was moved out of the
         /// component's data segments ([`super::image`]).
         image: Option<Arc<Image>>,
@@ -140,6 +142,7 @@ impl Sandbox {
         let mut p2 = component::Linker::new(&components);
         wasmtime_wasi::p2::add_to_linker_sync(&mut p2).map_err(SandboxError::Engine)?;
         sleep::add_p2(&mut p2).map_err(SandboxError::Engine)?;
+        bridge::add_to_linker(&mut p2).map_err(SandboxError::Engine)?;
 
         let engine_hash = compatibility_hash(&engine, "");
         let components_hash = compatibility_hash(&components, "-image-memory");
@@ -274,13 +277,19 @@ impl Sandbox {
                         .ok_or_else(|| SandboxError::Link {
                             message: "the component has no `run` export".into(),
                         })?;
+                let answer = component.get_export_index(None, "answer");
                 let pre = self
                     .p2
                     .instantiate_pre(&component)
                     .map_err(|e| SandboxError::Link {
                         message: format!("{e:#}"),
                     })?;
-                ProgramInner::Component { pre, run, image }
+                ProgramInner::Component {
+                    pre,
+                    run,
+                    answer,
+                    image,
+                }
             }
         };
         let program = Program {

@@ -167,6 +167,15 @@ impl CappedPipe {
         }
     }
 
+    /// Appends what fits of a note the host adds (never an overflow: a note is not the guest's
+    /// output).
+    pub fn append_note(&self, data: &[u8]) {
+        let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let room = b.cap.saturating_sub(b.bytes.len());
+        let n = data.len().min(room);
+        b.bytes.extend_from_slice(&data[..n]);
+    }
+
     /// The bytes kept so far and whether anything was refused.
     pub fn contents(&self) -> (Vec<u8>, bool) {
         let b = self.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -320,6 +329,8 @@ pub(crate) struct P2Host {
     pub table: ResourceTable,
     pub limiter: MemoryLimiter,
     pub time: Arc<VirtualTime>,
+    /// A unit test's run: the solution's instance, which the bridge's requests go to.
+    pub partner: Option<Box<super::bridge::Partner>>,
 }
 
 impl WasiView for P2Host {

@@ -8,6 +8,7 @@
 //! - `engine.rs`: the two engines (core modules; components), their linkers and the epoch ticker.
 //! - `image.rs`: moves a component's initial memory out of its data segments into an image.
 //! - `memory.rs`: dixit's own memories for components with an image, reset without a cap.
+//! - `bridge.rs`: a unit test and its solution in two instances, meeting only at the interface.
 //! - `cache.rs`: the content-addressed artifact cache.
 //! - `host.rs`: per-run host state: WASI context, memory limiter, capped output, seeded RNG, clock.
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
@@ -16,6 +17,7 @@
 //! - `run.rs`: one run, start to finish; also a [`Session`] for the `solution` isolation level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
 
+mod bridge;
 mod cache;
 mod engine;
 mod error;
@@ -28,6 +30,7 @@ mod run;
 mod sleep;
 mod verdict;
 
+pub use bridge::{Exchange, Server, MAX_MESSAGE};
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
 pub use error::SandboxError;

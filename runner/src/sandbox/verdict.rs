@@ -250,6 +250,7 @@ mod tests {
             wall: Duration::from_micros(5),
             read_entropy: false,
             read_clock: false,
+            exchanges: Vec::new(),
         }
     }
 

@@ -48,7 +48,7 @@ pub use rust::RustCompiler;
 pub use snapshot::Snapshot;
 
 use crate::sandbox::{
-    hash_parts, CompileSide, Completion, Entry, Limits, Preopen, Program, RunSpec, Sandbox,
+    hash_parts, CompileSide, Completion, Entry, Limits, Preopen, Program, RunSpec, Sandbox, Server,
     Verdict, VerdictKind,
 };
 
@@ -238,6 +238,9 @@ pub struct Runnable {
     pub entry: Entry,
     pub preopens: Vec<Preopen>,
     pub completion: Completion,
+    /// A Python unit test's solution, served in an instance of its own (see
+    /// `sandbox::bridge`); `None` for programs and compiled tests.
+    pub server: Option<Arc<Server>>,
 }
 
 impl Runnable {
@@ -480,6 +483,37 @@ impl Toolchains {
         }
     }
 
+    /// Runs a Python unit test against a solution once, keeping up to `log` of the bridge's
+    /// exchanges (the test's requests and the solution's answers) in the outcome: the
+    /// disagreement finder's view of an ordinary run. Builds must already have succeeded.
+    pub fn run_observed(
+        &self,
+        s: &Solution,
+        t: &Test,
+        seed: u64,
+        limits: &Limits,
+        log: usize,
+    ) -> Result<crate::sandbox::RunOutcome, BuildError> {
+        self.check_test(t)?;
+        self.check_solution(s, t.kind)?;
+        let r = self.unit_runnable(s, t)?;
+        let server = r.server.as_ref().map(|srv| {
+            Arc::new(Server {
+                log,
+                ..(**srv).clone()
+            })
+        });
+        let spec = RunSpec {
+            entry: r.entry.clone(),
+            stdin: Arc::from(Vec::new()),
+            preopens: r.preopens.clone(),
+            limits: limits.clone(),
+            seed,
+            server,
+        };
+        Ok(self.sandbox.run(&r.program, &spec))
+    }
+
     /// Runs a prepared [`Runnable`] once (the hot path of every run; `run` finds the runnable).
     pub fn run_runnable(
         &self,
@@ -494,6 +528,7 @@ impl Toolchains {
             preopens: r.preopens.clone(),
             limits: limits.clone(),
             seed,
+            server: r.server.clone(),
         };
         let outcome = self.sandbox.run(&r.program, &spec);
         Verdict::from_outcome(&outcome, seed, r.completion)
@@ -668,29 +703,10 @@ impl Toolchains {
             },
             preopens: vec![test_preopen(t)],
             completion: Completion::ExitZero,
+            server: None,
         };
         python::use_code(&mut r, &t.checked, "test");
         Ok(r)
-    }
-
-    /// A Python solution's folder as a run mounts it (`/solution`, read-only) and, when its
-    /// compiled code is cached, that code's file as the run sees it with the preopen holding it.
-    pub fn python_solution_mount(
-        &self,
-        s: &Solution,
-    ) -> Result<(Preopen, Option<(Preopen, String)>), BuildError> {
-        self.check_solution(s, TestKind::Python)?;
-        let code = match s.checked.get() {
-            Some(Ok(Some(dir))) => Some((
-                Preopen {
-                    host: dir.clone(),
-                    guest: "/dixit-code/solution".into(),
-                },
-                format!("/dixit-code/solution/{}", python::CODE_FILE),
-            )),
-            _ => None,
-        };
-        Ok((solution_preopen(s), code))
     }
 
     /// The runnable program for a unit test against a solution (same language).
@@ -700,17 +716,33 @@ impl Toolchains {
                 let rt = self
                     .python_runtime()
                     .map_err(|e| BuildError::new(CompileSide::Test, e))?;
+                // The test and the solution run apart: the test's instance mounts only the test,
+                // the solution's only the solution, and they meet at the bridge.
+                let mut server = Server {
+                    program: rt.clone(),
+                    mode: "serve".into(),
+                    target: "/solution".into(),
+                    args: vec![],
+                    preopens: vec![solution_preopen(s)],
+                    log: 0,
+                };
+                python::use_code_in(
+                    &mut server.args,
+                    &mut server.preopens,
+                    &s.checked,
+                    "solution",
+                );
                 let mut r = Runnable {
                     program: rt.clone(),
                     entry: Entry::Call {
                         mode: "test".into(),
                         target: format!("/test/{}", t.file_name),
-                        args: vec!["/solution".into()],
+                        args: vec![],
                     },
-                    preopens: vec![solution_preopen(s), test_preopen(t)],
+                    preopens: vec![test_preopen(t)],
                     completion: Completion::Returned,
+                    server: Some(Arc::new(server)),
                 };
-                python::use_code(&mut r, &s.checked, "solution");
                 python::use_code(&mut r, &t.checked, "test");
                 Ok(r)
             }
@@ -734,6 +766,7 @@ impl Toolchains {
                     // solution sharing its process cannot read it.
                     preopens: vec![solution_preopen(s)],
                     completion: Completion::Returned,
+                    server: None,
                 })
             }
             TestKind::Rust => {
@@ -788,6 +821,7 @@ impl Toolchains {
                     // solution sharing its process cannot read it.
                     preopens: vec![solution_preopen(s)],
                     completion: Completion::Returned,
+                    server: None,
                 })
             }
             TestKind::Io => Err(BuildError::new(
@@ -846,6 +880,7 @@ impl Toolchains {
                             },
                             preopens: vec![solution_preopen(s)],
                             completion: Completion::ExitZero,
+                            server: None,
                         };
                         python::use_code(&mut r, &s.checked, "solution");
                         Ok(r)
@@ -863,6 +898,7 @@ impl Toolchains {
                             },
                             preopens: vec![solution_preopen(s)],
                             completion: Completion::ExitZero,
+                            server: None,
                         })
                     }
                     Language::Rust => {
@@ -901,6 +937,7 @@ impl Toolchains {
                             },
                             preopens: vec![solution_preopen(s)],
                             completion: Completion::ExitZero,
+                            server: None,
                         })
                     }
                     Language::Wasm => {
@@ -929,6 +966,7 @@ impl Toolchains {
                             entry,
                             preopens: vec![],
                             completion: Completion::ExitZero,
+                            server: None,
                         })
                     }
                 }

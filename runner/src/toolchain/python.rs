@@ -32,9 +32,10 @@ pub fn find_componentize_py() -> Option<PathBuf> {
 /// The cache key of the Python runtime: the runner source, its WIT world, componentize-py.
 pub fn runtime_key() -> String {
     hash_parts([
-        b"dixit-python-runtime-v3".as_slice(),
+        b"dixit-python-runtime-v4".as_slice(),
         sdk::file("python/dixit_runner.py").as_bytes(),
         sdk::file("python/dixit_runtime.py").as_bytes(),
+        sdk::file("python/dixit_bridge.py").as_bytes(),
         sdk::file("python/wit/world.wit").as_bytes(),
         sdk::file("build/reproducible.c").as_bytes(),
         COMPONENTIZE_PY_VERSION.as_bytes(),
@@ -181,6 +182,7 @@ pub(super) fn check(
             ..Limits::default()
         },
         seed: 0,
+        server: None,
     };
     let outcome = sandbox.run(rt, &spec);
     let v = Verdict::from_outcome(&outcome, 0, Completion::Returned);
@@ -227,15 +229,25 @@ pub(super) fn use_code(
     checked: &std::sync::OnceLock<Result<Option<PathBuf>, super::BuildError>>,
     side: &str,
 ) {
-    let Some(Ok(Some(dir))) = checked.get() else {
+    let crate::sandbox::Entry::Call { args, .. } = &mut r.entry else {
         return;
     };
-    let crate::sandbox::Entry::Call { args, .. } = &mut r.entry else {
+    use_code_in(args, &mut r.preopens, checked, side);
+}
+
+/// [`use_code`] for an entry given as its arguments and preopens (a served solution's).
+pub(super) fn use_code_in(
+    args: &mut Vec<String>,
+    preopens: &mut Vec<crate::sandbox::Preopen>,
+    checked: &std::sync::OnceLock<Result<Option<PathBuf>, super::BuildError>>,
+    side: &str,
+) {
+    let Some(Ok(Some(dir))) = checked.get() else {
         return;
     };
     let guest = format!("/dixit-code/{side}");
     insert_code_arg(args, &format!("{guest}/{CODE_FILE}"));
-    r.preopens.push(crate::sandbox::Preopen {
+    preopens.push(crate::sandbox::Preopen {
         host: dir.clone(),
         guest,
     });

@@ -17,6 +17,10 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         include_str!("../../../guest-sdk/python/dixit_runtime.py"),
     ),
     (
+        "python/dixit_bridge.py",
+        include_str!("../../../guest-sdk/python/dixit_bridge.py"),
+    ),
+    (
         "python/wit/world.wit",
         include_str!("../../../guest-sdk/python/wit/world.wit"),
     ),
