@@ -4,29 +4,31 @@
 //! stopped and feeds `summary.json` and `report.html` only.
 //!
 //! Data flow: the tests of a run ([`tests_of_journal`]: the suite, rejected proposals,
-//! self-tests, hidden and acceptance tests, all read from the journal) → **record** (each test
-//! runs once in the sandbox against a stand-in for `solution` that records every call the test
-//! makes into it) → **probe** (each distinct call runs against each final implementation, one
-//! fresh sandbox run per pair) → answers grouped by Python equality ([`value::Value::key`],
-//! exception types by name) → [`Disagreements`]: the calls with more than one answer, grouped
-//! by function, with which coders gave which answer.
+//! self-tests, hidden and acceptance tests, all read from the journal) → **guard** (each test's
+//! statements wrapped so a failed check does not end it: `assets/python/consensus.py`, no
+//! implementation involved) → **observe** (each guarded test runs as an ordinary unit test
+//! against each final implementation; the implementation runs apart, in an instance of its own
+//! that only answers requests, and the host reads the calls the test made and the answers off
+//! the bridge, [`crate::sandbox::Exchange`]) → answers grouped by Python equality
+//! ([`value::Value::key`], exceptions by class name) → [`Disagreements`]: the calls with more
+//! than one answer, grouped by function, with which coders gave which answer.
 //!
-//! Why a stand-in and a separate pass, rather than recording inside the classification runs:
-//! no implementation is in the process while calls are recorded, so none can add, hide or
-//! alter a record (an implementation shares its process with the test, and nothing in one
-//! process is out of its reach); the classification runs, their fuel and the journal stay
-//! exactly what they were; and runs recorded before this existed get the analysis too. The
-//! cost: a call whose arguments come from an earlier call's result gets the stand-in's wildcard
-//! as an argument, which is not plain data, so it is counted as not replayable.
+//! Why this way: to an implementation, an observed run is a test whose checks all passed (the
+//! same `serve`, the same kind of requests, the run's seed), so it cannot answer one way when
+//! watched and another when judged; the calls are read by the host, where neither side can add,
+//! hide or alter one; the classification runs, their fuel and the journal stay exactly what
+//! they were; and runs recorded before this existed get the analysis too. Calls whose arguments
+//! are objects of the implementation's (handles) are counted as not comparable.
 //!
-//! Everything the guest prints is untrusted (a test or a solution shares its process): lines
-//! are parsed by [`value::Value::from_json`] within fixed bounds, and the report escapes all of
-//! it. Every run uses the run's seed, so the analysis is a pure function of the journal and the
-//! final implementations: `dixit report` recomputes exactly what `dixit run` found.
+//! Everything read off the bridge is untrusted (requests are the test's, answers the
+//! implementation's): both are parsed by [`value::Value::from_json`] within fixed bounds, and the
+//! report escapes all of it. Every run uses the run's seed, so the analysis is a pure function of
+//! the journal and the final implementations: `dixit report` recomputes exactly what `dixit run`
+//! found.
 //!
 //! - `collect.rs`: [`tests_of_journal`], the tests a run wrote or was given.
 //! - `value.rs`: [`value::Value`], plain Python data read from the guest, compared and shown.
-//! - `assets/python/consensus.py` (in `runner/`): the guest side (record and probe).
+//! - `assets/python/consensus.py` (in `runner/`): the guest side (guard).
 
 mod collect;
 pub mod value;
@@ -37,7 +39,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::{Limits, Preopen, Verdict, VerdictKind};
+use crate::sandbox::{Limits, Preopen, VerdictKind};
 use crate::toolchain::Toolchains;
 
 pub use collect::{tests_of_journal, RecordedTest};
@@ -45,13 +47,13 @@ use value::Value;
 
 /// The guest program (run by the Python runtime in mode `main`).
 const DRIVER: &str = include_str!("../../assets/python/consensus.py");
-const CALL_MARK: &str = "\u{1e}dixit-call ";
-const ANSWER_MARK: &str = "\u{1e}dixit-answer ";
+/// Exchanges of the bridge kept per observed run.
+const LOG: usize = 2 * MAX_CALLS;
 
-/// Distinct calls probed per run (the first ones, in test order); the rest are counted.
+/// Distinct calls compared per run (the first ones, in test order); the rest are counted.
 pub const MAX_CALLS: usize = 500;
-/// Fuel of each record or probe run (at most the project's own limit): about a fifth of a
-/// second of Python, plenty for a call a test makes, and a bound on a call that never returns.
+/// Fuel of each guard run (at most the project's own limit): about a fifth of a second of
+/// Python, far more than parsing and rewriting one test takes.
 pub const FUEL: u64 = 1_000_000_000;
 /// Characters of a shown value, call or answer.
 const SHOWN: usize = 160;
@@ -229,87 +231,130 @@ fn cut(s: &str, max: usize) -> String {
     format!("{}…", &s[..k])
 }
 
-/// What one record line says.
-#[derive(Debug, PartialEq)]
-enum Recorded {
-    Call(Call),
-    /// A call whose arguments are not plain data.
-    NotReplayable,
+/// What one observed run showed: the calls the test made (on functions it got from
+/// `solution`) with the implementation's answers.
+#[derive(Debug, Default, PartialEq)]
+struct Observed {
+    calls: Vec<(Call, Answer)>,
+    /// Names the test asked `solution` for that it does not have.
+    missing: Vec<String>,
+    /// Calls whose arguments were not plain data (an object of the implementation's).
+    not_replayable: usize,
+    /// Why the run could not be made (then nothing else is known).
+    failure: Option<String>,
 }
 
-/// Parses one line of a record run's output (anything malformed is `None`).
-fn parse_record(line: &str) -> Option<Recorded> {
-    let j: serde_json::Value = serde_json::from_str(line.strip_prefix(CALL_MARK)?).ok()?;
-    let function = j.get("fn")?.as_str()?;
-    if function.is_empty()
-        || function.len() > NAME_CHARS
-        || !function.chars().all(|c| c == '_' || c.is_alphanumeric())
-        || function.starts_with(|c: char| c.is_ascii_digit())
-    {
-        return None;
+impl Observed {
+    fn failed(why: String) -> Self {
+        Observed {
+            failure: Some(why),
+            ..Default::default()
+        }
     }
-    if j.get("unsupported").is_some() {
-        return Some(Recorded::NotReplayable);
-    }
-    let args = j
-        .get("args")?
-        .as_array()?
-        .iter()
-        .map(Value::from_json)
-        .collect::<Result<Vec<_>, _>>()
-        .ok()?;
-    let kwargs = j
-        .get("kwargs")?
-        .as_array()?
-        .iter()
-        .map(|kv| {
-            let pair = kv.as_array().filter(|p| p.len() == 2)?;
-            let k = pair[0].as_str().filter(|k| k.len() <= NAME_CHARS)?;
-            Some((k.to_string(), Value::from_json(&pair[1]).ok()?))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(Recorded::Call(Call {
-        function: function.to_string(),
-        args,
-        kwargs,
-    }))
 }
 
-/// The answer a probe run gave.
-fn parse_answer(v: &Verdict, stdout: &[u8]) -> Answer {
-    if v.verdict != VerdictKind::Pass {
-        return Answer::Silent(v.verdict.to_string());
+/// Reads the calls and answers off a run's bridge exchanges. Requests come from the test and
+/// answers from the implementation: both are untrusted, parsed within bounds, and anything
+/// malformed is skipped.
+fn observe(exchanges: &[crate::sandbox::Exchange]) -> Observed {
+    let mut out = Observed::default();
+    let mut functions: BTreeMap<i64, String> = BTreeMap::new();
+    for ex in exchanges {
+        let (Ok(req), Ok(ans)) = (
+            serde_json::from_slice::<serde_json::Value>(&ex.request),
+            serde_json::from_slice::<serde_json::Value>(&ex.answer),
+        ) else {
+            continue;
+        };
+        let handle = req.get("h").and_then(|h| h.as_i64());
+        match req.get("op").and_then(|o| o.as_str()) {
+            Some("getattr") if handle == Some(0) => {
+                let Some(name) = req
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .filter(|n| is_name(n))
+                else {
+                    continue;
+                };
+                if let Some(h) = ans.pointer("/value/handle/0").and_then(|h| h.as_i64()) {
+                    functions.insert(h, name.to_string());
+                } else if raised(&ans).as_deref() == Some("AttributeError")
+                    && !out.missing.iter().any(|m| m == name)
+                {
+                    out.missing.push(name.to_string());
+                }
+            }
+            Some("call") => {
+                let Some(function) = handle.and_then(|h| functions.get(&h)) else {
+                    continue;
+                };
+                let args = req.get("args").and_then(|a| a.as_array()).map(|a| {
+                    a.iter()
+                        .map(Value::from_json)
+                        .collect::<Result<Vec<_>, _>>()
+                });
+                let kwargs =
+                    req.get("kwargs")
+                        .and_then(|k| k.as_array())
+                        .map_or(Some(Vec::new()), |k| {
+                            k.iter()
+                                .map(|kv| {
+                                    let pair = kv.as_array().filter(|p| p.len() == 2)?;
+                                    let k = pair[0].as_str().filter(|k| k.len() <= NAME_CHARS)?;
+                                    Some((k.to_string(), Value::from_json(&pair[1]).ok()?))
+                                })
+                                .collect::<Option<Vec<_>>>()
+                        });
+                let (Some(Ok(args)), Some(kwargs)) = (args, kwargs) else {
+                    out.not_replayable += 1;
+                    continue;
+                };
+                let call = Call {
+                    function: function.clone(),
+                    args,
+                    kwargs,
+                };
+                out.calls.push((call, answer_of(&ans)));
+            }
+            _ => {}
+        }
     }
-    let text = String::from_utf8_lossy(stdout);
-    let Some(line) = text.lines().rev().find_map(|l| l.strip_prefix(ANSWER_MARK)) else {
-        return Answer::Silent("no answer printed".into());
-    };
-    let unreadable = || Answer::Silent("unreadable answer".into());
-    let Ok(j) = serde_json::from_str::<serde_json::Value>(line) else {
-        return unreadable();
-    };
-    let name = |k: &str| {
-        j.get(k)
-            .and_then(|x| x.as_str())
-            .map(|s| cut(s, NAME_CHARS))
-    };
-    if let Some(v) = j.get("value") {
-        return Value::from_json(v).map_or_else(|_| unreadable(), Answer::Value);
-    }
-    if let Some(e) = name("raised") {
-        let import = j.get("where").and_then(|w| w.as_str()) == Some("import");
+    out
+}
+
+/// A Python identifier of reasonable length (a function's name as shown).
+fn is_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= NAME_CHARS
+        && n.chars().all(|c| c == '_' || c.is_alphanumeric())
+        && !n.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The first class name of a raised exception's MRO, bounded.
+fn raised(ans: &serde_json::Value) -> Option<String> {
+    ans.pointer("/raise/mro/0")
+        .and_then(|n| n.as_str())
+        .map(|n| cut(n, NAME_CHARS))
+}
+
+/// An implementation's answer as the bridge carried it.
+fn answer_of(ans: &serde_json::Value) -> Answer {
+    if let Some(e) = raised(ans) {
         return Answer::Raised {
             exception: e,
-            import,
+            import: false,
         };
     }
-    if let Some(t) = name("unrepresentable") {
-        return Answer::Unrepresentable(t);
+    let Some(v) = ans.get("value") else {
+        return Answer::Silent("unreadable answer".into());
+    };
+    if let Some(t) = v.pointer("/handle/1").and_then(|t| t.as_str()) {
+        return Answer::Unrepresentable(cut(t, NAME_CHARS));
     }
-    if j.get("missing").and_then(|m| m.as_bool()) == Some(true) {
-        return Answer::Missing;
-    }
-    unreadable()
+    Value::from_json(v).map_or_else(
+        |_| Answer::Silent("unreadable answer".into()),
+        Answer::Value,
+    )
 }
 
 /// Whether a folder holds a Python file (a coder that never wrote code has nothing to compare).
@@ -318,42 +363,6 @@ pub fn has_python(dir: &Path) -> bool {
         rd.flatten()
             .any(|e| e.path().extension().is_some_and(|x| x == "py"))
     })
-}
-
-/// Top-level names a Python implementation defines (`def`, `class`, `NAME =`): the stand-in's
-/// `__all__`, for tests that `from solution import *`.
-fn defined_names(dir: &Path) -> Vec<String> {
-    let mut names = Vec::new();
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return names;
-    };
-    let mut files: Vec<PathBuf> = rd
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "py"))
-        .collect();
-    files.sort();
-    for f in files {
-        let text = std::fs::read_to_string(&f).unwrap_or_default();
-        for line in text.lines() {
-            let rest = line
-                .strip_prefix("async def ")
-                .or_else(|| line.strip_prefix("def "))
-                .or_else(|| line.strip_prefix("class "))
-                .unwrap_or(line);
-            let name: String = rest
-                .chars()
-                .take_while(|c| *c == '_' || c.is_alphanumeric())
-                .collect();
-            let after = rest[name.len()..].trim_start();
-            let defines =
-                rest.len() != line.len() || (after.starts_with('=') && !after.starts_with("=="));
-            if defines && !name.is_empty() && !name.starts_with('_') && !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    names
 }
 
 /// Runs the finder: records the calls of `tests`, probes each against every implementation
@@ -403,115 +412,118 @@ fn find_inner(
     let program = tc
         .python_program(&driver)
         .map_err(|e| format!("the finder's program: {}", e.message))?;
-    let limits = Limits {
+    // Guarding costs a parse; an observed run is a whole test, with the project's limits.
+    let guard_limits = Limits {
         fuel: limits.fuel.min(FUEL),
-        output_bytes: limits.output_bytes.min(1 << 20),
+        output_bytes: 4 << 20,
         ..limits.clone()
     };
-    let run = |mounts: Vec<Preopen>, args: Vec<String>| -> Verdict {
-        let mut r = program.with_args(&args);
-        r.preopens.extend(mounts);
-        tc.run_runnable(&r, Vec::new(), seed, &limits)
-    };
-    let mut names: Vec<String> = Vec::new();
-    for (_, dir) in implementations {
-        for n in defined_names(dir) {
-            if !names.contains(&n) {
-                names.push(n);
-            }
-        }
-    }
-    let names_json = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
 
-    // Record: each test once, against the stand-in.
-    let mut test_dirs = Vec::new();
-    for (k, t) in tests.iter().enumerate() {
-        let dir = work.path().join("tests").join(k.to_string());
-        write(&dir.join("test.py"), &t.source)?;
-        test_dirs.push(dir);
-    }
-    let records: Vec<Vec<Recorded>> = test_dirs
+    // Guard: each test's statements wrapped so a failed check does not end it (no
+    // implementation is involved: the driver rewrites the source).
+    let guarded: Vec<Result<crate::toolchain::Test, String>> = tests
         .par_iter()
-        .map(|dir| {
-            let v = run(
-                vec![Preopen {
-                    host: dir.clone(),
-                    guest: "/recorded".into(),
-                }],
-                vec![
-                    "record".into(),
-                    "/recorded/test.py".into(),
-                    names_json.clone(),
-                ],
-            );
-            v.stdout.lines().filter_map(parse_record).collect()
+        .enumerate()
+        .map(|(k, t)| {
+            let dir = work.path().join("tests").join(k.to_string());
+            write(&dir.join("test.py"), &t.source)?;
+            let mut r = program.with_args(&["guard".into(), "/recorded/test.py".into()]);
+            r.preopens.push(Preopen {
+                host: dir.clone(),
+                guest: "/recorded".into(),
+            });
+            let v = tc.run_runnable(&r, Vec::new(), seed, &guard_limits);
+            let source = if v.verdict == VerdictKind::Pass {
+                v.stdout
+            } else {
+                t.source.clone()
+            };
+            let path = work
+                .path()
+                .join("guarded")
+                .join(k.to_string())
+                .join("test.py");
+            write(&path, &source)?;
+            tc.test(&path)
         })
         .collect();
-
-    // Distinct calls in order of first appearance, each with the tests that made it.
-    let mut calls: Vec<(Call, Vec<String>)> = Vec::new();
-    let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    let mut not_replayable = 0;
-    let mut not_probed = 0;
-    for (t, recs) in tests.iter().zip(records) {
-        for r in recs {
-            let call = match r {
-                Recorded::NotReplayable => {
-                    not_replayable += 1;
-                    continue;
-                }
-                Recorded::Call(c) => c,
-            };
-            let key = call_key(&call);
-            match index.get(&key) {
-                Some(&i) => {
-                    if !calls[i].1.contains(&t.label) {
-                        calls[i].1.push(t.label.clone());
-                    }
-                }
-                None if calls.len() >= MAX_CALLS => not_probed += 1,
-                None => {
-                    index.insert(key, calls.len());
-                    calls.push((call, vec![t.label.clone()]));
-                }
-            }
-        }
-    }
-
-    // Probe: every call against every implementation, one fresh run each.
-    // Each implementation mounted at /solution, with its cached compiled code when there is
-    // some (the argument that points the program at it).
-    type Mount = (Vec<Preopen>, Option<String>);
-    let mounts: Vec<Result<Mount, String>> = implementations
+    let solutions: Vec<Result<crate::toolchain::Solution, String>> = implementations
         .iter()
         .map(|(coder, dir)| {
             let s = tc.solution(dir, Some(crate::toolchain::Language::Python))?;
-            let (sol, code) = tc
-                .python_solution_mount(&s)
+            tc.check_solution(&s, crate::toolchain::TestKind::Python)
                 .map_err(|e| format!("{coder}: {}", e.message))?;
-            let (code_mount, code_arg) = code.unzip();
-            Ok((std::iter::once(sol).chain(code_mount).collect(), code_arg))
+            Ok(s)
         })
         .collect();
-    let pairs: Vec<(usize, usize)> = (0..calls.len())
-        .flat_map(|c| (0..implementations.len()).map(move |i| (c, i)))
+
+    // Observe: each guarded test runs against each implementation as an ordinary unit test
+    // (the implementation apart, answering requests); the calls and answers are read off the
+    // bridge.
+    let pairs: Vec<(usize, usize)> = (0..tests.len())
+        .flat_map(|t| (0..implementations.len()).map(move |i| (t, i)))
         .collect();
-    let answers: Vec<Answer> = pairs
+    let observed: Vec<Observed> = pairs
         .par_iter()
-        .map(|&(c, i)| {
-            let (call, _) = &calls[c];
-            let (args, kwargs) = call.to_json();
-            let request =
-                serde_json::json!({ "fn": call.function, "args": args, "kwargs": kwargs });
-            let (mount, code) = match &mounts[i] {
-                Ok(m) => m.clone(),
-                // A solution that does not build answers nothing (the same for every call).
-                Err(e) => return Answer::Silent(format!("does not build: {}", cut(e, 80))),
+        .map(|&(t, i)| match (&guarded[t], &solutions[i]) {
+            (Ok(test), Ok(solution)) => match tc.run_observed(solution, test, seed, limits, LOG) {
+                Ok(o) => observe(&o.exchanges),
+                Err(e) => Observed::failed(format!("does not build: {}", cut(&e.message, 80))),
+            },
+            (Err(e), _) => Observed::failed(format!("no test: {}", cut(e, 80))),
+            (_, Err(e)) => Observed::failed(format!("does not build: {}", cut(e, 80))),
+        })
+        .collect();
+
+    // Distinct calls in order of first appearance (test order, then coder order), each with
+    // the tests that made it; each implementation's first answer to each.
+    let mut calls: Vec<(Call, Vec<String>)> = Vec::new();
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut given: BTreeMap<(usize, usize), Answer> = BTreeMap::new();
+    let mut not_replayable = 0;
+    let mut not_probed = 0;
+    for (&(t, i), obs) in pairs.iter().zip(&observed) {
+        if i == 0 {
+            not_replayable += obs.not_replayable;
+        }
+        for (call, answer) in &obs.calls {
+            let key = call_key(call);
+            let c = match index.get(&key) {
+                Some(&c) => c,
+                None if calls.len() >= MAX_CALLS => {
+                    not_probed += 1;
+                    continue;
+                }
+                None => {
+                    index.insert(key, calls.len());
+                    calls.push((call.clone(), Vec::new()));
+                    calls.len() - 1
+                }
             };
-            let mut args = vec!["probe".into(), "/solution".into(), request.to_string()];
-            args.extend(code);
-            let verdict = run(mount, args);
-            parse_answer(&verdict, verdict.stdout.as_bytes())
+            if !calls[c].1.contains(&tests[t].label) {
+                calls[c].1.push(tests[t].label.clone());
+            }
+            given.entry((c, i)).or_insert_with(|| answer.clone());
+        }
+    }
+    let answers: Vec<Answer> = (0..calls.len())
+        .flat_map(|c| (0..implementations.len()).map(move |i| (c, i)))
+        .map(|(c, i)| match given.remove(&(c, i)) {
+            Some(a) => a,
+            None => {
+                let missing = pairs
+                    .iter()
+                    .zip(&observed)
+                    .filter(|((_, j), _)| *j == i)
+                    .find_map(|(_, o)| {
+                        o.failure.clone().map(Answer::Silent).or_else(|| {
+                            o.missing
+                                .contains(&calls[c].0.function)
+                                .then_some(Answer::Missing)
+                        })
+                    });
+                missing.unwrap_or_else(|| Answer::Silent("not called by the tests".into()))
+            }
         })
         .collect();
 
@@ -626,84 +638,69 @@ impl Disagreements {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::Exchange;
 
-    fn verdict(kind: VerdictKind) -> Verdict {
-        Verdict::not_run(kind, None, "", 0)
-    }
-
-    #[test]
-    fn record_lines_are_checked() {
-        let ok = format!(
-            "{CALL_MARK}{{\"fn\":\"f\",\"args\":[{{\"int\":\"2\"}}],\"kwargs\":[[\"k\",\"x\"]]}}"
-        );
-        let Some(Recorded::Call(c)) = parse_record(&ok) else {
-            panic!("{ok}")
-        };
-        assert_eq!(c.shown(), "f(2, k='x')");
-        for bad in [
-            "dixit-call {\"fn\":\"f\",\"args\":[],\"kwargs\":[]}".to_string(),
-            format!("{CALL_MARK}{{\"fn\":\"<img src=x>\",\"args\":[],\"kwargs\":[]}}"),
-            format!("{CALL_MARK}{{\"fn\":\"f\",\"args\":[1],\"kwargs\":[]}}"),
-            format!("{CALL_MARK}{{\"fn\":\"f\",\"args\":[]}}"),
-            format!("{CALL_MARK}not json"),
-        ] {
-            assert_eq!(parse_record(&bad), None, "{bad}");
+    fn ex(request: &str, answer: &str) -> Exchange {
+        Exchange {
+            request: request.as_bytes().to_vec(),
+            answer: answer.as_bytes().to_vec(),
         }
-        assert_eq!(
-            parse_record(&format!(
-                "{CALL_MARK}{{\"fn\":\"f\",\"unsupported\":\"object\"}}"
-            )),
-            Some(Recorded::NotReplayable)
-        );
     }
 
     #[test]
-    fn answers_take_the_last_marked_line_and_bound_names() {
-        let pass = verdict(VerdictKind::Pass);
-        let out = format!(
-            "{ANSWER_MARK}{{\"value\":{{\"int\":\"1\"}}}}\nnoise\n{ANSWER_MARK}{{\"raised\":\"{}\"}}\n",
-            "E".repeat(500)
+    fn calls_are_read_off_the_bridge_and_bounded() {
+        let long = "E".repeat(500);
+        let o = observe(&[
+            ex(
+                r#"{"op":"getattr","h":0,"name":"f"}"#,
+                r#"{"value":{"handle":[3,"function"]}}"#,
+            ),
+            ex(
+                r#"{"op":"call","h":3,"args":[{"int":"2"}],"kwargs":[["k","x"]]}"#,
+                r#"{"value":{"float":"2.0"}}"#,
+            ),
+            ex(
+                r#"{"op":"call","h":3,"args":[{"handle":[9,"Box"]}]}"#,
+                r#"{"value":null}"#,
+            ),
+            ex(
+                r#"{"op":"call","h":3,"args":[]}"#,
+                &format!(r#"{{"raise":{{"mro":["{long}"],"args":[]}}}}"#),
+            ),
+            ex(
+                r#"{"op":"call","h":3,"args":[[]]}"#,
+                r#"{"value":{"handle":[4,"Stack"]}}"#,
+            ),
+            // A handle that is not a function the test asked `solution` for: not a call.
+            ex(r#"{"op":"call","h":4,"args":[]}"#, r#"{"value":1}"#),
+            ex(
+                r#"{"op":"getattr","h":0,"name":"g"}"#,
+                r#"{"raise":{"mro":["AttributeError","Exception","BaseException"],"args":[]}}"#,
+            ),
+            ex(
+                r#"{"op":"getattr","h":0,"name":"<img src=x>"}"#,
+                r#"{"value":1}"#,
+            ),
+            ex("not json", "{}"),
+        ]);
+        assert_eq!(o.calls.len(), 3);
+        assert_eq!(o.calls[0].0.shown(), "f(2, k='x')");
+        assert_eq!(
+            o.calls[0].1.key(),
+            Answer::Value(Value::Int("2".into())).key(),
+            "2.0 == 2 in Python"
         );
-        let Answer::Raised { exception, import } = parse_answer(&pass, out.as_bytes()) else {
-            panic!()
+        let Answer::Raised { exception, .. } = &o.calls[1].1 else {
+            panic!("{:?}", o.calls[1].1)
         };
-        assert!(
-            !import && exception.chars().count() == NAME_CHARS + 1,
-            "{exception}"
-        );
-        assert_eq!(
-            parse_answer(&verdict(VerdictKind::TimeLimit), out.as_bytes()),
-            Answer::Silent("time_limit".into())
-        );
-        assert_eq!(
-            parse_answer(&pass, b"nothing"),
-            Answer::Silent("no answer printed".into())
-        );
-        assert_eq!(
-            parse_answer(&pass, format!("{ANSWER_MARK}{{\"value\":7}}").as_bytes()),
-            Answer::Silent("unreadable answer".into())
-        );
-        let two = parse_answer(
-            &pass,
-            format!("{ANSWER_MARK}{{\"value\":{{\"float\":\"2.0\"}}}}").as_bytes(),
-        );
-        let int_two = Answer::Value(Value::Int("2".into()));
-        assert_eq!(two.key(), int_two.key(), "2.0 == 2 in Python");
+        assert_eq!(exception.chars().count(), NAME_CHARS + 1, "bounded");
+        assert_eq!(o.calls[2].1, Answer::Unrepresentable("Stack".into()));
+        assert_eq!(o.not_replayable, 1);
+        assert_eq!(o.missing, ["g"]);
         let raised = |e: &str| Answer::Raised {
             exception: e.into(),
             import: false,
         };
         assert_ne!(raised("ValueError").key(), raised("TypeError").key());
-    }
-
-    #[test]
-    fn names_are_top_level_definitions() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(
-            d.path().join("solution.py"),
-            "import math\ndef f(x):\n    def inner(): pass\nclass K: pass\nLIMIT = 3\n_private = 1\nasync def g(): pass\nif x == 1: pass\n",
-        )
-        .unwrap();
-        assert_eq!(defined_names(d.path()), ["f", "K", "LIMIT", "g"]);
     }
 }

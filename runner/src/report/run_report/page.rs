@@ -741,11 +741,11 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
         })
         .collect();
     html! {
-        p { "Every call the tests made into " code { "solution" } " (suite, rejected, hidden and given tests alike; recorded in the sandbox against a stand-in, so no implementation could touch the record) was run against each final implementation ("
-            (and_list(&d.implementations)) "). Answers are compared as Python compares them: values with " code { "==" } ", exceptions by type. Nothing of this is shown to any agent." }
+        p { "Every test of the run (suite, rejected, hidden and given tests alike) ran once more against each final implementation ("
+            (and_list(&d.implementations)) "), going on past failed checks, and every call it made into " code { "solution" } " was read off the boundary between the two (each implementation runs apart and only answers, so none can tell this from an ordinary test, or touch the record). Answers are compared as Python compares them: values with " code { "==" } ", exceptions by type. Nothing of this is shown to any agent." }
         p #dx-dis-summary {
             strong { (plural(d.count(), "call", "calls")) " with different answers" } " of " (d.calls) " distinct calls from " (plural(d.tests, "test", "tests")) "; " (d.agreed) " agreed"
-            @if d.not_replayable > 0 { "; " (d.not_replayable) " not replayable (an argument was not plain data)" }
+            @if d.not_replayable > 0 { "; " (d.not_replayable) " not compared (an argument was an object, not plain data)" }
             @if d.not_probed > 0 { "; " (d.not_probed) " more not run (limit " (crate::consensus::MAX_CALLS) ")" }
             "."
         }
