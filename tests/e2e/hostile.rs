@@ -177,10 +177,69 @@ const PYTHON: &[Case] = &[
         "python/tests/unittest_main.py",
         "wrong_answer",
     ),
+    // Patching `unittest.main` to exit reaches only the solution's own instance: the test's
+    // unittest is untouched, and the wrong answer is judged as one.
     case(
         "python/solutions/exit_through_unittest",
         "python/tests/unittest_main.py",
-        "runtime_error",
+        "wrong_answer",
+    ),
+    // Issue 19: the test and the solution run apart. What decides the verdict is out of the
+    // solution's reach: walking frames and `__globals__`, patching unittest, forging the status
+    // reaches only the solution's own instance (plain asserts, unittest and pytest styles).
+    case(
+        "python/solutions/benign",
+        "python/tests/uses_answer_unittest.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/frame_walk",
+        "python/tests/uses_answer.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/frame_walk",
+        "python/tests/uses_answer_unittest.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/frame_walk",
+        "python/tests/uses_answer_strict.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/patch_unittest",
+        "python/tests/uses_answer.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/patch_unittest",
+        "python/tests/uses_answer_unittest.py",
+        "wrong_answer",
+    ),
+    // An answer that claims to be an int arrives as a proxy: a test that checks the type fails
+    // it; one that only compares is the stated limit (docs/security.md).
+    case(
+        "python/solutions/always_equal",
+        "python/tests/uses_answer_strict.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/always_equal",
+        "python/tests/uses_answer.py",
+        "pass",
+    ),
+    // A test cannot see the solution's files, source, private names or heap: it cannot single
+    // out a correct coder (it fails when it finds anything).
+    case(
+        "python/solutions/benign",
+        "python/tests/fingerprint.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/fingerprint_me",
+        "python/tests/fingerprint.py",
+        "pass",
     ),
 ];
 
@@ -540,6 +599,15 @@ impl Escape {
         )
         .expect("secret path");
         std::os::unix::fs::symlink(&secret, solution.path().join("leak.txt")).expect("symlink");
+        // A Python test reaches the solution only through its interface: the solution reads the
+        // secret's path for it.
+        let py = solution.path().join("solution.py");
+        if let Ok(mut source) = std::fs::read_to_string(&py) {
+            source.push_str(
+                "\n\ndef secret_path():\n    with open('/solution/secret_path.txt') as f:\n        return f.read().strip()\n",
+            );
+            std::fs::write(&py, source).expect("solution");
+        }
         std::os::unix::fs::symlink(outside.path(), solution.path().join("leak_dir"))
             .expect("symlink");
         Escape { outside, solution }
@@ -663,6 +731,7 @@ fn hostile_symlinks_in_a_preopen() {
         }],
         limits: Default::default(),
         seed: 1,
+        server: None,
     };
     let out = tc.sandbox().run(&runnable.program, &spec);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -750,7 +819,9 @@ fn hostile_exit_codes() {
             sol.join("solution.py"),
         )
         .expect("copy");
-        std::fs::write(sol.join("exit_code.txt"), code.to_string()).expect("code");
+        let mut source = std::fs::read_to_string(sol.join("solution.py")).expect("read");
+        source.push_str(&format!("\nEXIT_CODE = {code}\n"));
+        std::fs::write(sol.join("solution.py"), source).expect("code");
         let v = check(
             &sol,
             &fixture("hostile/python/tests/exit_codes.py"),
@@ -1004,6 +1075,7 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
         preopens: vec![],
         limits: Default::default(),
         seed: 1,
+        server: None,
     };
     let seen: Vec<String> = while_paging_out(|| {
         (0..6)

@@ -32,7 +32,8 @@ const PYTHON: Lang = Lang {
     forgeries: [
         "```python\ndef f(x):\n    if x < 0:\n        import os\n        os._exit(0)\n    return 2 * x\n```",
         "```python\ndef f(x):\n    if x < 0:\n        raise SystemExit(0)\n    return 2 * x\n```",
-        "```python\nimport sys\n\ndef f(x):\n    if x < 0:\n        sys.exit()\n    return 2 * x\n```",
+        // Issue 19: walks up the frames to whatever decides the status and rebinds it.
+        "```python\nimport sys\n\ndef f(x):\n    if x < 0:\n        fr = sys._getframe()\n        while fr is not None:\n            for k in ('_PASSED', '_FAILED', '_ERROR', '_EXITED'):\n                if k in fr.f_globals:\n                    fr.f_globals[k] = 0\n            fr = fr.f_back\n        return -5\n    return 2 * x\n```",
     ],
     easy_test: "```python\nfrom solution import f\n\nassert f(1) == 2\n```",
     edge_test: "```python\nfrom solution import f\n\nassert f(-1) == 0\n```",
