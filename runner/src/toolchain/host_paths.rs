@@ -9,8 +9,8 @@
 //! as a class:
 //!
 //! * **At the source, for clang** ([`clang_overlay`]): clang's front end (every `#include`,
-//!   `__has_include`, `#pragma GCC dependency`, `#embed` and `__has_embed`) looks files up through
-//!   a virtual file system; dixit gives it an overlay that shows exactly the directories the build
+//!   `__has_include`, `#pragma GCC dependency`; newer clangs' `#embed` and `__has_embed` use the
+//!   same lookup, untested with clang 14) looks files up through a virtual file system; dixit gives it an overlay that shows exactly the directories the build
 //!   may read and nothing else (`fallthrough: false`). A path outside them is missing for the
 //!   compiler, whether or not it exists on the host: one lookup, one answer, one message. The
 //!   integrated assembler's `.incbin` and `.include` read the real file system, but clang reports
