@@ -645,6 +645,24 @@ impl Config {
                 ),
             );
         }
+        // An agent's name is the name of its folders (`agents/<name>`, `implementations/<name>`),
+        // so it must already be a file name that no other agent's name is.
+        let mut names = std::collections::BTreeSet::new();
+        for spec in self.agent_specs() {
+            let key = format!("{}.name", spec.role.as_str());
+            if crate::file_name::encode(&spec.name) != spec.name {
+                return bad(
+                    &key,
+                    format!(
+                        "`{}` cannot name a folder: use letters, digits, `-`, `_` and `.` (not first)",
+                        spec.name
+                    ),
+                );
+            }
+            if !names.insert(spec.name.clone()) {
+                return bad(&key, format!("two agents are named `{}`", spec.name));
+            }
+        }
         for spec in self.agent_specs() {
             let key = format!("{}s", spec.role.as_str());
             match spec.settings.backend.as_deref() {
@@ -953,6 +971,34 @@ mod tests {
         assert_eq!(s[0].settings.temperature, Some(0.1));
         assert_eq!(s[1].settings.temperature, Some(0.5));
         assert_eq!(s[1].settings.backend.as_deref(), Some("script"));
+    }
+
+    /// Agent names become folder names, so each must be a file name of its own.
+    #[test]
+    fn agent_names_are_distinct_file_names() {
+        for name in ["a/b", "..", ".hidden", "", "a%b", "é"] {
+            let e = Config::parse(
+                &format!("{MIN}[[coder]]\nname = {name:?}\n"),
+                Path::new("dixit.toml"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("coder.name") && e.contains("cannot name a folder"),
+                "{e}"
+            );
+        }
+        let e = Config::parse(
+            &format!("{MIN}[[coder]]\nname = \"x\"\n[[coder]]\nname = \"x\"\n"),
+            Path::new("dixit.toml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("two agents are named `x`"), "{e}");
+        Config::parse(
+            &format!("{MIN}[[coder]]\nname = \"gpt-4.1_a\"\n"),
+            Path::new("dixit.toml"),
+        )
+        .unwrap();
     }
 
     #[test]

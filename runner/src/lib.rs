@@ -21,6 +21,7 @@ pub mod config;
 pub mod consensus;
 pub mod engine;
 pub mod eval;
+pub mod file_name;
 pub mod journal;
 pub mod protocol;
 pub mod report;

@@ -480,7 +480,7 @@ fn cli_table_json_and_out() {
     let report: EvalReport = serde_json::from_str(&json).unwrap();
     assert_eq!(report.setup.isolation, Isolation::Solution);
     assert_eq!(report.results.problems.len(), 1);
-    assert!(out_dir.path().join("problems/HumanEval_2.json").is_file());
+    assert!(out_dir.path().join("problems/HumanEval%2F2.json").is_file());
     assert!(out_dir.path().join("verdicts.json").is_file());
     let saved = EvalReport::read(&out_dir.path().join("report.json")).unwrap();
     assert_eq!(saved.results, report.results);

@@ -328,6 +328,24 @@ const C: &[Case] = &[
         "solution",
     ),
     build_fails("c/solutions/benign", "c/tests/include_host.c", "test"),
+    // … nor tell whether a host path exists (`hostile_build_errors_do_not_tell_existing_from_missing`
+    // compares the messages): `__has_include` finds nothing outside what the build may read.
+    build_fails(
+        "c/solutions/include_missing",
+        "c/tests/uses_answer.c",
+        "solution",
+    ),
+    build_fails(
+        "c/solutions/incbin_missing",
+        "c/tests/uses_answer.c",
+        "solution",
+    ),
+    build_fails("c/solutions/benign", "c/tests/include_missing.c", "test"),
+    case(
+        "c/solutions/has_include_host",
+        "c/tests/uses_answer.c",
+        "pass",
+    ),
     build_fails(
         "c/solutions/compile_bomb",
         "c/tests/uses_answer.c",
@@ -424,6 +442,21 @@ const RUST: &[Case] = &[
     // Compilers cannot read the host, nor its environment, and are bounded.
     build_fails(
         "rust/solutions/include_host",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/include_missing",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/path_host",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/path_missing",
         "rust/tests/uses_answer.rs",
         "solution",
     ),
@@ -571,6 +604,92 @@ fn hostile_c() {
 #[test]
 fn hostile_rust() {
     run_table(RUST);
+}
+
+/// A build that names an existing host path and one that names a missing path of the same length
+/// fail with the same verdict, byte for byte once the missing path's text is replaced by the
+/// existing one's (and the wall time dropped): a build error never tells whether a host path
+/// exists. Each pair: (solution, test) naming an existing path, the same naming a missing one,
+/// and the two paths.
+#[test]
+fn hostile_build_errors_do_not_tell_existing_from_missing() {
+    type Build = (&'static str, &'static str);
+    let pairs: &[(Build, Build, &str, &str)] = &[
+        // A C solution, and a C test, that `#include` a host file.
+        (
+            ("c/solutions/include_host", "c/tests/uses_answer.c"),
+            ("c/solutions/include_missing", "c/tests/uses_answer.c"),
+            "/etc/passwd",
+            "/etc/pa55wd",
+        ),
+        (
+            ("c/solutions/benign", "c/tests/include_host.c"),
+            ("c/solutions/benign", "c/tests/include_missing.c"),
+            "/etc/passwd",
+            "/etc/pa55wd",
+        ),
+        // The assembler's `.incbin`.
+        (
+            ("c/solutions/incbin_host", "c/tests/uses_answer.c"),
+            ("c/solutions/incbin_missing", "c/tests/uses_answer.c"),
+            "/etc/passwd",
+            "/etc/pa55wd",
+        ),
+        // A Rust solution's `include_str!`, and a `#[path]` module naming a host directory.
+        (
+            ("rust/solutions/include_host", "rust/tests/uses_answer.rs"),
+            (
+                "rust/solutions/include_missing",
+                "rust/tests/uses_answer.rs",
+            ),
+            "/etc/passwd",
+            "/etc/pa55wd",
+        ),
+        (
+            ("rust/solutions/path_host", "rust/tests/uses_answer.rs"),
+            ("rust/solutions/path_missing", "rust/tests/uses_answer.rs"),
+            "/etc",
+            "/et0",
+        ),
+    ];
+    let verdict = |(solution, test): Build| {
+        let mut v = exec(
+            &fixture(&format!("hostile/{solution}")),
+            &fixture(&format!("hostile/{test}")),
+            &[],
+        )
+        .json();
+        assert_eq!(
+            s(&v, "verdict"),
+            "compile_error",
+            "{solution} × {test}: {v:#}"
+        );
+        v.as_object_mut().expect("an object").remove("wall_us");
+        serde_json::to_string_pretty(&v).expect("json")
+    };
+    for &(existing, missing, path, other) in pairs {
+        assert!(Path::new(path).exists() && !Path::new(other).exists());
+        assert_eq!(path.len(), other.len());
+        let seen = verdict(existing);
+        assert!(seen.contains(path), "the message names the path: {seen}");
+        for word in [
+            "Permission denied",
+            "No such file",
+            "os error",
+            "cannot open file",
+        ] {
+            assert!(!seen.contains(word), "{word:?} in {seen}");
+        }
+        // The test's file name appears in its messages: `include_missing.c` → `include_host.c`.
+        let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+        assert_eq!(
+            seen,
+            verdict(missing)
+                .replace(other, path)
+                .replace(&name(missing.1), &name(existing.1)),
+            "{existing:?} and {missing:?} differ"
+        );
+    }
 }
 
 /// A secret file and a canary in one temp dir; a solution folder (a copy of a benign one) in

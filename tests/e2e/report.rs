@@ -25,16 +25,21 @@ const HOSTILE_SOLUTION: &str = "    return '</script><img src=x onerror=alert(1)
 
 /// The corpus: CodeT's four files for two problems (see the module doc).
 fn write_corpus(dir: &Path) {
+    write_corpus_with_ids(dir, ["T/0", "T/1"]);
+}
+
+/// The corpus of [`write_corpus`] with its two problems named `ids`.
+fn write_corpus_with_ids(dir: &Path, ids: [&str; 2]) {
     let problems = [
         (
-            "T/0",
+            ids[0],
             "def f(x):\n",
             "f",
             "    return x + 1\n",
             "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(5) == 6\n",
         ),
         (
-            "T/1",
+            ids[1],
             "def g(s):\n",
             "g",
             "    return s[::-1]\n",
@@ -291,7 +296,7 @@ fn eval_report_and_comparison_in_chromium() {
     // The drill-down: one row per unique solution (plus band and reference), one column per
     // unique test (plus the hidden tests); the clicked cell's codes are the solution's and
     // the test's.
-    let problem = json(&a.join("problems/T_0.json"));
+    let problem = json(&a.join("problems/T%2F0.json"));
     let sols = problem["solutions"].as_array().unwrap();
     let tests = problem["tests"].as_array().unwrap();
     let heat = &e["heatmap"];
@@ -407,7 +412,7 @@ fn eval_report_and_comparison_in_chromium() {
 
 /// The row label (`s4`) of the hostile solution in `out`'s T/0.
 fn hostile_label(out: &Path) -> String {
-    let p = json(&out.join("problems/T_0.json"));
+    let p = json(&out.join("problems/T%2F0.json"));
     let k = p["solutions"]
         .as_array()
         .unwrap()
@@ -463,7 +468,7 @@ fn report_refuses_what_it_cannot_render() {
         "eval", "--quiet", "--corpus", c, "--only", "T/1", "--out", o,
     ])
     .expect_code(0);
-    let file = eval.join("problems/T_1.json");
+    let file = eval.join("problems/T%2F1.json");
     let intact = std::fs::read_to_string(&file).unwrap();
     let mut damaged: Value = serde_json::from_str(&intact).unwrap();
     damaged["rows"][0] = Value::from("P");
@@ -472,7 +477,7 @@ fn report_refuses_what_it_cannot_render() {
     o.expect_code(2);
     assert!(
         o.stderr
-            .contains("problems/T_1.json: row 0 has 1 verdicts for 2 tests"),
+            .contains("problems/T%2F1.json: row 0 has 1 verdicts for 2 tests"),
         "{}",
         o.stderr
     );
@@ -481,7 +486,7 @@ fn report_refuses_what_it_cannot_render() {
     o.expect_code(2);
     assert!(
         o.stderr
-            .contains("problems/T_1.json is not a problem matrix"),
+            .contains("problems/T%2F1.json is not a problem matrix"),
         "{}",
         o.stderr
     );
@@ -498,6 +503,73 @@ fn report_refuses_what_it_cannot_render() {
     std::fs::write(&file, intact).unwrap();
     dixit(&["report", eval.to_str().unwrap()]).expect_code(0);
     assert!(eval.join("report.html").is_file());
+}
+
+/// Two problem ids that once shared a file name (`T/0` and `T_0` were both `T_0.json`) each keep
+/// their own file under `--out`, and the report renders both. An output whose files are named
+/// the older way still renders (files are matched by the id they hold), and a leftover of the
+/// older naming beside the current file is ignored.
+#[test]
+fn problem_ids_that_look_alike_keep_their_own_files() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let corpus = w.join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    write_corpus_with_ids(&corpus, ["T/0", "T_0"]);
+    let out = w.join("out");
+    dixit(&[
+        "eval",
+        "--quiet",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .expect_code(0);
+    let mut files: Vec<String> = std::fs::read_dir(out.join("problems"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, ["T%2F0.json", "T_0.json"]);
+    assert_eq!(json(&out.join("problems/T%2F0.json"))["id"], "T/0");
+    assert_eq!(json(&out.join("problems/T_0.json"))["id"], "T_0");
+    let report = json(&out.join("report.json"));
+    let ids: Vec<&str> = report["results"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["T/0", "T_0"]);
+    dixit(&["report", out.to_str().unwrap()]).expect_code(0);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        html.contains(r#""problems":["T/0","T_0"]"#),
+        "both problems are drawn"
+    );
+
+    // Older naming: `T/0` alone, its file renamed as earlier versions named it.
+    let old = w.join("old");
+    dixit(&[
+        "eval",
+        "--quiet",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--only",
+        "T/0",
+        "--out",
+        old.to_str().unwrap(),
+    ])
+    .expect_code(0);
+    let current = old.join("problems/T%2F0.json");
+    let older = old.join("problems/T_0.json");
+    std::fs::copy(&current, &older).unwrap();
+    dixit(&["report", old.to_str().unwrap()]).expect_code(0);
+    std::fs::remove_file(&current).unwrap();
+    dixit(&["report", old.to_str().unwrap()]).expect_code(0);
+    let html = std::fs::read_to_string(old.join("report.html")).unwrap();
+    assert!(html.contains(r#""problems":["T/0"]"#));
 }
 
 // ---- run reports ----

@@ -364,17 +364,11 @@ fn matrix_key(problem: &Problem, options: &EvalOptions, runtime: &Program) -> St
     ])
 }
 
-/// A file name for a problem id (`HumanEval/12` → `HumanEval_12`).
-fn file_stem(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+/// The file under `problems/` that holds the verdicts of problem `id`: its id encoded by
+/// [`crate::file_name::encode`] (`HumanEval/12` → `HumanEval%2F12.json`), so no two ids share a
+/// file.
+pub fn problem_file_name(id: &str) -> String {
+    format!("{}.json", crate::file_name::encode(id))
 }
 
 impl Evaluation {
@@ -382,7 +376,7 @@ impl Evaluation {
     /// written atomically (a temporary file, then a rename), so a killed run leaves no partial
     /// file and a repeated one replaces its files whole.
     ///
-    /// * `problems/<id>.json`: each problem's verdicts with their kinds and exceptions;
+    /// * `problems/<id>.json` ([`problem_file_name`]): each problem's verdicts with their kinds and exceptions;
     /// * unsharded: `report.json`, and `verdicts.json`, the pass/fail matrices in the format
     ///   `scripts/native_eval.py` writes (so both harnesses can be diffed and scored alike);
     /// * shard I of N: `shard-I-of-N.json`, the shard's report (`dixit merge DIR` joins them).
@@ -391,7 +385,7 @@ impl Evaluation {
         let problems = dir.join("problems");
         std::fs::create_dir_all(&problems).map_err(|e| EvalError::io(&problems, e))?;
         for m in &self.matrices {
-            write_json(&problems.join(format!("{}.json", file_stem(&m.id))), m)?;
+            write_json(&problems.join(problem_file_name(&m.id)), m)?;
         }
         let report = match self.report.shard {
             Some(shard) => dir.join(shard_file_name(shard)),

@@ -31,8 +31,8 @@ pub use codet::{ImportError, ImportOptions};
 pub use corpus::{Corpus, CorpusError, Problem, Weighted};
 pub use error::{EvalError, MergeError};
 pub use evaluate::{
-    evaluate, CorpusCounts, EvalOptions, EvalReport, EvalSetup, Evaluation, Execution, Phases,
-    REPORT_FORMAT,
+    evaluate, problem_file_name, CorpusCounts, EvalOptions, EvalReport, EvalSetup, Evaluation,
+    Execution, Phases, REPORT_FORMAT,
 };
 pub use matrix::{
     test_program, verdict_code, verdict_of_code, CellNote, Harness, Isolation, ProblemVerdicts,

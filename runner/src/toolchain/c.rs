@@ -12,6 +12,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
 };
@@ -297,7 +298,7 @@ impl CCompiler {
     ) -> Result<PathBuf, String> {
         let cxx = is_cxx(src);
         let source = std::fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
-        let mut parts: Vec<&[u8]> = vec![b"c-object-v3", self.version.as_bytes(), &source];
+        let mut parts: Vec<&[u8]> = vec![b"c-object-v4", self.version.as_bytes(), &source];
         let name = src
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -337,6 +338,16 @@ impl CCompiler {
             .confinement
             .reading(include_dirs.iter().copied().chain([dir]))
             .writing([work.path()]);
+        // The front end sees only what the build may read: a path outside is missing, whether
+        // or not it exists (host_paths.rs). The overlay names files by absolute path, so
+        // `__FILE__` is mapped back to the name relative to `dir`.
+        let overlay = work.path().join("vfs.yaml");
+        std::fs::write(&overlay, host_paths::clang_overlay(&confinement))
+            .map_err(|e| e.to_string())?;
+        let abs_dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
+        c.arg("-ivfsoverlay")
+            .arg(&overlay)
+            .arg(format!("-fmacro-prefix-map={}/=", abs_dir.display()));
         let limits = ToolLimits::compiler(COMPILE_SECONDS);
         let result = run_tool(
             &mut c,

@@ -22,6 +22,7 @@
 mod c;
 mod doctor;
 mod files;
+mod host_paths;
 mod io;
 mod process;
 mod python;
@@ -779,7 +780,7 @@ impl Toolchains {
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
                 let test_path = t.snapshot.dir.join(&t.file_name);
                 let key = hash_parts([
-                    b"rust-test-v3".as_slice(),
+                    b"rust-test-v4".as_slice(),
                     rustc.version.as_bytes(),
                     s.snapshot.hash.as_bytes(),
                     t.snapshot.hash.as_bytes(),

@@ -470,11 +470,13 @@ const OUT_OF_MEMORY: &[&str] = &[
     "std::bad_alloc",
 ];
 
-/// The build log of a tool that failed: its messages, capped, with the host's paths replaced by
-/// what they stand for (`scrub`), and a note when a limit (a signal, an allocation that failed)
-/// ended it.
+/// The build log of a tool that failed: its messages, with every reason an open failed reading
+/// the same ([`super::host_paths::hide_open_failures`]), capped, with the host's paths replaced
+/// by what they stand for (`scrub`), and a note when a limit (a signal, an allocation that
+/// failed) ended it. Every log of a confined build passes through here before it can reach a
+/// verdict or a prompt.
 pub(crate) fn failure_log(o: &ToolOutput, limits: &ToolLimits, scrub: &[(&Path, &str)]) -> String {
-    let mut log = o.stderr.clone();
+    let mut log = super::host_paths::hide_open_failures(&o.stderr);
     for (path, name) in scrub {
         let p = path.display().to_string();
         if p.len() > 1 {

@@ -142,7 +142,7 @@ impl RustCompiler {
         key_parts: &[&[u8]],
         out_dir: &Path,
     ) -> Result<PathBuf, String> {
-        let mut parts: Vec<&[u8]> = vec![b"rust-rlib-v3", self.version.as_bytes(), name.as_bytes()];
+        let mut parts: Vec<&[u8]> = vec![b"rust-rlib-v4", self.version.as_bytes(), name.as_bytes()];
         parts.extend_from_slice(key_parts);
         let key = hash_parts(parts);
         let dir = out_dir.join(&key[..2]).join(&key);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::super::input::ReportError;
-use crate::eval::{verdict_of_code, EvalReport, ProblemVerdicts};
+use crate::eval::{problem_file_name, verdict_of_code, EvalReport, ProblemVerdicts};
 
 /// An eval output read from disk: the report and the verdict matrix of each of its problems, in
 /// the report's order.
@@ -47,13 +47,27 @@ impl EvalOutput {
                 Ok((path, v))
             })
             .collect::<Result<_, ReportError>>()?;
+        // Files are matched to problems by the id they hold, so any file name works (outputs
+        // of versions that named files differently load too). Where two files hold one id, the
+        // one named by `problem_file_name` wins: the other is a leftover of an older version
+        // writing into the same directory.
+        let canonical = |path: &Path, id: &str| {
+            path.file_name()
+                .is_some_and(|n| n.to_string_lossy() == problem_file_name(id))
+        };
         let mut by_id: BTreeMap<String, (PathBuf, ProblemVerdicts)> = BTreeMap::new();
         for (path, v) in parsed {
             if let Some((first, _)) = by_id.get(&v.id) {
-                return Err(ReportError::Inconsistent {
-                    path,
-                    what: format!("{} is also in {}", v.id, first.display()),
-                });
+                match (canonical(first, &v.id), canonical(&path, &v.id)) {
+                    (true, false) => continue,
+                    (false, true) => {}
+                    _ => {
+                        return Err(ReportError::Inconsistent {
+                            path,
+                            what: format!("{} is also in {}", v.id, first.display()),
+                        })
+                    }
+                }
             }
             by_id.insert(v.id.clone(), (path, v));
         }
@@ -62,7 +76,11 @@ impl EvalOutput {
             let Some((path, v)) = by_id.remove(&p.id) else {
                 return Err(ReportError::Inconsistent {
                     path: problems_dir.clone(),
-                    what: format!("no file holds {}, which report.json lists", p.id),
+                    what: format!(
+                        "no file holds {}, which report.json lists (expected {})",
+                        p.id,
+                        problem_file_name(&p.id)
+                    ),
                 });
             };
             let pool: u64 = v.solutions.iter().map(|s| u64::from(s.count)).sum();
