@@ -134,8 +134,8 @@ pub struct AnswerGroup {
 enum Answer {
     /// Returned plain data.
     Value(Value),
-    /// Raised an exception (while importing the solution, or in the call).
-    Raised { exception: String, import: bool },
+    /// Raised an exception (in the call, or importing the solution raised it).
+    Raised { exception: String },
     /// Returned something that is not plain data (its type).
     Unrepresentable(String),
     /// The solution has no such function.
@@ -149,9 +149,7 @@ impl Answer {
     fn key(&self) -> String {
         match self {
             Answer::Value(v) => format!("v{}", v.key()),
-            Answer::Raised { exception, import } => {
-                format!("r{}{exception}", if *import { "i" } else { "c" })
-            }
+            Answer::Raised { exception } => format!("r{exception}"),
             Answer::Unrepresentable(t) => format!("u{t}"),
             Answer::Missing => "m".into(),
             Answer::Silent(why) => format!("n{why}"),
@@ -161,17 +159,7 @@ impl Answer {
     fn group(&self, coders: Vec<String>) -> AnswerGroup {
         let (kind, answer) = match self {
             Answer::Value(v) => ("value", v.repr(SHOWN)),
-            Answer::Raised {
-                exception,
-                import: false,
-            } => ("raised", format!("raises {exception}")),
-            Answer::Raised {
-                exception,
-                import: true,
-            } => (
-                "raised",
-                format!("raises {exception} while the solution is imported"),
-            ),
+            Answer::Raised { exception } => ("raised", format!("raises {exception}")),
             Answer::Unrepresentable(t) => (
                 "unrepresentable",
                 format!("returns a {t} (not plain data, not compared)"),
@@ -340,10 +328,7 @@ fn raised(ans: &serde_json::Value) -> Option<String> {
 /// An implementation's answer as the bridge carried it.
 fn answer_of(ans: &serde_json::Value) -> Answer {
     if let Some(e) = raised(ans) {
-        return Answer::Raised {
-            exception: e,
-            import: false,
-        };
+        return Answer::Raised { exception: e };
     }
     let Some(v) = ans.get("value") else {
         return Answer::Silent("unreadable answer".into());
@@ -699,7 +684,6 @@ mod tests {
         assert_eq!(o.missing, ["g"]);
         let raised = |e: &str| Answer::Raised {
             exception: e.into(),
-            import: false,
         };
         assert_ne!(raised("ValueError").key(), raised("TypeError").key());
     }

@@ -61,8 +61,6 @@ pub(crate) struct Partner {
     pub ended: Option<RunEnd>,
     /// The exchanges of the current run, up to [`Server::log`].
     pub log: Vec<Exchange>,
-    /// Requests answered.
-    pub requests: u64,
 }
 
 /// Why the test's instance was stopped: the solution's instance ended (see [`Partner::ended`]).
@@ -90,7 +88,6 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             let Some(partner) = store.data_mut().partner.as_mut() else {
                 return Ok((NO_SERVER.to_vec(),));
             };
-            partner.requests += 1;
             let kept = (partner.log.len() < partner.server.log).then(|| request.clone());
             let (answer, used) = partner.session.answer(request, remaining);
             let request = kept.unwrap_or_default();

@@ -477,7 +477,6 @@ impl Session {
             server: server.clone(),
             ended: None,
             log: Vec::new(),
-            requests: 0,
         }));
         Ok(())
     }
