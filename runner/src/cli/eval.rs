@@ -34,9 +34,10 @@ pub struct EvalArgs {
     /// ../shared/data/codet-humaneval from a checkout].
     #[arg(long, value_name = "DIR", env = "DIXIT_EVAL_CORPUS")]
     pub corpus: Option<PathBuf>,
-    /// `run`: a fresh instance per (solution, test) run. `solution`: one instance per solution,
-    /// each test in a fresh namespace with its own fuel (faster; interpreter-wide state such as
-    /// imported modules persists between a solution's tests).
+    /// `run`: a fresh pair of instances (the solution's, the test's) per (solution, test) run.
+    /// `solution`: one pair per solution, each test in fresh namespaces with its own fuel
+    /// (faster; interpreter-wide state such as imported modules persists between a solution's
+    /// tests).
     #[arg(long, default_value = "run", value_parser = parse_isolation)]
     pub isolation: Isolation,
     /// Evaluate only shard I of N (1-based). Shards balance expected work (solutions × tests
@@ -507,12 +508,9 @@ pub fn table(r: &EvalReport) -> String {
         output::thousands(c.test_samples),
     ));
     out.push_str(&format!(
-        "isolation: {}\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
-        match setup.isolation {
-            Isolation::Run => "run (a fresh instance per run)",
-            Isolation::Solution =>
-                "solution (one instance per solution; each test in a fresh namespace with its own fuel)",
-        },
+        "isolation: {} ({})\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
+        setup.isolation,
+        setup.isolation.describe(),
         output::thousands(setup.limits.fuel),
         output::bytes(setup.limits.memory_bytes),
         setup.wasmtime,

@@ -2,14 +2,14 @@
 //! solution, against the hidden tests and against every unique generated test. Everything runs in
 //! dixit's Python runtime (`guest-sdk/python/dixit_runtime.py`). First every solution and test
 //! program is built once (`build` mode: compiled and marshalled; a source that does not compile
-//! is a `compile_error` for all its cells, without runs); then each run (`pair` mode) loads the
-//! solution's code, then the test's, into one fresh namespace and executes them, with stdout and
-//! stderr discarded.
+//! is a `compile_error` for all its cells, without runs); then each run executes the solution in
+//! an instance of its own (`serve-pair` mode) and the test, apart, in another (`pair` mode) among
+//! proxies of the solution's names (see `sandbox::bridge`), with stdout and stderr discarded.
 //!
 //! Two isolation levels (DESIGN, Execution):
-//! * [`Isolation::Run`]: a fresh instance per (solution, test) run;
-//! * [`Isolation::Solution`]: one instance per solution runs its hidden check and its tests one
-//!   after another, each in a fresh namespace and with its own fuel budget. Interpreter-wide state
+//! * [`Isolation::Run`]: a fresh pair of instances per (solution, test) run;
+//! * [`Isolation::Solution`]: one pair of instances per solution runs its hidden check and its
+//!   tests one after another, each in fresh namespaces and with its own fuel budget. Interpreter-wide state
 //!   (imported modules, `builtins`, the WASI RNG stream) persists between the runs of a solution;
 //!   the recursion limit is reset before each run. An instance that traps (fuel, stack) is
 //!   replaced by fresh ones for the remaining tests.
@@ -57,6 +57,16 @@ impl Isolation {
         match self {
             Isolation::Run => "run",
             Isolation::Solution => "solution",
+        }
+    }
+
+    /// What the level means, in the words every report uses.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Isolation::Run => "a fresh pair of instances (solution's, test's) per run",
+            Isolation::Solution => {
+                "one pair of instances per solution; each test in fresh namespaces with its own fuel"
+            }
         }
     }
 }

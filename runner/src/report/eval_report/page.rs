@@ -24,7 +24,7 @@ use super::super::html::{
 use super::super::input::ReportError;
 use super::{pct, thousands, EvalOutput, Provenance, STRATEGIES};
 use crate::eval::scoring::{pool_bands, Band, ProblemReport};
-use crate::eval::{EvalReport, Isolation, ProblemVerdicts};
+use crate::eval::{EvalReport, ProblemVerdicts};
 
 /// The page script of the eval report.
 const EVAL_JS: &str = include_str!("eval.js");
@@ -580,10 +580,7 @@ fn setup(r: &EvalReport) -> Markup {
             dt { "tests per sample" } dd { "first " (s.test_case_limit) " kept" }
             @if let Some(only) = &s.only { dt { "only" } dd { (only.join(", ")) } }
             @if let Some(l) = s.limit { dt { "limit" } dd { "first " (l) " problems" } }
-            dt { "isolation" } dd { (s.isolation) ": " (match s.isolation {
-                Isolation::Run => "a fresh instance per run",
-                Isolation::Solution => "one instance per solution; each test in a fresh namespace with its own fuel",
-            }) }
+            dt { "isolation" } dd { (s.isolation) ": " (s.isolation.describe()) }
             dt { "limits per run" } dd { "fuel " (thousands(s.limits.fuel)) " · memory " (s.limits.memory_bytes >> 20) " MiB · output " (thousands(s.limits.output_bytes)) " bytes · wall-clock safety net " (thousands(s.limits.wall_time_ms)) " ms" }
             dt { "wasmtime" } dd { (s.wasmtime) }
             dt { "Python runtime" } dd { code { (s.runtime) } }
