@@ -402,6 +402,9 @@ const C: &[Case] = &[
     ),
     build_fails("c/solutions/benign", "c/tests/defines_malloc.c", "test"),
     build_fails("c/solutions/benign", "c/tests/defines_strcmp.c", "test"),
+    // A test that names what only some solutions define (to single out coders) is refused for
+    // all: it may use the C library and the interface only.
+    build_fails("c/solutions/benign", "c/tests/uses_internal.c", "test"),
     case(
         "cpp/solutions/benign",
         "cpp/tests/inline_expected.cpp",

@@ -302,6 +302,35 @@ impl CCompiler {
         }
     }
 
+    /// Fails when the test's object at `path` uses a name neither the runtime nor the interface
+    /// (`declared`: its headers' identifiers) gives it.
+    pub(crate) fn check_test_names(
+        &self,
+        path: &Path,
+        source_name: &str,
+        declared: &std::collections::HashSet<String>,
+        interface: &str,
+    ) -> Result<(), String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let test = ObjectSymbols::read(&bytes)?;
+        let bad = self.system_symbols()?.beyond_interface(&test, declared);
+        if bad.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = bad.iter().take(5).map(|n| format!("`{n}`")).collect();
+        Err(format!(
+            "{source_name}: uses {}{}, which neither the C/C++ library nor the interface ({interface}) \
+             declares: a test may use the library and the interface only, never a solution's \
+             other names",
+            shown.join(", "),
+            if bad.len() > 5 {
+                format!(" and {} more", bad.len() - 5)
+            } else {
+                String::new()
+            }
+        ))
+    }
+
     /// Checks a unit test's link as a whole before it is made: the test's object against the
     /// solution's (see `SystemSymbols::link_conflicts`). The error says whom it blames.
     pub(crate) fn check_link(

@@ -209,6 +209,26 @@ impl Interface {
         }
     }
 
+    /// Every identifier written in the headers (C/C++), declared or not: a superset of the
+    /// names the interface gives a test.
+    pub fn header_identifiers(&self) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
+        for (_, text) in self.header_files() {
+            let mut word = String::new();
+            for c in text.chars().chain([' ']) {
+                if c == '_' || c.is_ascii_alphanumeric() {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    if !word.starts_with(|c: char| c.is_ascii_digit()) {
+                        out.insert(std::mem::take(&mut word));
+                    }
+                    word.clear();
+                }
+            }
+        }
+        out
+    }
+
     /// The Rust items.
     pub fn items(&self) -> &[Item] {
         match &self.kind {

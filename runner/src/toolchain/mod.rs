@@ -672,6 +672,13 @@ impl Toolchains {
                 .map_err(|e| BuildError::new(side, with_interface_hint(e, interface, t.kind)))?;
             cc.check_object(&obj, &t.file_name, "a test")
                 .map_err(|e| BuildError::new(side, e))?;
+            cc.check_test_names(
+                &obj,
+                &t.file_name,
+                &interface.header_identifiers(),
+                &interface.describe(),
+            )
+            .map_err(|e| BuildError::new(side, e))?;
             Ok(obj)
         })();
         memo.insert(interface.key().to_string(), r.clone());

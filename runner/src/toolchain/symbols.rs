@@ -132,6 +132,33 @@ impl SystemSymbols {
         Ok(bad)
     }
 
+    /// The names a test's object uses that neither the runtime nor the interface gives it:
+    /// anything else would be found, if at all, in a solution (a global or helper of one
+    /// coder's), and a test could single out the coders who have it. `declared` are the
+    /// identifiers of the interface headers; a C++ name counts as declared when its mangling
+    /// names one of them (`_ZN5Stack4pushEi` names `Stack`).
+    pub fn beyond_interface(
+        &self,
+        test: &ObjectSymbols,
+        declared: &HashSet<String>,
+    ) -> Vec<String> {
+        let mut out: Vec<String> = test
+            .undefined
+            .iter()
+            .filter(|n| {
+                !(self.is_runtime(n)
+                    || LINKER_NAMES.contains(&n.as_str())
+                    || n.starts_with("__wasm")
+                    || declared.contains(n.as_str())
+                    || (n.starts_with("_Z") && names_one_of(n, declared)))
+            })
+            .cloned()
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The check of a whole link (the test's object is linked first): what would let one side
     /// replace or observe the other's code by name. `None` when the pair may be linked.
     ///
@@ -242,6 +269,31 @@ impl SystemSymbols {
         bad.dedup();
         Ok(bad)
     }
+}
+
+/// Whether an Itanium-mangled name contains `<length><identifier>` for one of `names`.
+fn names_one_of(mangled: &str, names: &HashSet<String>) -> bool {
+    let b = mangled.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()) {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if let Ok(len) = mangled[i..j].parse::<usize>() {
+                if let Some(id) = mangled.get(j..j + len) {
+                    if names.contains(id) {
+                        return true;
+                    }
+                }
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// The refusal of an object (`who`: "a solution" or "a test") whose source `file` defines
@@ -381,6 +433,32 @@ mod tests {
                 .collect(),
             undefined: undefined.iter().map(|n| n.to_string()).collect(),
         }
+    }
+
+    #[test]
+    fn a_test_uses_the_runtime_and_the_interface_only() {
+        let system = SystemSymbols {
+            names: ["strcmp".to_string(), "printf".to_string()].into(),
+            cxx_weak: HashSet::new(),
+        };
+        let declared: HashSet<String> = ["answer", "Stack"].map(String::from).into();
+        let test = object(
+            &[("main", false)],
+            &[
+                "answer",
+                "printf",
+                "__stack_pointer",
+                "_ZN5Stack4pushEi",
+                "secret_counter",
+                "_Z6helperv",
+            ],
+        );
+        assert_eq!(
+            system.beyond_interface(&test, &declared),
+            ["_Z6helperv", "secret_counter"]
+        );
+        assert!(names_one_of("_ZNK2ns5Stack3topEv", &declared));
+        assert!(!names_one_of("_Z10answer_oldv", &declared));
     }
 
     #[test]
