@@ -1185,6 +1185,32 @@ mod tests {
         );
     }
 
+    /// An interface header the project does not have is an error naming the file, the key and
+    /// its line.
+    #[test]
+    fn a_missing_interface_header_names_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("spec.md"), "Write answer().\n").unwrap();
+        std::fs::write(
+            dir.path().join("dixit.toml"),
+            "[project]\nlanguage = \"c\"\ninterface = \"interface/solution.h\"\n[agents]\nbackend = \"script\"\nscript = \"s.toml\"\n",
+        )
+        .unwrap();
+        let e = Project::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("dixit.toml: `project.interface` (line 3)"),
+            "{e}"
+        );
+        assert!(e.contains("interface/solution.h: not a file"), "{e}");
+        std::fs::create_dir(dir.path().join("interface")).unwrap();
+        std::fs::write(
+            dir.path().join("interface/solution.h"),
+            "int answer(void);\n",
+        )
+        .unwrap();
+        assert!(Project::load(dir.path()).is_ok());
+    }
+
     /// Older projects (and journals) keep dixit's settings in [protocol]; new ones in [dixit];
     /// both at once is an error naming the key and its line.
     #[test]
