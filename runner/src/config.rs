@@ -6,6 +6,8 @@
 //! [project]
 //! language = "python"      # what coders write: python | c | cpp | rust
 //! tests = "unit"           # unit: test files call the solution | io: stdin/stdout cases
+//! # interface = "interface/solution.h"   # c, cpp: the header(s) tests compile against
+//! # interface = ["add: fn(i32, i32) -> i32", "Stack"]   # rust: what tests may use
 //! seed = 1                 # base seed of sandbox runs and agent sampling
 //!
 //! [limits]                 # per sandbox run
@@ -64,7 +66,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{Reruns, DEFAULT_MINORITY};
 use crate::sandbox::Limits;
-use crate::toolchain::{Language, TestKind};
+use crate::toolchain::{Language, StatedInterface, TestKind};
 
 /// Why a project could not be loaded. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +102,29 @@ pub struct ProjectSection {
     pub tests: TestStyle,
     #[serde(default = "one")]
     pub seed: u64,
+    /// What a C, C++ or Rust unit test may use of a solution: header files the project
+    /// provides (C/C++; tests include them by file name), or the Rust items of the solution
+    /// crate (`NAME` or `NAME: TYPE`). Tests compile against this, never a coder's files.
+    #[serde(default)]
+    pub interface: Option<InterfaceValue>,
+}
+
+/// `[project] interface`: one entry or a list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum InterfaceValue {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl InterfaceValue {
+    /// The entries, in order.
+    pub fn entries(&self) -> Vec<String> {
+        match self {
+            InterfaceValue::One(s) => vec![s.clone()],
+            InterfaceValue::Many(v) => v.clone(),
+        }
+    }
 }
 
 fn one() -> u64 {
@@ -633,6 +658,9 @@ impl Config {
             };
             return bad(&key, "at least one coder is needed".into());
         }
+        if let Some(message) = self.interface_problem() {
+            return bad("project.interface", message);
+        }
         if self.limits.fuel == 0 || self.limits.memory_mb == 0 {
             return bad("limits", "fuel and memory_mb must be positive".into());
         }
@@ -723,6 +751,71 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// What is wrong with `[project] interface` for this language and test style, if anything.
+    fn interface_problem(&self) -> Option<String> {
+        let lang = self.project.language;
+        let entries = self.project.interface.as_ref().map(InterfaceValue::entries);
+        match (self.project.tests, lang, entries) {
+            (TestStyle::Io, _, Some(_)) => Some(
+                "I/O tests talk to a program through stdin and stdout; remove the interface".into(),
+            ),
+            (TestStyle::Unit, LanguageName::Python, Some(_)) => Some(
+                "is read for c, cpp and rust projects only (a Python test imports the solution)"
+                    .into(),
+            ),
+            (TestStyle::Unit, LanguageName::C | LanguageName::Cpp, None) => Some(format!(
+                "a {} project with unit tests states the header its tests compile against, \
+                 e.g. interface = \"interface/solution.h\" (a file in the project; tests \
+                 `#include \"solution.h\"`): a test never compiles against a coder's own header",
+                lang.language().as_str()
+            )),
+            (TestStyle::Unit, LanguageName::Rust, None) => Some(
+                "a rust project with unit tests states the items tests may use of the solution \
+                 crate, e.g. interface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]: a test \
+                 sees only these, never the rest of a coder's crate"
+                    .into(),
+            ),
+            (_, _, Some(e)) if e.is_empty() => Some("is empty".into()),
+            (TestStyle::Unit, LanguageName::C | LanguageName::Cpp, Some(e)) => {
+                e.iter().find_map(|h| {
+                    let p = Path::new(h);
+                    let ext = p.extension().and_then(|x| x.to_str());
+                    if p.is_absolute()
+                        || p.components()
+                            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+                    {
+                        Some(format!(
+                            "`{h}`: a path inside the project folder (relative, no `..`)"
+                        ))
+                    } else if !matches!(ext, Some("h" | "hh" | "hpp" | "hxx")) {
+                        Some(format!("`{h}`: a header ends in .h, .hh, .hpp or .hxx"))
+                    } else {
+                        None
+                    }
+                })
+            }
+            (TestStyle::Unit, LanguageName::Rust, Some(e)) => e
+                .iter()
+                .find_map(|i| crate::toolchain::InterfaceItem::parse(i).err())
+                .map(|e| e.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The interface a project in `dir` states (header paths made absolute under `dir`).
+    pub fn stated_interface(&self, dir: &Path) -> StatedInterface {
+        let Some(entries) = self.project.interface.as_ref().map(InterfaceValue::entries) else {
+            return StatedInterface::None;
+        };
+        match self.project.language {
+            LanguageName::C | LanguageName::Cpp => {
+                StatedInterface::Headers(entries.iter().map(|h| dir.join(h)).collect())
+            }
+            LanguageName::Rust => StatedInterface::Items(entries),
+            LanguageName::Python => StatedInterface::None,
+        }
     }
 
     /// This config running another protocol (what `dixit compare` does with one project).
@@ -908,6 +1001,18 @@ impl Project {
                 message: "the spec is empty".into(),
             });
         }
+        if let StatedInterface::Headers(headers) = config.stated_interface(dir) {
+            for h in headers {
+                if !h.is_file() {
+                    return Err(invalid(
+                        &config_text,
+                        &config_path,
+                        "project.interface",
+                        format!("{}: not a file in the project", h.display()),
+                    ));
+                }
+            }
+        }
         let mut hidden = Vec::new();
         if let Ok(rd) = std::fs::read_dir(dir.join("hidden")) {
             for e in rd.flatten() {
@@ -1017,6 +1122,93 @@ mod tests {
         let e = Config::parse("[project]\nlanguage = \"cobol\"\n", Path::new("dixit.toml"))
             .unwrap_err();
         assert!(e.to_string().contains("cobol"), "{e}");
+    }
+
+    /// A C, C++ or Rust project states the interface tests compile against; errors name the
+    /// file, the key and its line.
+    #[test]
+    fn compiled_projects_state_their_interface() {
+        let project = |lang: &str, interface: &str| {
+            format!(
+                "[project]\nlanguage = \"{lang}\"\n{interface}\n[agents]\nbackend = \"script\"\nscript = \"s.toml\"\n"
+            )
+        };
+        let err = |text: String| {
+            Config::parse(&text, Path::new("p/dixit.toml"))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(project("c", ""));
+        assert!(e.starts_with("p/dixit.toml: `project.interface`"), "{e}");
+        assert!(e.contains("interface/solution.h"), "{e}");
+        let e = err(project("rust", ""));
+        assert!(
+            e.contains("`project.interface`") && e.contains("Stack"),
+            "{e}"
+        );
+        let e = err(project("cpp", "interface = \"../outside.h\""));
+        assert!(
+            e.contains("(line 3)") && e.contains("relative, no `..`"),
+            "{e}"
+        );
+        let e = err(project("c", "interface = \"interface/solution.c\""));
+        assert!(e.contains("a header ends in .h"), "{e}");
+        let e = err(project("rust", "interface = [\"add: i32; fn x() {}\"]"));
+        assert!(
+            e.contains("`project.interface`") && e.contains("add"),
+            "{e}"
+        );
+        let e = err(project("python", "interface = [\"add\"]"));
+        assert!(e.contains("c, cpp and rust projects only"), "{e}");
+        let e = err(project("rust", "interface = []"));
+        assert!(e.contains("is empty"), "{e}");
+        let c = Config::parse(
+            &project("c", "interface = \"interface/solution.h\""),
+            Path::new("dixit.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            c.stated_interface(Path::new("/p")),
+            StatedInterface::Headers(vec![PathBuf::from("/p/interface/solution.h")])
+        );
+        let c = Config::parse(
+            &project(
+                "rust",
+                "interface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]",
+            ),
+            Path::new("dixit.toml"),
+        )
+        .unwrap();
+        assert_eq!(
+            c.stated_interface(Path::new("/p")),
+            StatedInterface::Items(vec!["add: fn(i32, i32) -> i32".into(), "Stack".into()])
+        );
+    }
+
+    /// An interface header the project does not have is an error naming the file, the key and
+    /// its line.
+    #[test]
+    fn a_missing_interface_header_names_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("spec.md"), "Write answer().\n").unwrap();
+        std::fs::write(
+            dir.path().join("dixit.toml"),
+            "[project]\nlanguage = \"c\"\ninterface = \"interface/solution.h\"\n[agents]\nbackend = \"script\"\nscript = \"s.toml\"\n",
+        )
+        .unwrap();
+        let e = Project::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("dixit.toml: `project.interface` (line 3)"),
+            "{e}"
+        );
+        assert!(e.contains("interface/solution.h: not a file"), "{e}");
+        std::fs::create_dir(dir.path().join("interface")).unwrap();
+        std::fs::write(
+            dir.path().join("interface/solution.h"),
+            "int answer(void);\n",
+        )
+        .unwrap();
+        assert!(Project::load(dir.path()).is_ok());
     }
 
     /// Older projects (and journals) keep dixit's settings in [protocol]; new ones in [dixit];

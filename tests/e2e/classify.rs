@@ -48,6 +48,7 @@ fn classify(kind: &str, ext: &str, test: &str, extra: &[&str]) -> serde_json::Va
         "--test".into(),
         test_path(kind, ext, test),
     ];
+    args.extend(crate::support::classify_interface(kind));
     args.extend(extra.iter().map(|a| a.to_string()));
     args.extend(solutions(kind));
     let out = dixit(&args);
@@ -115,16 +116,18 @@ fn failing_reruns_are_reproducible_by_seed() {
                 continue;
             }
             let seed = n(v, "seed").to_string();
-            let out = dixit(&[
-                "exec",
-                "--json",
-                "--solution",
-                sol,
-                "--test",
-                &test_path(kind, ext, "flaky"),
-                "--seed",
-                &seed,
-            ]);
+            let mut args = vec![
+                "exec".to_string(),
+                "--json".into(),
+                "--solution".into(),
+                sol.clone(),
+                "--test".into(),
+                test_path(kind, ext, "flaky"),
+                "--seed".into(),
+                seed.clone(),
+            ];
+            args.extend(crate::support::classify_interface(kind));
+            let out = dixit(&args);
             out.expect_code(1);
             let e = out.json();
             for key in [

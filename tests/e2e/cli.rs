@@ -176,6 +176,50 @@ fn malformed_io_tests() {
     }
 }
 
+/// A C/C++/Rust test that needs an interface, run without one, is a usage error naming what is
+/// missing: nothing falls back to the solution's own header or crate.
+#[test]
+fn a_test_without_its_interface_names_what_is_missing() {
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &p("classify/c/solutions/correct"),
+        "--test",
+        &p("classify/c/tests/ideal.c"),
+    ]);
+    usage_error(
+        &out,
+        &["ideal.c", "\"solution.h\"", "no interface", "--interface"],
+    );
+    let out = dixit(&[
+        "classify",
+        "--test",
+        &p("classify/rust/tests/ideal.rs"),
+        &p("classify/rust/solutions/correct"),
+    ]);
+    usage_error(&out, &["ideal.rs", "crate `solution`", "--interface"]);
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &p("classify/rust/solutions/correct"),
+        "--test",
+        &p("classify/rust/tests/ideal.rs"),
+        "--interface",
+        "is_leap: fn(u64) -> bool; fn x() {}",
+    ]);
+    usage_error(&out, &["--interface", "is_leap"]);
+    let out = dixit(&[
+        "exec",
+        "--solution",
+        &p("classify/c/solutions/correct"),
+        "--test",
+        &p("classify/c/tests/ideal.c"),
+        "--interface",
+        "/nonexistent/solution.h",
+    ]);
+    usage_error(&out, &["--interface", "/nonexistent/solution.h"]);
+}
+
 #[test]
 fn help_explains_the_commands() {
     let out = dixit(&["--help"]);

@@ -1,6 +1,6 @@
 //! `dixit exec`: one verdict per (solution, test, seed), its exit code, and determinism.
 
-use crate::support::{dixit, fixture, n, s};
+use crate::support::{classify_interface, dixit, fixture, n, s};
 
 /// (kind, solution, test, verdict, compile side): one pair per interesting verdict per kind.
 const PAIRS: &[(&str, &str, &str, &str, Option<&str>)] = &[
@@ -62,6 +62,7 @@ fn exec(kind: &str, solution: &str, test: &str, extra: &[&str]) -> crate::suppor
         "--test".into(),
         t.display().to_string(),
     ];
+    args.extend(classify_interface(kind));
     args.extend(extra.iter().map(|a| a.to_string()));
     dixit(&args)
 }
@@ -91,12 +92,15 @@ fn verdicts_in_every_kind() {
 fn human_output_explains_a_failure() {
     let sol = fixture("classify/c/solutions/no_400");
     let t = fixture("classify/c/tests/too_hard.c");
+    let interface = classify_interface("c");
     let out = dixit(&[
         "exec",
         "--solution",
         &sol.display().to_string(),
         "--test",
         &t.display().to_string(),
+        &interface[0],
+        &interface[1],
     ]);
     out.expect_code(1);
     assert!(out.stdout.starts_with("wrong_answer"), "{}", out.stdout);

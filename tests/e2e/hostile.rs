@@ -357,6 +357,77 @@ const C: &[Case] = &[
         "cpp/tests/uses_answer.cpp",
         "runtime_error",
     ),
+    // Issue 19: no solution-authored text is compiled into a test. A solution header that
+    // redefines `assert`, the checks, `exit` and `main` reaches only the solution's own code.
+    case(
+        "c/solutions/header_forgery",
+        "c/tests/uses_answer.c",
+        "wrong_answer",
+    ),
+    case(
+        "c/solutions/header_forgery",
+        "c/tests/uses_answer_assert.c",
+        "wrong_answer",
+    ),
+    case(
+        "c/solutions/header_forgery",
+        "c/tests/uses_strcmp.c",
+        "wrong_answer",
+    ),
+    case("c/solutions/benign", "c/tests/uses_answer_assert.c", "pass"),
+    case(
+        "cpp/solutions/header_forgery",
+        "cpp/tests/uses_answer.cpp",
+        "wrong_answer",
+    ),
+    // The link is checked as a whole, the test's object first: a solution cannot replace a
+    // function the test defines (strongly: refused; weakly: the test's copy wins), nor read the
+    // test's data by name; a test cannot replace library functions under the solution.
+    case("c/solutions/benign", "c/tests/weak_helper.c", "pass"),
+    build_fails(
+        "c/solutions/replace_test_helper",
+        "c/tests/weak_helper.c",
+        "solution",
+    ),
+    case(
+        "c/solutions/weak_test_helper",
+        "c/tests/weak_helper.c",
+        "wrong_answer",
+    ),
+    case("c/solutions/benign", "c/tests/global_expected.c", "pass"),
+    build_fails(
+        "c/solutions/reads_test_global",
+        "c/tests/global_expected.c",
+        "solution",
+    ),
+    build_fails("c/solutions/benign", "c/tests/defines_malloc.c", "test"),
+    build_fails("c/solutions/benign", "c/tests/defines_strcmp.c", "test"),
+    // A test that names what only some solutions define (to single out coders) is refused for
+    // all: it may use the C library and the interface only.
+    build_fails("c/solutions/benign", "c/tests/uses_internal.c", "test"),
+    case(
+        "cpp/solutions/benign",
+        "cpp/tests/inline_expected.cpp",
+        "pass",
+    ),
+    build_fails(
+        "cpp/solutions/replace_inline",
+        "cpp/tests/inline_expected.cpp",
+        "solution",
+    ),
+    case(
+        "cpp/solutions/inline_copy",
+        "cpp/tests/inline_expected.cpp",
+        "wrong_answer",
+    ),
+    // A signature other than the interface's fails the link (not a trapping stub).
+    build_fails(
+        "c/solutions/other_signature",
+        "c/tests/uses_answer.c",
+        "link",
+    ),
+    // A compiled test gets no file system: it cannot fingerprint the solution's source.
+    case("c/solutions/benign", "c/tests/read_solution.c", "pass"),
 ];
 
 const RUST: &[Case] = &[
@@ -490,11 +561,45 @@ const RUST: &[Case] = &[
         "rust/tests/include_host.rs",
         "test",
     ),
+    // Issue 19: a test sees only the interface the project states (a facade crate), never a
+    // solution's macros, its other items, or its crate itself; and no file of it at run time.
+    case(
+        "rust/solutions/benign",
+        "rust/tests/uses_answer_glob.rs",
+        "pass",
+    ),
+    case(
+        "rust/solutions/macro_forgery",
+        "rust/tests/uses_answer_glob.rs",
+        "wrong_answer",
+    ),
+    case(
+        "rust/solutions/macro_forgery",
+        "rust/tests/uses_answer.rs",
+        "wrong_answer",
+    ),
+    build_fails(
+        "rust/solutions/shadow_primitive",
+        "rust/tests/uses_answer.rs",
+        "solution",
+    ),
+    build_fails(
+        "rust/solutions/benign",
+        "rust/tests/names_real_crate.rs",
+        "link",
+    ),
+    case(
+        "rust/solutions/benign",
+        "rust/tests/read_solution.rs",
+        "pass",
+    ),
 ];
 
 /// Fixture files used by the generated cases below (not in the tables above).
 const USED_BY_GENERATED: &[&str] = &[
     "README.md",
+    "c/interface",
+    "cpp/interface",
     "c/tests/copy_loop.c",
     "python/tests/read_outside.py",
     "python/tests/write_readonly.py",
@@ -514,6 +619,28 @@ const USED_BY_GENERATED: &[&str] = &[
     "io/leftover_memory_c",
 ];
 
+/// The interface the hostile corpus states for a test, as `dixit exec` takes it: C and C++
+/// tests compile against `{c,cpp}/interface/solution.h` (never a solution's header), Rust tests
+/// see `answer: fn() -> i32` of the crate `solution` (never the rest of it).
+fn interface_args(test: &Path) -> Vec<String> {
+    match test.extension().and_then(|e| e.to_str()) {
+        Some("c") => vec![
+            "--interface".into(),
+            fixture("hostile/c/interface/solution.h")
+                .display()
+                .to_string(),
+        ],
+        Some("cpp") => vec![
+            "--interface".into(),
+            fixture("hostile/cpp/interface/solution.h")
+                .display()
+                .to_string(),
+        ],
+        Some("rs") => vec!["--interface".into(), "answer: fn() -> i32".into()],
+        _ => vec![],
+    }
+}
+
 fn exec(solution: &Path, test: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "exec".to_string(),
@@ -523,6 +650,7 @@ fn exec(solution: &Path, test: &Path, extra: &[&str]) -> Output {
         "--test".into(),
         test.display().to_string(),
     ];
+    args.extend(interface_args(test));
     args.extend(extra.iter().map(|a| a.to_string()));
     dixit(&args)
 }
@@ -757,12 +885,23 @@ fn hostile_escapes_and_writes() {
         let outside = tree_hash(e.outside.path());
         let solution = tree_hash(e.solution.path());
         for t in tests {
-            let v = check(
-                e.solution.path(),
-                &fixture(&format!("hostile/{t}")),
-                "pass",
-                None,
-            );
+            // Compiled tests get no file system: the secret's host path is written into them.
+            let source = fixture(&format!("hostile/{t}"));
+            let text = std::fs::read_to_string(&source).expect("test");
+            let made = tempfile::tempdir().expect("temp dir");
+            let test = if text.contains("@SECRET_PATH@") {
+                let secret = e.outside.path().join("secret.txt");
+                let p = made.path().join(source.file_name().expect("name"));
+                std::fs::write(
+                    &p,
+                    text.replace("@SECRET_PATH@", &secret.display().to_string()),
+                )
+                .expect("write test");
+                p
+            } else {
+                source
+            };
+            let v = check(e.solution.path(), &test, "pass", None);
             for stream in ["stdout", "stderr"] {
                 assert!(
                     !s(&v, stream).contains(SECRET),
@@ -1423,7 +1562,9 @@ fn hostile_compile_bombs_leave_nothing_behind() {
             fixture(&format!("hostile/{test}")),
         );
         let (s_arg, t_arg) = (sol.display().to_string(), test.display().to_string());
-        let args = ["exec", "--json", "--solution", &s_arg, "--test", &t_arg];
+        let mut args = vec!["exec", "--json", "--solution", &s_arg, "--test", &t_arg];
+        let interface = interface_args(&test);
+        args.extend(interface.iter().map(String::as_str));
         let child = dixit_in_new_session(&args);
         let sid = child.id();
         let out = child.wait_with_output().expect("dixit");
@@ -1464,14 +1605,17 @@ fn hostile_compilers_die_with_dixit() {
             .display()
             .to_string(),
     );
-    let mut child = dixit_in_new_session(&["exec", "--solution", &s_arg, "--test", &t_arg]);
+    let interface = interface_args(Path::new(&t_arg));
+    let mut args = vec!["exec", "--solution", &s_arg, "--test", &t_arg];
+    args.extend(interface.iter().map(String::as_str));
+    let mut child = dixit_in_new_session(&args);
     let sid = child.id();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     // The solution's build (not the version probes dixit makes first).
     let compiling = || {
         processes_in_session(sid)
             .iter()
-            .any(|p| p.contains("rustc") && p.contains("--crate-name solution"))
+            .any(|p| p.contains("rustc") && p.contains("--crate-name dixit_solution"))
     };
     let mut started = false;
     while !started && std::time::Instant::now() < deadline {

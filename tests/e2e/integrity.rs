@@ -69,13 +69,27 @@ fn entry(agent: &str, text: &str) -> String {
     format!("[[{agent}]]\ntext = '''\n{text}\n'''\n\n")
 }
 
+/// The `[project] interface` line of a language's project (writing the header it names).
+fn interface_line(dir: &Path, language: &str) -> &'static str {
+    match language {
+        "c" => {
+            std::fs::create_dir_all(dir.join("interface")).unwrap();
+            std::fs::write(dir.join("interface/solution.h"), "int f(int x);\n").unwrap();
+            "interface = \"interface/solution.h\"\n"
+        }
+        "rust" => "interface = [\"f: fn(i64) -> i64\"]\n",
+        _ => "",
+    }
+}
+
 fn write_project(dir: &Path, lang: &Lang, script: &str, hidden: Option<(&str, &str)>) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(
         dir.join("dixit.toml"),
         format!(
-            "[project]\nlanguage = \"{}\"\n[protocol]\ncoders = 3\ntesters = 1\nmax_rounds = 3\nmax_tester_retries = 1\nmax_coder_retries = 2\n[agents]\nbackend = \"script\"\nscript = \"script.toml\"\n",
-            lang.language
+            "[project]\nlanguage = \"{}\"\n{}[protocol]\ncoders = 3\ntesters = 1\nmax_rounds = 3\nmax_tester_retries = 1\nmax_coder_retries = 2\n[agents]\nbackend = \"script\"\nscript = \"script.toml\"\n",
+            lang.language,
+            interface_line(dir, lang.language)
         ),
     )
     .unwrap();

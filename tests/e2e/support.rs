@@ -222,3 +222,24 @@ pub fn n(v: &serde_json::Value, key: &str) -> u64 {
         .as_u64()
         .unwrap_or_else(|| panic!("no number `{key}` in {v}"))
 }
+
+/// The `--interface` arguments for the tests of `fixtures/classify/<kind>/`: the interface a
+/// project would state (C/C++ headers beside the tests, the Rust item `is_leap`).
+pub fn classify_interface(kind: &str) -> Vec<String> {
+    match kind {
+        "c" => vec![
+            "--interface".into(),
+            fixture("classify/c/interface/solution.h")
+                .display()
+                .to_string(),
+        ],
+        "cpp" => vec![
+            "--interface".into(),
+            fixture("classify/cpp/interface/solution.hpp")
+                .display()
+                .to_string(),
+        ],
+        "rust" => vec!["--interface".into(), "is_leap: fn(u64) -> bool".into()],
+        _ => vec![],
+    }
+}

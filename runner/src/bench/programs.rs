@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::toolchain::{Runnable, Toolchains};
+use crate::toolchain::{Runnable, StatedInterface, Toolchains};
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -14,6 +14,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "c/solution/solution.h",
         include_str!("../../../fixtures/bench/c/solution/solution.h"),
+    ),
+    (
+        "c/interface/solution.h",
+        include_str!("../../../fixtures/bench/c/interface/solution.h"),
     ),
     ("c/test.c", include_str!("../../../fixtures/bench/c/test.c")),
     (
@@ -91,18 +95,34 @@ impl Programs {
             }
             std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
         }
-        let guest = |sol: &Path, test: &Path| -> Result<Runnable, String> {
-            let t = tc.test(test)?;
-            let s = tc.solution_for(sol, t.kind, None)?;
-            tc.check_test(&t).map_err(|e| e.message)?;
-            tc.check_solution(&s, t.kind).map_err(|e| e.message)?;
-            tc.unit_runnable(&s, &t).map_err(|e| e.message)
-        };
+        // What the C and Rust tests may use of their solutions, as a project would state it.
+        let c_interface = StatedInterface::Headers(vec![root.join("c/interface/solution.h")]);
+        let rust_interface =
+            StatedInterface::Items(vec!["has_close_elements: fn(&[f64], f64) -> bool".into()]);
+        let guest =
+            |sol: &Path, test: &Path, stated: &StatedInterface| -> Result<Runnable, String> {
+                let t = tc.test(test)?;
+                let interface = tc.interface(stated).map_err(|e| e.to_string())?;
+                let s = tc
+                    .solution_for(sol, t.kind, None)?
+                    .with_interface(std::sync::Arc::new(interface));
+                tc.check_test(&t).map_err(|e| e.message)?;
+                tc.check_solution(&s, t.kind).map_err(|e| e.message)?;
+                tc.unit_runnable(&s, &t).map_err(|e| e.message)
+            };
         let py_solution = root.join("python/solutions/nested_loops");
         let py_test = root.join("python/test.py");
-        let c_guest = guest(&root.join("c/solution"), &root.join("c/test.c"))?;
-        let rust_guest = guest(&root.join("rust/solution"), &root.join("rust/test.rs"))?;
-        let python_guest = guest(&py_solution, &py_test)?;
+        let c_guest = guest(
+            &root.join("c/solution"),
+            &root.join("c/test.c"),
+            &c_interface,
+        )?;
+        let rust_guest = guest(
+            &root.join("rust/solution"),
+            &root.join("rust/test.rs"),
+            &rust_interface,
+        )?;
+        let python_guest = guest(&py_solution, &py_test, &StatedInterface::None)?;
 
         let c_bin = root.join("c/native-test");
         let include = tc.c_include_dir()?;
@@ -155,7 +175,7 @@ fn build_native_c(include: &Path, c: &Path, out: &Path) -> Result<(), String> {
             .arg("-I")
             .arg(include)
             .arg("-I")
-            .arg(c.join("solution"))
+            .arg(c.join("interface"))
             .arg(c.join("solution/solution.c"))
             .arg(c.join("test.c"))
             .arg("-o")

@@ -30,6 +30,11 @@ pub struct ClassifyArgs {
     /// Print the classification as JSON.
     #[arg(long)]
     pub json: bool,
+    /// What the test may use of the solution: for a C/C++ test, a header it includes
+    /// (`#include "solution.h"`); for a Rust test, an item of the solution's crate, `NAME` or
+    /// `NAME: TYPE`. Repeat for several. A test never compiles against a solution's own files.
+    #[arg(long, value_name = "HEADER|ITEM")]
+    pub interface: Vec<String>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -50,6 +55,11 @@ pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
         .map(|d| tc.solution_for(d, test.kind, None))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CliError::usage)?;
+    let interface = super::exec::interface_for(&tc, &test, &a.interface)?;
+    let solutions: Vec<_> = solutions
+        .into_iter()
+        .map(|s| s.with_interface(interface.clone()))
+        .collect();
     let limits = a.limits.apply(Limits::default());
     let started = std::time::Instant::now();
     let c = match tc.check_test(&test) {

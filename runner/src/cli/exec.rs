@@ -1,13 +1,14 @@
 //! `dixit exec`: one test, one solution, one verdict.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
 use super::{output, toolchains, GlobalArgs, LimitArgs};
 use crate::sandbox::{Limits, VerdictKind};
-use crate::toolchain::Language;
+use crate::toolchain::{Interface, Language, StatedInterface, Test, TestKind, Toolchains};
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -23,6 +24,11 @@ pub struct ExecArgs {
     /// The solution's language, when its files do not say.
     #[arg(long)]
     pub language: Option<Language>,
+    /// What the test may use of the solution: for a C/C++ test, a header it includes
+    /// (`#include "solution.h"`); for a Rust test, an item of the solution's crate, `NAME` or
+    /// `NAME: TYPE`. Repeat for several. A test never compiles against a solution's own files.
+    #[arg(long, value_name = "HEADER|ITEM")]
+    pub interface: Vec<String>,
     /// Print the verdict as JSON.
     #[arg(long)]
     pub json: bool,
@@ -51,6 +57,7 @@ pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
     let solution = tc
         .solution_for(&a.solution, test.kind, a.language)
         .map_err(CliError::usage)?;
+    let solution = solution.with_interface(interface_for(&tc, &test, &a.interface)?);
     let limits = a.limits.apply(Limits::default());
     let v = tc.run(&solution, &test, a.seed, &limits);
     if a.json {
@@ -73,6 +80,68 @@ pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
         .hint("run `dixit toolchain doctor` to see what is missing and how to install it")),
         _ => Ok(exit::FAILED),
     }
+}
+
+/// The interface a C/C++/Rust test compiles against, from `--interface` values. A test that
+/// needs one (it includes a header of its own, or names the crate `solution`) without one is a
+/// usage error naming what is missing: nothing falls back to a solution's own files.
+pub(crate) fn interface_for(
+    tc: &Toolchains,
+    test: &Test,
+    values: &[String],
+) -> Result<Arc<Interface>, CliError> {
+    let source = || std::fs::read_to_string(&test.path).unwrap_or_default();
+    let stated = match (test.kind, values.is_empty()) {
+        (TestKind::C | TestKind::Cpp, false) => {
+            StatedInterface::Headers(values.iter().map(PathBuf::from).collect())
+        }
+        (TestKind::Rust, false) => StatedInterface::Items(values.to_vec()),
+        (_, false) => {
+            return Err(CliError::usage(
+                "--interface is for C, C++ and Rust unit tests",
+            ))
+        }
+        (TestKind::C | TestKind::Cpp, true) => {
+            if let Some(h) = own_include(&source()) {
+                return Err(CliError::usage(format!(
+                    "{} includes \"{h}\", but no interface is stated",
+                    test.path.display()
+                ))
+                .hint(format!(
+                    "pass --interface FILE, the header tests compile against (e.g. --interface \
+                     interface/{h}); a test never compiles against a solution's own headers"
+                )));
+            }
+            StatedInterface::None
+        }
+        (TestKind::Rust, true) => {
+            if source().contains("solution") {
+                return Err(CliError::usage(format!(
+                    "{} uses the crate `solution`, but no interface is stated",
+                    test.path.display()
+                ))
+                .hint(
+                    "pass --interface NAME (or NAME: TYPE) for each item of the solution's crate \
+                     the test may use; a test never sees the rest of a solution's crate",
+                ));
+            }
+            StatedInterface::None
+        }
+        _ => StatedInterface::None,
+    };
+    tc.interface(&stated)
+        .map(Arc::new)
+        .map_err(|e| CliError::usage(format!("--interface: {e}")))
+}
+
+/// The first `#include "NAME"` of a C/C++ source that dixit's SDK does not provide.
+fn own_include(source: &str) -> Option<String> {
+    source.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix('#')?.trim_start();
+        let rest = rest.strip_prefix("include")?.trim_start();
+        let name = rest.strip_prefix('"')?.split('"').next()?;
+        (!matches!(name, "dixit.h" | "assert.h")).then(|| name.to_string())
+    })
 }
 
 /// Whether a build failed because a toolchain is absent (not because the code is wrong).

@@ -37,8 +37,7 @@ macro_rules! files {
 
 const PYTHON: &[(&str, &str)] =
     files!("python": "dixit.toml", "spec.md", "script.toml", "hidden/test_hidden.py");
-const C: &[(&str, &str)] =
-    files!("c": "dixit.toml", "spec.md", "script.toml", "hidden/test_hidden.c");
+const C: &[(&str, &str)] = files!("c": "dixit.toml", "spec.md", "script.toml", "interface/solution.h", "hidden/test_hidden.c");
 const RUST: &[(&str, &str)] =
     files!("rust": "dixit.toml", "spec.md", "script.toml", "hidden/test_hidden.rs");
 const IO: &[(&str, &str)] =

@@ -206,7 +206,7 @@ impl Coder {
         self.solution = ctx
             .toolchains
             .solution(&ws, Some(ctx.language()))
-            .map(Arc::new);
+            .map(|s| Arc::new(s.with_interface(ctx.interface.clone())));
     }
 
     /// The coder's code as text (file name and contents), for a prompt that shows it.

@@ -15,7 +15,7 @@ use crate::config::{Config, ProtocolName};
 use crate::journal::{Event, Journal, JournalError};
 use crate::report::Summary;
 use crate::sandbox::Limits;
-use crate::toolchain::{Language, TestKind, Toolchains};
+use crate::toolchain::{Interface, Language, TestKind, Toolchains};
 
 use super::prompts::{PromptError, Prompts};
 
@@ -111,6 +111,8 @@ pub struct CtxParts {
     pub spec: String,
     pub prompts: Prompts,
     pub toolchains: Arc<Toolchains>,
+    /// What C/C++/Rust tests may use of a solution (`[project] interface`).
+    pub interface: Arc<Interface>,
     pub journal: Journal,
     pub budget: Budget,
     pub observer: Arc<dyn Observer>,
@@ -124,6 +126,8 @@ pub struct Ctx {
     pub spec: String,
     pub prompts: Prompts,
     pub toolchains: Arc<Toolchains>,
+    /// What C/C++/Rust tests may use of a solution: every solution of the run is built under it.
+    pub interface: Arc<Interface>,
     pub journal: Journal,
     pub budget: Budget,
     pub observer: Arc<dyn Observer>,
@@ -146,6 +150,7 @@ impl Ctx {
             spec: p.spec,
             prompts: p.prompts,
             toolchains: p.toolchains,
+            interface: p.interface,
             journal: p.journal,
             budget: p.budget,
             observer: p.observer,

@@ -239,9 +239,14 @@ mod tests {
     use crate::config::ProtocolName;
 
     fn config(language: &str, tests: &str, extra: &str) -> Config {
+        let interface = match (language, tests) {
+            ("c" | "cpp", "unit") => "interface = \"interface/solution.h\"\n",
+            ("rust", "unit") => "interface = [\"f\"]\n",
+            _ => "",
+        };
         Config::parse(
             &format!(
-                "[project]\nlanguage = \"{language}\"\ntests = \"{tests}\"\n[agents]\nbackend = \"script\"\nscript = \"s\"\n{extra}"
+                "[project]\nlanguage = \"{language}\"\ntests = \"{tests}\"\n{interface}[agents]\nbackend = \"script\"\nscript = \"s\"\n{extra}"
             ),
             Path::new("dixit.toml"),
         )

@@ -17,7 +17,7 @@ use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
 use crate::journal::{Event, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE};
 use crate::protocol;
 use crate::report::{write_outputs, Summary};
-use crate::toolchain::Toolchains;
+use crate::toolchain::{Interface, StatedInterface, Toolchains};
 
 use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
@@ -127,12 +127,18 @@ pub async fn start(
         .map_err(|e| ProtocolError::Setup(format!("{}: {e}", runs_dir.display())))?;
     let run_dir = runs_dir.join(&run_id);
     let acceptance = project.acceptance_tests(config);
+    let interface = Arc::new(
+        toolchains
+            .interface(&config.stated_interface(&project.dir))
+            .map_err(|e| ProtocolError::Setup(format!("[project] interface: {e}")))?,
+    );
     let snapshot = ProjectSnapshot {
         config: project.config_text.clone(),
         spec: project.spec.clone(),
         prompts: prompts.templates().clone(),
         hidden: read_files(&project.hidden)?,
         acceptance: read_files(&acceptance)?,
+        interface: interface.header_files().into_iter().collect(),
     };
     let runtimes = runtime_digests(config, &toolchains);
     let journal = Journal::create(
@@ -157,6 +163,7 @@ pub async fn start(
         spec: project.spec.clone(),
         prompts,
         toolchains,
+        interface,
         journal,
         budget,
         observer,
@@ -205,6 +212,7 @@ pub async fn resume(
         );
     }
     let inputs = recorded_inputs(&recorded, &run_dir.join("inputs"))?;
+    let interface = recorded_interface(&config, &recorded, &run_dir.join("inputs"), &toolchains)?;
     let journal = Journal::resume(&recorded)?;
     let budget = Budget::new(config.budget.clone(), config.prices.clone());
     let ctx = Ctx::new(CtxParts {
@@ -213,6 +221,7 @@ pub async fn resume(
         spec: recorded.project.spec.clone(),
         prompts,
         toolchains,
+        interface,
         journal,
         budget,
         observer,
@@ -250,6 +259,7 @@ pub async fn replay(
     .with_protocol(recorded.protocol);
     let prompts = Prompts::from_templates(recorded.project.prompts.clone(), &config)?;
     let inputs = recorded_inputs(&recorded, &work_dir.join("inputs"))?;
+    let interface = recorded_interface(&config, &recorded, &work_dir.join("inputs"), &toolchains)?;
     let recording = Arc::new(recorded.recording());
     let agents = config
         .agent_specs()
@@ -272,6 +282,7 @@ pub async fn replay(
         spec: recorded.project.spec.clone(),
         prompts,
         toolchains,
+        interface,
         journal: Journal::verify(&recorded, !fuel_compared),
         budget: Budget::replaying(recorded.refusals()),
         observer: Arc::new(Quiet),
@@ -339,6 +350,46 @@ fn recorded_inputs(recorded: &JournalFile, dir: &Path) -> Result<Inputs, Protoco
         hidden: write("hidden", &recorded.project.hidden)?,
         acceptance: write("acceptance", &recorded.project.acceptance)?,
     })
+}
+
+/// The interface of a recorded run: Rust items from its config, C/C++ headers from its journal
+/// (written under `dir/interface/`), so a resume or replay needs nothing of the project's files.
+fn recorded_interface(
+    config: &Config,
+    recorded: &JournalFile,
+    dir: &Path,
+    toolchains: &Toolchains,
+) -> Result<Arc<Interface>, ProtocolError> {
+    let d = dir.join("interface");
+    let stated = match config.stated_interface(&d) {
+        StatedInterface::Headers(paths) => {
+            std::fs::create_dir_all(&d)
+                .map_err(|e| ProtocolError::Output(format!("{}: {e}", d.display())))?;
+            let mut written = Vec::new();
+            for p in paths {
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let text = recorded.project.interface.get(&name).ok_or_else(|| {
+                    ProtocolError::Setup(format!(
+                        "the journal records no interface header `{name}` (a run recorded \
+                         before `[project] interface` cannot be replayed under it)"
+                    ))
+                })?;
+                let at = d.join(&name);
+                std::fs::write(&at, text)
+                    .map_err(|e| ProtocolError::Output(format!("{}: {e}", at.display())))?;
+                written.push(at);
+            }
+            StatedInterface::Headers(written)
+        }
+        other => other,
+    };
+    toolchains
+        .interface(&stated)
+        .map(Arc::new)
+        .map_err(|e| ProtocolError::Setup(format!("[project] interface: {e}")))
 }
 
 /// Creates the agents, runs the protocol to its stop; then the hidden tests, the stop event and

@@ -47,6 +47,10 @@ pub struct ProjectSnapshot {
     /// The acceptance suite (`repair`), file name → contents.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub acceptance: BTreeMap<String, String>,
+    /// The interface headers C/C++ tests compile against (`[project] interface`), file name →
+    /// contents.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub interface: BTreeMap<String, String>,
 }
 
 /// A compact, deterministic record of a matrix cell (no wall time, no output).

@@ -336,6 +336,7 @@ mod tests {
             prompts: Default::default(),
             hidden: Default::default(),
             acceptance: Default::default(),
+            interface: Default::default(),
         }
     }
 

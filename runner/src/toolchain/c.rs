@@ -1,11 +1,12 @@
 //! C and C++: clang targeting `wasm32-wasi`. Found in this order: `$DIXIT_CC` (a clang that can
 //! target wasm32-wasi), Debian's clang with wasi-libc (no sysroot flag needed), then wasi-sdk
-//! (`$WASI_SDK_PATH`). Objects are compiled once each and linked per pair.
+//! (`$WASI_SDK_PATH`). Objects are compiled once each and linked per pair, the test's first.
 //!
 //! Every compile and link runs confined (see `process.rs`): the compiler sees the sources, its
 //! own binaries and resource directory, the wasm32-wasi headers and libraries, and the shared
-//! libraries its binaries load; never `/usr/include`, `/etc` or a home directory. A solution's
-//! objects must not define what the C runtime defines (see `symbols.rs`).
+//! libraries its binaries load; never `/usr/include`, `/etc` or a home directory. Neither a
+//! solution's objects nor a test's may define what the C runtime defines, and a pair is checked
+//! as a whole before it is linked (see `symbols.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,12 +17,16 @@ use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
 };
-use super::symbols::{interposition_error, SystemSymbols};
+use super::symbols::{interposition_error, Blame, ObjectSymbols, SystemSymbols};
 use crate::sandbox::hash_parts;
 
 /// Linear-memory stack for C/C++ guests (wasm-ld's default is 64 KiB), placed first so an
 /// overflow faults instead of silently corrupting data.
 const STACK_LINK_ARGS: [&str; 2] = ["-Wl,-z,stack-size=8388608", "-Wl,--stack-first"];
+
+/// Linker warnings are errors: a function whose signature differs between the test (compiled
+/// against the interface) and the solution would otherwise be linked to a stub that traps.
+const STRICT_LINK_ARG: &str = "-Wl,--fatal-warnings";
 
 /// Seconds of wall time a compile or a link may take (CPU time: see `ToolLimits::compiler`).
 const COMPILE_SECONDS: u64 = 60;
@@ -131,7 +136,7 @@ impl CCompiler {
             .map(|m| format!("{}-{:?}", m.len(), m.modified().ok()))
             .unwrap_or_default();
         hash_parts([
-            b"cc-discovery-v1".as_slice(),
+            b"cc-discovery-v2".as_slice(),
             self.flavor.as_bytes(),
             self.cc.join(" ").as_bytes(),
             self.cxx.join(" ").as_bytes(),
@@ -275,14 +280,79 @@ impl CCompiler {
             .map_err(Clone::clone)
     }
 
-    /// Fails when the object at `path` (a solution's) defines a symbol the runtime defines.
-    pub fn check_solution_object(&self, path: &Path, source_name: &str) -> Result<(), String> {
+    /// Fails when the object at `path` defines a symbol the runtime defines. `who` is "a
+    /// solution" or "a test" (a test's own `main` is allowed).
+    pub(crate) fn check_object(
+        &self,
+        path: &Path,
+        source_name: &str,
+        who: &str,
+    ) -> Result<(), String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let bad = self.system_symbols()?.interposed(&bytes)?;
+        let symbols = self.system_symbols()?;
+        let bad = if who == "a test" {
+            symbols.interposed_by_test(&bytes)?
+        } else {
+            symbols.interposed(&bytes)?
+        };
         if bad.is_empty() {
             Ok(())
         } else {
-            Err(interposition_error(Path::new(source_name), &bad))
+            Err(interposition_error(Path::new(source_name), &bad, who))
+        }
+    }
+
+    /// Fails when the test's object at `path` uses a name neither the runtime nor the interface
+    /// (`declared`: its headers' identifiers) gives it.
+    pub(crate) fn check_test_names(
+        &self,
+        path: &Path,
+        source_name: &str,
+        declared: &std::collections::HashSet<String>,
+        interface: &str,
+    ) -> Result<(), String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let test = ObjectSymbols::read(&bytes)?;
+        let bad = self.system_symbols()?.beyond_interface(&test, declared);
+        if bad.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = bad.iter().take(5).map(|n| format!("`{n}`")).collect();
+        Err(format!(
+            "{source_name}: uses {}{}, which neither the C/C++ library nor the interface ({interface}) \
+             declares: a test may use the library and the interface only, never a solution's \
+             other names",
+            shown.join(", "),
+            if bad.len() > 5 {
+                format!(" and {} more", bad.len() - 5)
+            } else {
+                String::new()
+            }
+        ))
+    }
+
+    /// Checks a unit test's link as a whole before it is made: the test's object against the
+    /// solution's (see `SystemSymbols::link_conflicts`). The error says whom it blames.
+    pub(crate) fn check_link(
+        &self,
+        test: &Path,
+        solution: &[PathBuf],
+    ) -> Result<(), (Blame, String)> {
+        let read = |p: &Path| {
+            std::fs::read(p)
+                .map_err(|e| format!("{}: {e}", p.display()))
+                .and_then(|b| ObjectSymbols::read(&b))
+                .map_err(|e| (Blame::Solution, e))
+        };
+        let symbols = self.system_symbols().map_err(|e| (Blame::Solution, e))?;
+        let t = read(test)?;
+        let s = solution
+            .iter()
+            .map(|p| read(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        match symbols.link_conflicts(&t, &s) {
+            None => Ok(()),
+            Some(e) => Err(e),
         }
     }
 
@@ -380,6 +450,7 @@ impl CCompiler {
         c.current_dir(work.path())
             .args(objects)
             .args(STACK_LINK_ARGS)
+            .arg(STRICT_LINK_ARG)
             .arg("-o")
             .arg(&out);
         let dirs: Vec<&Path> = objects.iter().filter_map(|o| o.parent()).collect();

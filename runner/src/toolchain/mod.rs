@@ -14,7 +14,10 @@
 //!   `snapshot.rs`: private read-only copies; `sdk.rs`: the embedded guest SDK;
 //!   `doctor.rs`: what is installed and how to install what is not.
 //! - `process.rs`: build tools as confined subprocesses (Landlock, limits, process groups);
-//!   `symbols.rs`: the guard that keeps a C/C++ solution from replacing library functions.
+//!   `symbols.rs`: the guard that keeps a C/C++ solution from replacing library functions, a
+//!   test from replacing them under the solution, and either from reaching the other by name;
+//!   `interface.rs`: what a project states a C/C++/Rust test may use of a solution (headers,
+//!   or a Rust facade crate), so no solution-authored text is compiled into a test.
 //!
 //! A pass needs the evidence its [`Completion`] asks for: a unit test's entry returned (the
 //! test ran to its end), a program's exit code 0.
@@ -23,6 +26,7 @@ mod c;
 mod doctor;
 mod files;
 mod host_paths;
+mod interface;
 mod io;
 mod process;
 mod python;
@@ -40,6 +44,7 @@ use serde::{Deserialize, Serialize};
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};
 pub use files::FileError;
+pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInterface};
 pub use io::{Checker, Compare, IoCase};
 pub use python::{
     find_componentize_py, runtime_digest as python_runtime_digest,
@@ -202,13 +207,31 @@ pub struct Solution {
     pub dir: PathBuf,
     pub snapshot: Snapshot,
     pub language: Language,
+    /// What tests may use of it (C/C++/Rust unit tests compile against this, never against
+    /// the solution's own files).
+    interface: Arc<Interface>,
     /// Python: the syntax check, and the directory of the cached compiled code if any.
     checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
     /// C/C++ unit tests: whether the objects passed the interposition guard.
     guarded: OnceLock<Result<(), BuildError>>,
     rlib: OnceLock<Result<PathBuf, BuildError>>,
+    /// Rust unit tests: the facade crate `solution` (the interface's items only).
+    facade: OnceLock<Result<PathBuf, BuildError>>,
     program: OnceLock<Result<Runnable, BuildError>>,
+}
+
+impl Solution {
+    /// This solution under the project's interface (set before anything is built).
+    pub fn with_interface(mut self, interface: Arc<Interface>) -> Solution {
+        self.interface = interface;
+        self
+    }
+
+    /// The interface tests compile against.
+    pub fn interface(&self) -> &Interface {
+        &self.interface
+    }
 }
 
 /// A test file, snapshotted (alone in its own directory).
@@ -221,6 +244,7 @@ pub struct Test {
     io: Option<IoCase>,
     /// Python: the syntax check, and the directory of the cached compiled code if any.
     checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
+    /// C/C++: the test's object, per interface key.
     objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
     checker: OnceLock<Result<Runnable, BuildError>>,
 }
@@ -264,6 +288,8 @@ pub struct Toolchains {
     c: OnceLock<Result<CCompiler, String>>,
     rust: OnceLock<Result<RustCompiler, String>>,
     sdk: OnceLock<Result<sdk::Sdk, String>>,
+    /// C/C++ pairs whose symbols were checked before linking, by link key.
+    checked_links: Mutex<HashMap<String, Result<(), BuildError>>>,
 }
 
 impl Toolchains {
@@ -275,7 +301,13 @@ impl Toolchains {
             c: OnceLock::new(),
             rust: OnceLock::new(),
             sdk: OnceLock::new(),
+            checked_links: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Reads a stated interface (headers snapshotted, items parsed).
+    pub fn interface(&self, stated: &StatedInterface) -> Result<Interface, InterfaceError> {
+        Interface::load(self.sandbox.cache(), stated)
     }
 
     /// The sandbox runs go to.
@@ -346,10 +378,12 @@ impl Toolchains {
             dir: dir.to_path_buf(),
             snapshot,
             language,
+            interface: Arc::default(),
             checked: OnceLock::new(),
             objects: OnceLock::new(),
             guarded: OnceLock::new(),
             rlib: OnceLock::new(),
+            facade: OnceLock::new(),
             program: OnceLock::new(),
         })
     }
@@ -427,7 +461,7 @@ impl Toolchains {
                 .python_check(&s.checked, &s.snapshot, "/solution", CompileSide::Solution)
                 .map(|_| ()),
             Language::C | Language::Cpp => self.unit_solution_objects(s).map(|_| ()),
-            Language::Rust => self.solution_rlib(s).map(|_| ()),
+            Language::Rust => self.solution_facade(s).map(|_| ()),
             Language::Wasm => Err(BuildError::new(
                 CompileSide::Solution,
                 "a prebuilt .wasm solution can only take I/O tests",
@@ -441,8 +475,8 @@ impl Toolchains {
             TestKind::Python => self
                 .python_check(&t.checked, &t.snapshot, "/test", CompileSide::Test)
                 .map(|_| ()),
-            // C/C++ tests may include the solution's headers and a Rust test uses the solution
-            // crate: both are built per pair (`unit_runnable`).
+            // C/C++ tests are compiled against the solution's interface and a Rust test against
+            // its facade crate: both are built with the solution (`unit_runnable`).
             TestKind::C | TestKind::Cpp | TestKind::Rust => Ok(()),
             TestKind::Io => match t.io.as_ref().and_then(|c| c.checker.as_ref()) {
                 Some(c) => self.checker(t, c).map(|_| ()),
@@ -569,14 +603,18 @@ impl Toolchains {
                         "no C/C++ source files in the solution",
                     ));
                 }
+                // Its own folder first, then the project's interface: a solution that includes
+                // the interface's header without shipping one gets the project's.
+                let mut incs: Vec<&Path> = vec![&s.snapshot.dir];
+                incs.extend(s.interface.header_dir());
                 let out = self.build_dir("obj");
                 sources
                     .iter()
                     .map(|f| {
                         cc.compile(
                             &s.snapshot.dir.join(f),
-                            &[&s.snapshot.dir],
-                            &[headers.as_bytes()],
+                            &incs,
+                            &[headers.as_bytes(), s.interface.key().as_bytes()],
                             &out,
                         )
                         .map_err(|e| BuildError::new(side, e))
@@ -598,7 +636,7 @@ impl Toolchains {
                 let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
                 let sources = s.snapshot.files.iter().filter(|f| c::is_c_source(f));
                 for (obj, f) in objects.iter().zip(sources) {
-                    cc.check_solution_object(obj, &f.display().to_string())
+                    cc.check_object(obj, &f.display().to_string(), "a solution")
                         .map_err(|e| BuildError::new(side, e))?;
                 }
                 Ok(())
@@ -607,51 +645,47 @@ impl Toolchains {
         Ok(objects)
     }
 
-    /// The test's object, compiled with the solution's headers on its include path (the key
-    /// includes them) so tests can `#include "solution.h"`. A failure is the test's own when the
-    /// test does not compile alone either (or the solution has no headers), else the pair's.
-    fn test_object(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
-        let s = s.filter(|s| has_headers(&s.snapshot));
-        let r = self.test_object_with(t, s);
-        match (r, s) {
-            // Stopped by a limit with the solution's headers: the pair's failure, and never a
-            // second compile to find out more.
-            (Err(e), Some(_)) if process::hit_limit(&e.message) => Err(e),
-            (Err(e), Some(_)) if self.test_object_with(t, None).is_ok() => Err(e),
-            (Err(e), _) => Err(BuildError::new(CompileSide::Test, e.message)),
-            (ok, _) => ok,
-        }
-    }
-
-    fn test_object_with(&self, t: &Test, s: Option<&Solution>) -> Result<PathBuf, BuildError> {
-        let headers = s.map(|s| header_key(&s.snapshot)).unwrap_or_default();
+    /// The test's object, compiled against dixit's SDK and the stated interface only: nothing
+    /// of any solution is on its include path, so a failure is the test's own. The object may
+    /// not define what the C runtime defines (its `main` aside).
+    fn test_object(&self, t: &Test, interface: &Interface) -> Result<PathBuf, BuildError> {
         let mut memo = t.objects.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = memo.get(&headers) {
+        if let Some(r) = memo.get(interface.key()) {
             return r.clone();
         }
-        let side = CompileSide::Link;
+        let side = CompileSide::Test;
         let r = (|| {
             let cc = self.cc().map_err(|e| BuildError::new(side, e))?;
             let sdk = self.sdk().map_err(|e| BuildError::new(side, e))?;
             let assert_dir = sdk.path("c/assert");
             let include_dir = sdk.path("c/include");
             let mut incs: Vec<&Path> = vec![&assert_dir, &include_dir];
-            if let Some(s) = s {
-                incs.push(&s.snapshot.dir);
-            }
+            incs.extend(interface.header_dir());
             let src = t.snapshot.dir.join(&t.file_name);
-            cc.compile(
-                &src,
-                &incs,
-                &[headers.as_bytes(), sdk.hash.as_bytes()],
-                &self.build_dir("obj"),
+            let obj = cc
+                .compile(
+                    &src,
+                    &incs,
+                    &[interface.key().as_bytes(), sdk.hash.as_bytes()],
+                    &self.build_dir("obj"),
+                )
+                .map_err(|e| BuildError::new(side, with_interface_hint(e, interface, t.kind)))?;
+            cc.check_object(&obj, &t.file_name, "a test")
+                .map_err(|e| BuildError::new(side, e))?;
+            cc.check_test_names(
+                &obj,
+                &t.file_name,
+                &interface.header_identifiers(),
+                &interface.describe(),
             )
-            .map_err(|e| BuildError::new(side, e))
+            .map_err(|e| BuildError::new(side, e))?;
+            Ok(obj)
         })();
-        memo.insert(headers, r.clone());
+        memo.insert(interface.key().to_string(), r.clone());
         r
     }
 
+    /// The solution's own crate, compiled as `dixit_solution` (safe Rust only).
     fn solution_rlib<'s>(&self, s: &'s Solution) -> Result<&'s PathBuf, BuildError> {
         s.rlib
             .get_or_init(|| {
@@ -667,11 +701,53 @@ impl Toolchains {
                 rustc
                     .rlib(
                         &root,
-                        "solution",
+                        rust::SOLUTION_CRATE,
                         &[s.snapshot.hash.as_bytes()],
                         &self.build_dir("rlib"),
+                        &rust::RlibOptions {
+                            solution: true,
+                            externs: &[],
+                        },
                     )
                     .map_err(|e| BuildError::new(side, e))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The facade crate `solution` a Rust test links against: the interface's items
+    /// re-exported from the solution's crate, no macro of the solution's, each stated type
+    /// checked. A solution that lacks an item or gives it another type fails here.
+    fn solution_facade<'s>(&self, s: &'s Solution) -> Result<&'s PathBuf, BuildError> {
+        s.facade
+            .get_or_init(|| {
+                let side = CompileSide::Solution;
+                let real = self.solution_rlib(s)?.clone();
+                let rustc = self.rustc().map_err(|e| BuildError::new(side, e))?;
+                let dir = tempfile::tempdir().map_err(|e| BuildError::new(side, e.to_string()))?;
+                let root = dir.path().join("interface.rs");
+                let src = interface::rust_facade(rust::SOLUTION_CRATE, s.interface.items());
+                std::fs::write(&root, &src).map_err(|e| BuildError::new(side, e.to_string()))?;
+                rustc
+                    .rlib(
+                        &root,
+                        "solution",
+                        &[real.as_os_str().as_encoded_bytes(), src.as_bytes()],
+                        &self.build_dir("rlib"),
+                        &rust::RlibOptions {
+                            solution: false,
+                            externs: &[(rust::SOLUTION_CRATE, &real)],
+                        },
+                    )
+                    .map_err(|e| {
+                        BuildError::new(
+                            side,
+                            format!(
+                                "the solution does not provide the project's interface ({}):\n{e}",
+                                s.interface.describe()
+                            ),
+                        )
+                    })
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -685,6 +761,10 @@ impl Toolchains {
             "dixit",
             &[sdk.hash.as_bytes()],
             &self.build_dir("rlib"),
+            &rust::RlibOptions {
+                solution: false,
+                externs: &[],
+            },
         )
     }
 
@@ -751,11 +831,22 @@ impl Toolchains {
                 let cc = self
                     .cc()
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
-                let mut objects = self.unit_solution_objects(s)?.clone();
-                objects.push(self.test_object(t, Some(s))?);
+                let solution_objects = self.unit_solution_objects(s)?;
+                // The test's object first: where both define a weak symbol (an inline function,
+                // a template instance), the linker keeps the first, the test's.
+                let mut objects = vec![self.test_object(t, &s.interface)?];
+                objects.extend(solution_objects.iter().cloned());
                 let cxx = t.kind == TestKind::Cpp || s.language == Language::Cpp;
+                self.check_link(cc, &objects, cxx)?;
                 let program = self.link_c(cc, &objects, cxx).map_err(|e| {
-                    let log = sandbox_message(e);
+                    let mut log = sandbox_message(e);
+                    if log.contains("signature mismatch") {
+                        log = format!(
+                            "a function of the solution does not have the signature the \
+                             interface ({}) declares:\n{log}",
+                            s.interface.describe()
+                        );
+                    }
                     BuildError::new(rust::failed_side(&log, &t.file_name), log)
                 })?;
                 Ok(Runnable {
@@ -763,9 +854,9 @@ impl Toolchains {
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    // The test is compiled in: its source is not needed at run time, so the
-                    // solution sharing its process cannot read it.
-                    preopens: vec![solution_preopen(s)],
+                    // The test is compiled in and the solution too: neither's source is
+                    // mounted, so the solution cannot read the test, nor the test the solution.
+                    preopens: vec![],
                     completion: Completion::Returned,
                     server: None,
                 })
@@ -774,7 +865,8 @@ impl Toolchains {
                 let rustc = self
                     .rustc()
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
-                let rlib = self.solution_rlib(s)?.clone();
+                let facade = self.solution_facade(s)?.clone();
+                let real = self.solution_rlib(s)?.clone();
                 let guest = self
                     .guest_rlib()
                     .map_err(|e| BuildError::new(CompileSide::Link, e))?;
@@ -783,8 +875,10 @@ impl Toolchains {
                     b"rust-test-v4".as_slice(),
                     rustc.version.as_bytes(),
                     s.snapshot.hash.as_bytes(),
+                    s.interface.key().as_bytes(),
                     t.snapshot.hash.as_bytes(),
                     guest.as_os_str().as_encoded_bytes(),
+                    facade.as_os_str().as_encoded_bytes(),
                 ]);
                 let program = self
                     .sandbox
@@ -800,17 +894,20 @@ impl Toolchains {
                                 message: e.to_string(),
                             }
                         })?;
+                        // The facade is the crate `solution`; the solution's own crate is only
+                        // a dependency of it, which a test cannot name.
                         rustc
                             .binary(
                                 &root,
                                 &t.snapshot.dir,
-                                &[("solution", &rlib), ("dixit", &guest)],
+                                &[("solution", &facade), ("dixit", &guest)],
+                                &[&real],
                                 &self.sandbox.cache().path("buildfail", &key, "log"),
                             )
                             .map_err(|message| crate::sandbox::SandboxError::Link { message })
                     })
                     .map_err(|e| {
-                        let log = sandbox_message(e);
+                        let log = with_interface_hint(sandbox_message(e), &s.interface, t.kind);
                         BuildError::new(rust::failed_side(&log, &t.file_name), log)
                     })?;
                 Ok(Runnable {
@@ -818,9 +915,8 @@ impl Toolchains {
                     entry: Entry::Start {
                         argv: vec!["test".into()],
                     },
-                    // The test is compiled in: its source is not needed at run time, so the
-                    // solution sharing its process cannot read it.
-                    preopens: vec![solution_preopen(s)],
+                    // Both compiled in: neither's source is mounted.
+                    preopens: vec![],
                     completion: Completion::Returned,
                     server: None,
                 })
@@ -832,23 +928,51 @@ impl Toolchains {
         }
     }
 
-    /// Links C/C++ objects into a program, cached by the objects (whose names are already the
-    /// hashes of their inputs) and the compiler.
+    /// The key of a link of `objects` (whose names are already the hashes of their inputs).
+    fn link_key(cc: &CCompiler, objects: &[PathBuf], cxx: bool) -> String {
+        hash_parts(
+            [
+                b"c-link-v2".as_slice(),
+                cc.version.as_bytes(),
+                &[u8::from(cxx)],
+            ]
+            .into_iter()
+            .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
+        )
+    }
+
+    /// Checks a unit test's link before it is made (`objects`: the test's first, then the
+    /// solution's): see `SystemSymbols::link_conflicts`. Memoized per link.
+    fn check_link(&self, cc: &CCompiler, objects: &[PathBuf], cxx: bool) -> Result<(), BuildError> {
+        let key = Self::link_key(cc, objects, cxx);
+        if let Some(r) = self
+            .checked_links
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return r.clone();
+        }
+        let r = match cc.check_link(&objects[0], &objects[1..]) {
+            Ok(()) => Ok(()),
+            Err((symbols::Blame::Solution, m)) => Err(BuildError::new(CompileSide::Solution, m)),
+            Err((symbols::Blame::Test, m)) => Err(BuildError::new(CompileSide::Link, m)),
+        };
+        self.checked_links
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, r.clone());
+        r
+    }
+
+    /// Links C/C++ objects into a program, cached by the objects and the compiler.
     fn link_c(
         &self,
         cc: &CCompiler,
         objects: &[PathBuf],
         cxx: bool,
     ) -> Result<Program, crate::sandbox::SandboxError> {
-        let key = hash_parts(
-            [
-                b"c-link-v1".as_slice(),
-                cc.version.as_bytes(),
-                &[u8::from(cxx)],
-            ]
-            .into_iter()
-            .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
-        );
+        let key = Self::link_key(cc, objects, cxx);
         self.sandbox.load_keyed(&key, || {
             cc.link(objects, cxx)
                 .map_err(|message| crate::sandbox::SandboxError::Link { message })
@@ -924,6 +1048,7 @@ impl Toolchains {
                                         &root,
                                         &s.snapshot.dir,
                                         &[],
+                                        &[],
                                         &self.sandbox.cache().path("buildfail", &key, "log"),
                                     )
                                     .map_err(|message| crate::sandbox::SandboxError::Link {
@@ -995,10 +1120,12 @@ impl Toolchains {
                     dir: t.path.clone(),
                     snapshot: snap,
                     language: lang,
+                    interface: Arc::default(),
                     checked: OnceLock::new(),
                     objects: OnceLock::new(),
                     guarded: OnceLock::new(),
                     rlib: OnceLock::new(),
+                    facade: OnceLock::new(),
                     program: OnceLock::new(),
                 };
                 let mut r = self
@@ -1157,16 +1284,7 @@ fn sandbox_message(e: crate::sandbox::SandboxError) -> String {
     }
 }
 
-fn has_headers(snap: &Snapshot) -> bool {
-    snap.files.iter().any(|f| {
-        matches!(
-            f.extension().and_then(|e| e.to_str()),
-            Some("h" | "hpp" | "hh")
-        )
-    })
-}
-
-/// A key over the solution's header files (tests are compiled against them).
+/// A key over the solution's header files (its sources include them).
 fn header_key(snap: &Snapshot) -> String {
     let mut parts: Vec<Vec<u8>> = Vec::new();
     for f in snap.files.iter().filter(|f| {
@@ -1179,6 +1297,36 @@ fn header_key(snap: &Snapshot) -> String {
         parts.push(std::fs::read(snap.dir.join(f)).unwrap_or_default());
     }
     hash_parts(parts.iter().map(|p| p.as_slice()))
+}
+
+/// A build log with a note when no interface is stated and the test looked for one: tests
+/// compile against the project's interface, never against a solution's own files.
+fn with_interface_hint(log: String, interface: &Interface, kind: TestKind) -> String {
+    if !interface.is_none() {
+        return log;
+    }
+    let missing = match kind {
+        TestKind::C | TestKind::Cpp => log.contains("file not found"),
+        TestKind::Rust => log.contains("solution"),
+        _ => false,
+    };
+    if !missing {
+        return log;
+    }
+    let how = match kind {
+        TestKind::Rust => {
+            "the items tests may use: `[project] interface = [\"NAME\", ...]` in dixit.toml, \
+             or `--interface NAME` for dixit exec and classify"
+        }
+        _ => {
+            "the header tests include: `[project] interface = \"interface/solution.h\"` in \
+             dixit.toml, or `--interface FILE` for dixit exec and classify"
+        }
+    };
+    format!(
+        "no interface is stated ({how}); a test never compiles against a solution's own \
+         files\n{log}"
+    )
 }
 
 fn python_main(snap: &Snapshot) -> Option<PathBuf> {

@@ -73,6 +73,7 @@ impl ToolLimits {
 const LIMIT_NOTE: &str = "the compiler was stopped or crashed: it may have exceeded its limits";
 
 /// Whether a build log is that of a tool stopped by a limit (see [`ToolLimits::explain`]).
+#[cfg(test)]
 pub(crate) fn hit_limit(log: &str) -> bool {
     log.contains(LIMIT_NOTE)
 }

@@ -1,5 +1,7 @@
-//! Rust: rustup's `wasm32-wasip1` target. A solution is a library crate named `solution`
-//! (`lib.rs` or `src/lib.rs`); a test is a binary that uses it. Tests are compiled inside a small
+//! Rust: rustup's `wasm32-wasip1` target. A solution is a library crate (`lib.rs` or
+//! `src/lib.rs`), compiled as `dixit_solution`; a test is a binary that uses the facade crate
+//! `solution`, which re-exports only the project's interface from it (see `interface.rs`), so
+//! no macro or other item of the solution's reaches the test. Tests are compiled inside a small
 //! generated crate root that links dixit's guest crate and installs its panic hook before `main`,
 //! so a failed `assert!` is a wrong answer rather than a crash.
 
@@ -13,6 +15,18 @@ use super::process::{
 use crate::sandbox::hash_parts;
 
 const TARGET: &str = "wasm32-wasip1";
+
+/// The crate name a solution's own crate is compiled under. Tests never see it: they link
+/// against the facade crate `solution` (see `interface.rs`), which depends on this one.
+pub(crate) const SOLUTION_CRATE: &str = "dixit_solution";
+
+/// How to compile a library crate.
+pub(crate) struct RlibOptions<'a> {
+    /// A coder's crate: safe Rust only (`-F unsafe_code`).
+    pub solution: bool,
+    /// Crates it uses (`--extern name=rlib`).
+    pub externs: &'a [(&'a str, &'a Path)],
+}
 const STACK_ARG: &str = "link-arg=-zstack-size=8388608";
 
 /// Seconds of wall time one rustc invocation may take (CPU time: see `ToolLimits::compiler`).
@@ -131,18 +145,29 @@ impl RustCompiler {
         })
     }
 
-    /// Compiles a solution's library crate `name` from `root` into `out_dir` (cached by `key`).
-    /// A solution is safe Rust: `unsafe_code` is forbidden, which also forbids `#[no_mangle]`,
+    /// Compiles a library crate `name` from `root` into `out_dir` (cached by `key_parts`). A
+    /// solution is safe Rust: `unsafe_code` is forbidden, which also forbids `#[no_mangle]`,
     /// `#[export_name]` and `#[link_section]`, so it cannot replace a symbol the test or the C
     /// runtime defines, nor run code before `main`.
-    pub fn rlib(
+    pub(crate) fn rlib(
         &self,
         root: &Path,
         name: &str,
         key_parts: &[&[u8]],
         out_dir: &Path,
+        opts: &RlibOptions,
     ) -> Result<PathBuf, String> {
-        let mut parts: Vec<&[u8]> = vec![b"rust-rlib-v4", self.version.as_bytes(), name.as_bytes()];
+        let kind = [u8::from(opts.solution)];
+        let mut parts: Vec<&[u8]> = vec![
+            b"rust-rlib-v5",
+            self.version.as_bytes(),
+            name.as_bytes(),
+            &kind,
+        ];
+        for (n, p) in opts.externs {
+            parts.push(n.as_bytes());
+            parts.push(p.as_os_str().as_encoded_bytes());
+        }
         parts.extend_from_slice(key_parts);
         let key = hash_parts(parts);
         let dir = out_dir.join(&key[..2]).join(&key);
@@ -158,15 +183,20 @@ impl RustCompiler {
         let tmp = tempfile::tempdir_in(out_dir).map_err(|e| e.to_string())?;
         let mut c = self.rustc();
         c.args(["--crate-type", "rlib", "--crate-name", name]);
-        if name == "solution" {
+        if opts.solution {
             c.args(["-F", "unsafe_code"]);
+        }
+        let src_dir = root.parent().unwrap_or(Path::new("/"));
+        let mut reads: Vec<&Path> = vec![src_dir];
+        for (n, rlib) in opts.externs {
+            c.arg("--extern").arg(format!("{n}={}", rlib.display()));
+            reads.extend(rlib.parent());
         }
         c.arg(remap(root))
             .arg(root)
             .arg("-o")
             .arg(tmp.path().join(format!("lib{name}.rlib")));
-        let src_dir = root.parent().unwrap_or(Path::new("/"));
-        match self.run(&mut c, &[src_dir], tmp.path()) {
+        match self.run(&mut c, &reads, tmp.path()) {
             Ok((true, _)) => {}
             Ok((false, log)) | Err(ToolError::TimedOut(log)) => {
                 let _ = std::fs::create_dir_all(failed.parent().unwrap_or(out_dir));
@@ -183,14 +213,16 @@ impl RustCompiler {
         Ok(out)
     }
 
-    /// Compiles a binary from `root` with the given `--extern name=rlib` crates. `sources` is the
-    /// directory of the user's file, stripped from paths in messages. A build that fails or runs
-    /// out of time is recorded in `failed` and not tried again.
+    /// Compiles a binary from `root` with the given `--extern name=rlib` crates and `deps`, the
+    /// rlibs those crates depend on (found by rustc only as dependencies: code cannot name
+    /// them). `sources` is the directory of the user's file, stripped from paths in messages. A
+    /// build that fails or runs out of time is recorded in `failed` and not tried again.
     pub fn binary(
         &self,
         root: &Path,
         sources: &Path,
         externs: &[(&str, &Path)],
+        deps: &[&Path],
         failed: &Path,
     ) -> Result<Vec<u8>, String> {
         if let Ok(log) = std::fs::read_to_string(failed) {
@@ -207,7 +239,13 @@ impl RustCompiler {
         for (name, rlib) in externs {
             c.arg("--extern").arg(format!("{name}={}", rlib.display()));
             if let Some(d) = rlib.parent() {
-                c.arg("-L").arg(d);
+                c.arg("-L").arg(format!("dependency={}", d.display()));
+                reads.push(d);
+            }
+        }
+        for rlib in deps {
+            if let Some(d) = rlib.parent() {
+                c.arg("-L").arg(format!("dependency={}", d.display()));
                 reads.push(d);
             }
         }

@@ -8,13 +8,20 @@
 //! definitions are template instantiations any C++ object repeats, and the replaceable
 //! `operator new`), nor a name the linker reserves.
 //!
+//! A test's object is held to the same rule (a test defining `malloc` or `strcmp` would observe
+//! or steer the solution's internals), except for its own `main`. And the pair is checked as a
+//! whole before it is linked (`SystemSymbols::link_conflicts`): the test's object comes first
+//! in the link, a name both sides define must be weak in both (so the test's copy is the one
+//! used), a solution may not be the one that supplies a library symbol the test calls, and a
+//! solution may not use anything only the test defines.
+//!
 //! The symbols come from the `linking` custom section of the wasm relocatable objects (the
-//! solution's, and every member of the system archives), read with wasmparser.
+//! solution's, the test's, and every member of the system archives), read with wasmparser.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use wasmparser::{KnownCustom, Linking, Parser, Payload, SymbolFlags, SymbolInfo};
+use wasmparser::{KnownCustom, Linking, Parser, Payload, SymbolFlags, SymbolInfo, TypeRef};
 
 /// A symbol an object defines (globally or weakly; local symbols are private to the object).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,10 +30,45 @@ pub(crate) struct Defined {
     pub weak: bool,
 }
 
+/// What one object defines and what it needs from elsewhere.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ObjectSymbols {
+    /// Global and weak definitions.
+    pub defined: Vec<Defined>,
+    /// Names it refers to without defining them (resolved by the link).
+    pub undefined: Vec<String>,
+}
+
+impl ObjectSymbols {
+    /// Reads the symbol table of one wasm relocatable object.
+    pub fn read(object: &[u8]) -> Result<ObjectSymbols, String> {
+        symbol_table(object)
+    }
+
+    fn defines(&self, name: &str) -> Option<&Defined> {
+        self.defined.iter().find(|d| d.name == name)
+    }
+}
+
 /// The symbols the system libraries of one compiler define.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SystemSymbols {
+    /// Reserved: every C-runtime definition, the C++ libraries' strong ones.
     names: HashSet<String>,
+    /// The C++ libraries' weak definitions (template instantiations): an object may repeat
+    /// them, but a solution may not be the one that supplies them to a test.
+    cxx_weak: HashSet<String>,
+}
+
+/// The names a test's own entry defines (clang gives `main` these aliases on wasm32-wasi), which
+/// the C library also defines weakly as fallbacks.
+const TEST_ENTRY_NAMES: &[&str] = &["main", "__main_void", "__main_argc_argv", "__original_main"];
+
+/// Which side of a pair a link-check refusal blames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Blame {
+    Solution,
+    Test,
 }
 
 /// Names the linker defines or reserves.
@@ -54,6 +96,7 @@ impl SystemSymbols {
     /// of the C++ libraries (`cxx_runtime`: strong definitions only).
     pub fn load(c_runtime: &[PathBuf], cxx_runtime: &[PathBuf]) -> Result<SystemSymbols, String> {
         let mut names = HashSet::new();
+        let mut cxx_weak = HashSet::new();
         for (paths, weak_too) in [(c_runtime, true), (cxx_runtime, false)] {
             for p in paths {
                 let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -62,6 +105,8 @@ impl SystemSymbols {
                     for d in defined_symbols(member).unwrap_or_default() {
                         if weak_too || !d.weak {
                             names.insert(d.name);
+                        } else {
+                            cxx_weak.insert(d.name);
                         }
                     }
                 }
@@ -70,7 +115,143 @@ impl SystemSymbols {
         if names.is_empty() {
             return Err("no symbols found in the system libraries".into());
         }
-        Ok(SystemSymbols { names })
+        cxx_weak.retain(|n| !names.contains(n));
+        Ok(SystemSymbols { names, cxx_weak })
+    }
+
+    /// Whether a runtime library defines `name` at all (any binding).
+    fn is_runtime(&self, name: &str) -> bool {
+        self.names.contains(name) || self.cxx_weak.contains(name)
+    }
+
+    /// The symbols a test's object defines that it may not: what the runtime reserves, except
+    /// the test's own entry (`main` and the aliases clang gives it).
+    pub fn interposed_by_test(&self, object: &[u8]) -> Result<Vec<String>, String> {
+        let mut bad = self.interposed(object)?;
+        bad.retain(|n| !TEST_ENTRY_NAMES.contains(&n.as_str()));
+        Ok(bad)
+    }
+
+    /// The names a test's object uses that neither the runtime nor the interface gives it:
+    /// anything else would be found, if at all, in a solution (a global or helper of one
+    /// coder's), and a test could single out the coders who have it. `declared` are the
+    /// identifiers of the interface headers; a C++ name counts as declared when its mangling
+    /// names one of them (`_ZN5Stack4pushEi` names `Stack`).
+    pub fn beyond_interface(
+        &self,
+        test: &ObjectSymbols,
+        declared: &HashSet<String>,
+    ) -> Vec<String> {
+        let mut out: Vec<String> = test
+            .undefined
+            .iter()
+            .filter(|n| {
+                !(self.is_runtime(n)
+                    || LINKER_NAMES.contains(&n.as_str())
+                    || n.starts_with("__wasm")
+                    || declared.contains(n.as_str())
+                    || (n.starts_with("_Z") && names_one_of(n, declared)))
+            })
+            .cloned()
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The check of a whole link (the test's object is linked first): what would let one side
+    /// replace or observe the other's code by name. `None` when the pair may be linked.
+    ///
+    /// - a name both define must be weak in both (inline functions and template instances any
+    ///   two C++ objects repeat); the test's copy, linked first, is then the one both use;
+    /// - a name the test uses and a solution defines must not be one a runtime library
+    ///   defines, even weakly (a solution would replace the library function the test calls);
+    /// - a solution may use nothing the test defines (the test's data, its helpers).
+    pub fn link_conflicts(
+        &self,
+        test: &ObjectSymbols,
+        solution: &[ObjectSymbols],
+    ) -> Option<(Blame, String)> {
+        let mut replaced = Vec::new();
+        let mut library = Vec::new();
+        let mut reached = Vec::new();
+        let mut by_test = Vec::new();
+        for s in solution {
+            for d in &s.defined {
+                match test.defines(&d.name) {
+                    Some(t) if !(t.weak && d.weak) => {
+                        if d.weak {
+                            by_test.push(d.name.clone())
+                        } else {
+                            replaced.push(d.name.clone())
+                        }
+                    }
+                    Some(_) => {}
+                    None if test.undefined.contains(&d.name) && self.is_runtime(&d.name) => {
+                        library.push(d.name.clone())
+                    }
+                    None => {}
+                }
+            }
+            for u in &s.undefined {
+                let own = solution.iter().any(|o| o.defines(u).is_some());
+                if !own && test.defines(u).is_some() {
+                    reached.push(u.clone());
+                }
+            }
+        }
+        let list = |mut v: Vec<String>| {
+            v.sort();
+            v.dedup();
+            let shown: Vec<String> = v.iter().take(5).map(|n| format!("`{n}`")).collect();
+            let more = v.len().saturating_sub(shown.len());
+            format!(
+                "{}{}",
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            )
+        };
+        if !replaced.is_empty() {
+            return Some((
+                Blame::Solution,
+                format!(
+                    "the solution defines {}, which the test defines too: a solution may not                      replace the test's code (rename them, or make them static)",
+                    list(replaced)
+                ),
+            ));
+        }
+        if !library.is_empty() {
+            return Some((
+                Blame::Solution,
+                format!(
+                    "the solution defines {}, which the test uses from the C/C++ runtime: a                      solution may not replace library functions",
+                    list(library)
+                ),
+            ));
+        }
+        if !reached.is_empty() {
+            return Some((
+                Blame::Solution,
+                format!(
+                    "the solution uses {}, which only the test defines: a solution may use the                      C/C++ library and its own code, nothing of the test's",
+                    list(reached)
+                ),
+            ));
+        }
+        if !by_test.is_empty() {
+            return Some((
+                Blame::Test,
+                format!(
+                    "the test defines {}, which the solution defines too: a test may not replace                      the solution's code (make them static)",
+                    list(by_test)
+                ),
+            ));
+        }
+        None
     }
 
     /// The symbols `object` defines that it may not: library symbols and linker names, sorted.
@@ -90,12 +271,38 @@ impl SystemSymbols {
     }
 }
 
-/// The refusal of a solution whose object `file` defines `names`.
-pub(crate) fn interposition_error(file: &Path, names: &[String]) -> String {
+/// Whether an Itanium-mangled name contains `<length><identifier>` for one of `names`.
+fn names_one_of(mangled: &str, names: &HashSet<String>) -> bool {
+    let b = mangled.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_digit()) {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if let Ok(len) = mangled[i..j].parse::<usize>() {
+                if let Some(id) = mangled.get(j..j + len) {
+                    if names.contains(id) {
+                        return true;
+                    }
+                }
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    false
+}
+
+/// The refusal of an object (`who`: "a solution" or "a test") whose source `file` defines
+/// `names`.
+pub(crate) fn interposition_error(file: &Path, names: &[String], who: &str) -> String {
     let shown: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
     let more = names.len().saturating_sub(shown.len());
     format!(
-        "{}: defines {}{}, which the C runtime provides: a solution may not replace library \
+        "{}: defines {}{}, which the C runtime provides: {who} may not replace library \
          functions (rename them)",
         file.display(),
         shown.join(", "),
@@ -109,9 +316,30 @@ pub(crate) fn interposition_error(file: &Path, names: &[String]) -> String {
 
 /// The defined, non-local symbols of one wasm relocatable object.
 pub(crate) fn defined_symbols(object: &[u8]) -> Result<Vec<Defined>, String> {
-    let mut out = Vec::new();
+    Ok(symbol_table(object)?.defined)
+}
+
+/// The defined (non-local) and undefined symbols of one wasm relocatable object. An undefined
+/// function or global without an explicit name is named by its import.
+fn symbol_table(object: &[u8]) -> Result<ObjectSymbols, String> {
+    let mut out = ObjectSymbols::default();
+    let (mut funcs, mut globals, mut tags, mut tables) = (vec![], vec![], vec![], vec![]);
     for payload in Parser::new(0).parse_all(object) {
         let payload = payload.map_err(|e| format!("not a wasm object: {e}"))?;
+        if let Payload::ImportSection(imports) = &payload {
+            for import in imports.clone().into_imports() {
+                let import = import.map_err(|e| e.to_string())?;
+                let name = import.name.to_string();
+                match import.ty {
+                    TypeRef::Func(_) | TypeRef::FuncExact(_) => funcs.push(name),
+                    TypeRef::Global(_) => globals.push(name),
+                    TypeRef::Tag(_) => tags.push(name),
+                    TypeRef::Table(_) => tables.push(name),
+                    TypeRef::Memory(_) => {}
+                }
+            }
+            continue;
+        }
         let Payload::CustomSection(c) = payload else {
             continue;
         };
@@ -123,20 +351,38 @@ pub(crate) fn defined_symbols(object: &[u8]) -> Result<Vec<Defined>, String> {
                 continue;
             };
             for sym in table {
+                let imported = |names: &[String], index: u32| names.get(index as usize).cloned();
                 let (flags, name) = match sym.map_err(|e| e.to_string())? {
-                    SymbolInfo::Func { flags, name, .. }
-                    | SymbolInfo::Global { flags, name, .. }
-                    | SymbolInfo::Event { flags, name, .. }
-                    | SymbolInfo::Table { flags, name, .. } => (flags, name),
-                    SymbolInfo::Data { flags, name, .. } => (flags, Some(name)),
+                    SymbolInfo::Func { flags, name, index } => (
+                        flags,
+                        name.map(str::to_string).or_else(|| imported(&funcs, index)),
+                    ),
+                    SymbolInfo::Global { flags, name, index } => (
+                        flags,
+                        name.map(str::to_string)
+                            .or_else(|| imported(&globals, index)),
+                    ),
+                    SymbolInfo::Event { flags, name, index } => (
+                        flags,
+                        name.map(str::to_string).or_else(|| imported(&tags, index)),
+                    ),
+                    SymbolInfo::Table { flags, name, index } => (
+                        flags,
+                        name.map(str::to_string)
+                            .or_else(|| imported(&tables, index)),
+                    ),
+                    SymbolInfo::Data { flags, name, .. } => (flags, Some(name.to_string())),
                     SymbolInfo::Section { .. } => continue,
                 };
-                if flags.intersects(SymbolFlags::UNDEFINED | SymbolFlags::BINDING_LOCAL) {
+                if flags.contains(SymbolFlags::BINDING_LOCAL) {
                     continue;
                 }
-                if let Some(name) = name {
-                    out.push(Defined {
-                        name: name.to_string(),
+                let Some(name) = name else { continue };
+                if flags.contains(SymbolFlags::UNDEFINED) {
+                    out.undefined.push(name);
+                } else {
+                    out.defined.push(Defined {
+                        name,
                         weak: flags.contains(SymbolFlags::BINDING_WEAK),
                     });
                 }
@@ -175,6 +421,93 @@ fn objects_of(bytes: &[u8]) -> Result<Vec<&[u8]>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn object(defined: &[(&str, bool)], undefined: &[&str]) -> ObjectSymbols {
+        ObjectSymbols {
+            defined: defined
+                .iter()
+                .map(|(n, weak)| Defined {
+                    name: n.to_string(),
+                    weak: *weak,
+                })
+                .collect(),
+            undefined: undefined.iter().map(|n| n.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_test_uses_the_runtime_and_the_interface_only() {
+        let system = SystemSymbols {
+            names: ["strcmp".to_string(), "printf".to_string()].into(),
+            cxx_weak: HashSet::new(),
+        };
+        let declared: HashSet<String> = ["answer", "Stack"].map(String::from).into();
+        let test = object(
+            &[("main", false)],
+            &[
+                "answer",
+                "printf",
+                "__stack_pointer",
+                "_ZN5Stack4pushEi",
+                "secret_counter",
+                "_Z6helperv",
+            ],
+        );
+        assert_eq!(
+            system.beyond_interface(&test, &declared),
+            ["_Z6helperv", "secret_counter"]
+        );
+        assert!(names_one_of("_ZNK2ns5Stack3topEv", &declared));
+        assert!(!names_one_of("_Z10answer_oldv", &declared));
+    }
+
+    #[test]
+    fn a_link_is_checked_as_a_whole() {
+        let system = SystemSymbols {
+            names: ["strcmp".to_string()].into(),
+            cxx_weak: ["_ZNKSt3__112basic_string7compareEPKc".to_string()].into(),
+        };
+        let test = object(
+            &[
+                ("main", false),
+                ("_Z8expectedv", true),
+                ("expected_value", false),
+            ],
+            &["answer", "_ZNKSt3__112basic_string7compareEPKc"],
+        );
+        let blame = |s: ObjectSymbols| system.link_conflicts(&test, &[s]).map(|(b, _)| b);
+        // Honest: the interface's function, and a weak copy of an inline function both use.
+        assert_eq!(
+            blame(object(&[("answer", false), ("_Z8expectedv", true)], &[])),
+            None
+        );
+        // A strong definition of the test's inline function.
+        assert_eq!(
+            blame(object(&[("answer", false), ("_Z8expectedv", false)], &[])),
+            Some(Blame::Solution)
+        );
+        // A (weak) copy of a library function the test calls, which libc++ defines weakly.
+        assert_eq!(
+            blame(object(
+                &[
+                    ("answer", false),
+                    ("_ZNKSt3__112basic_string7compareEPKc", true)
+                ],
+                &[]
+            )),
+            Some(Blame::Solution)
+        );
+        // Reading the test's data by name.
+        assert_eq!(
+            blame(object(&[("answer", false)], &["expected_value"])),
+            Some(Blame::Solution)
+        );
+        // A weak definition of something the test defines strongly: the test would replace it.
+        assert_eq!(
+            blame(object(&[("answer", false), ("expected_value", true)], &[])),
+            Some(Blame::Test)
+        );
+    }
 
     #[test]
     fn archives_split_into_members() {

@@ -1,0 +1,352 @@
+//! The interface a project states: what a C, C++ or Rust test may use of a solution.
+//!
+//! A test is compiled against this, never against anything a coder wrote: no solution-authored
+//! text (a header, a macro, a type named like a primitive) is compiled into the test.
+//!
+//! - **C and C++**: header files the project provides (`[project] interface =
+//!   "interface/solution.h"`). Tests include them by file name (`#include "solution.h"`); the
+//!   test's include path holds dixit's SDK and these headers only. A solution is compiled with
+//!   its own folder and then these headers on its include path.
+//! - **Rust**: the items of the solution crate tests may use (`[project] interface = ["add",
+//!   "Stack", "parse: fn(&str) -> Option<i32>"]`). dixit compiles a facade crate named
+//!   `solution` that re-exports exactly these names from the real crate (which gets another
+//!   name and is not on the test's search path), lets no macro of the solution cross, and checks
+//!   each given type; the test is linked against the facade.
+
+use std::path::{Path, PathBuf};
+
+use super::files::read_capped;
+use super::snapshot::{snapshot_bytes, Snapshot, MAX_TEST_BYTES};
+use crate::sandbox::{hash_parts, ArtifactCache};
+
+/// Why a stated interface cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InterfaceError {
+    /// A header file could not be read (missing, too large, not a regular file).
+    #[error("{path}: {message}")]
+    Header { path: PathBuf, message: String },
+    /// A header that is not a C/C++ header by its extension, or two with one file name.
+    #[error("{0}")]
+    HeaderName(String),
+    /// A Rust item that is not `NAME` or `NAME: TYPE`.
+    #[error("`{item}`: {message}")]
+    Item { item: String, message: String },
+}
+
+/// One item of a Rust interface: a name the solution crate defines, and optionally the type a
+/// function or constant of that name must have (`fn(i32, i32) -> i32`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub name: String,
+    pub ty: Option<String>,
+}
+
+impl Item {
+    /// Parses `NAME` or `NAME: TYPE`. `NAME` is a Rust identifier; `TYPE` is one line of Rust
+    /// type syntax without `;`, braces or comments (it is spliced into generated code).
+    pub fn parse(text: &str) -> Result<Item, InterfaceError> {
+        let bad = |message: &str| InterfaceError::Item {
+            item: text.to_string(),
+            message: message.to_string(),
+        };
+        let (name, ty) = match text.split_once(':') {
+            Some((n, t)) => (n.trim(), Some(t.trim())),
+            None => (text.trim(), None),
+        };
+        let mut chars = name.chars();
+        let ident = chars
+            .next()
+            .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+            && chars.all(|c| c == '_' || c.is_ascii_alphanumeric());
+        if !ident || name == "_" {
+            return Err(bad("not a Rust identifier (expected NAME or NAME: TYPE)"));
+        }
+        if let Some(t) = ty {
+            if t.is_empty() {
+                return Err(bad("no type after `:`"));
+            }
+            if t.contains([';', '{', '}', '\n', '\r']) || t.contains("//") || t.contains("/*") {
+                return Err(bad(
+                    "a type may not contain `;`, braces, newlines or comments",
+                ));
+            }
+        }
+        Ok(Item {
+            name: name.to_string(),
+            ty: ty.map(str::to_string),
+        })
+    }
+}
+
+impl std::fmt::Display for Item {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.ty {
+            Some(t) => write!(f, "{}: {t}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// What a project states about its interface, before the headers are read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum StatedInterface {
+    /// Nothing stated: a C/C++ test sees dixit's SDK only, a Rust test an empty `solution` crate.
+    #[default]
+    None,
+    /// C/C++ header files (host paths).
+    Headers(Vec<PathBuf>),
+    /// Rust items, as written (`NAME` or `NAME: TYPE`).
+    Items(Vec<String>),
+}
+
+#[derive(Clone, Debug, Default)]
+enum Kind {
+    #[default]
+    None,
+    Headers(Snapshot),
+    Items(Vec<Item>),
+}
+
+/// A stated interface, ready to compile against: headers snapshotted (read-only, private) or
+/// items parsed. Part of the cache key of everything built against it.
+#[derive(Clone, Debug, Default)]
+pub struct Interface {
+    kind: Kind,
+    key: String,
+}
+
+impl Interface {
+    /// No interface.
+    pub fn none() -> Interface {
+        Interface::default()
+    }
+
+    /// Snapshots the headers or parses the items of `stated`. Headers are read with the size
+    /// cap of a test file, as regular files, and copied under their file names.
+    pub fn load(
+        cache: &ArtifactCache,
+        stated: &StatedInterface,
+    ) -> Result<Interface, InterfaceError> {
+        match stated {
+            StatedInterface::None => Ok(Interface::none()),
+            StatedInterface::Headers(paths) => {
+                let mut entries: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+                for p in paths {
+                    let name = header_name(p)?;
+                    if entries.iter().any(|(n, _)| n == Path::new(&name)) {
+                        return Err(InterfaceError::HeaderName(format!(
+                            "two interface headers are named `{name}` (tests include them by \
+                             file name)"
+                        )));
+                    }
+                    let bytes =
+                        read_capped(p, MAX_TEST_BYTES).map_err(|e| InterfaceError::Header {
+                            path: p.clone(),
+                            message: e.to_string(),
+                        })?;
+                    entries.push((PathBuf::from(name), bytes));
+                }
+                let snap =
+                    snapshot_bytes(cache, entries).map_err(|message| InterfaceError::Header {
+                        path: paths.first().cloned().unwrap_or_default(),
+                        message,
+                    })?;
+                let key = hash_parts([b"interface-headers-v1".as_slice(), snap.hash.as_bytes()]);
+                Ok(Interface {
+                    kind: Kind::Headers(snap),
+                    key,
+                })
+            }
+            StatedInterface::Items(texts) => {
+                let items = texts
+                    .iter()
+                    .map(|t| Item::parse(t))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let shown: Vec<String> = items.iter().map(Item::to_string).collect();
+                let key = hash_parts(
+                    [b"interface-items-v1".as_slice()]
+                        .into_iter()
+                        .chain(shown.iter().map(|s| s.as_bytes())),
+                );
+                Ok(Interface {
+                    kind: Kind::Items(items),
+                    key,
+                })
+            }
+        }
+    }
+
+    /// Whether nothing is stated.
+    pub fn is_none(&self) -> bool {
+        matches!(self.kind, Kind::None)
+    }
+
+    /// A hash of what is stated (empty for none): part of every cache key built against it.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The folder holding the headers (C/C++), for include paths.
+    pub fn header_dir(&self) -> Option<&Path> {
+        match &self.kind {
+            Kind::Headers(s) => Some(&s.dir),
+            _ => None,
+        }
+    }
+
+    /// The headers by file name with their text (C/C++), e.g. to journal them.
+    pub fn header_files(&self) -> Vec<(String, String)> {
+        match &self.kind {
+            Kind::Headers(s) => s
+                .files
+                .iter()
+                .map(|f| {
+                    let text = std::fs::read_to_string(s.dir.join(f)).unwrap_or_default();
+                    (f.display().to_string(), text)
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Every identifier written in the headers (C/C++), declared or not: a superset of the
+    /// names the interface gives a test.
+    pub fn header_identifiers(&self) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
+        for (_, text) in self.header_files() {
+            let mut word = String::new();
+            for c in text.chars().chain([' ']) {
+                if c == '_' || c.is_ascii_alphanumeric() {
+                    word.push(c);
+                } else if !word.is_empty() {
+                    if !word.starts_with(|c: char| c.is_ascii_digit()) {
+                        out.insert(std::mem::take(&mut word));
+                    }
+                    word.clear();
+                }
+            }
+        }
+        out
+    }
+
+    /// The Rust items.
+    pub fn items(&self) -> &[Item] {
+        match &self.kind {
+            Kind::Items(i) => i,
+            _ => &[],
+        }
+    }
+
+    /// One line saying what is stated, for messages.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            Kind::None => "none".into(),
+            Kind::Headers(s) => s
+                .files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            Kind::Items(i) => i.iter().map(Item::to_string).collect::<Vec<_>>().join(", "),
+        }
+    }
+}
+
+/// The file name tests include a header by; it must be a C/C++ header by extension.
+fn header_name(p: &Path) -> Result<String, InterfaceError> {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = Path::new(&name).extension().and_then(|e| e.to_str());
+    if !matches!(ext, Some("h" | "hh" | "hpp" | "hxx")) {
+        return Err(InterfaceError::HeaderName(format!(
+            "{}: an interface header ends in .h, .hh, .hpp or .hxx",
+            p.display()
+        )));
+    }
+    Ok(name)
+}
+
+/// The source of the facade crate `solution` for a Rust interface over the real crate `real`:
+/// each item re-exported through a private module's glob, a private macro of the same name
+/// shadowing (so no macro of the solution's crosses), and each given type checked.
+pub(crate) fn rust_facade(real: &str, items: &[Item]) -> String {
+    let mut s = String::from(
+        "// Generated by dixit: the crate `solution` a test sees, holding only the interface the\n\
+         // project states.\n#![allow(unused_imports, unused_macros, hidden_glob_reexports)]\n",
+    );
+    s.push_str("mod __dixit_items {\n");
+    for i in items {
+        s.push_str(&format!("    pub use ::{real}::{};\n", i.name));
+    }
+    s.push_str("}\npub use self::__dixit_items::*;\nmod __dixit_no_macros {\n");
+    for i in items {
+        s.push_str(&format!(
+            "    macro_rules! {n} {{ ($($t:tt)*) => {{}}; }}\n    pub(crate) use {n};\n",
+            n = i.name
+        ));
+    }
+    s.push_str("}\n");
+    for i in items {
+        s.push_str(&format!(
+            "pub(crate) use self::__dixit_no_macros::{};\n",
+            i.name
+        ));
+    }
+    for i in items {
+        if let Some(t) = &i.ty {
+            s.push_str(&format!("const _: {t} = ::{real}::{};\n", i.name));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_parse_names_and_types() {
+        assert_eq!(
+            Item::parse("add: fn(i32, i32) -> i32").unwrap(),
+            Item {
+                name: "add".into(),
+                ty: Some("fn(i32, i32) -> i32".into())
+            }
+        );
+        assert_eq!(Item::parse(" Stack ").unwrap().name, "Stack");
+        for bad in [
+            "",
+            "1x",
+            "a-b",
+            "_",
+            "f: ",
+            "f: i32; fn evil() {}",
+            "f: i32 // x",
+        ] {
+            assert!(Item::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_facade_reexports_only_the_items() {
+        let src = rust_facade(
+            "real",
+            &[
+                Item::parse("answer: fn() -> i32").unwrap(),
+                Item::parse("S").unwrap(),
+            ],
+        );
+        assert!(src.contains("pub use ::real::answer;"));
+        assert!(src.contains("pub(crate) use self::__dixit_no_macros::S;"));
+        assert!(src.contains("const _: fn() -> i32 = ::real::answer;"));
+        assert!(!src.contains("::real::*"));
+    }
+
+    #[test]
+    fn headers_need_a_header_extension() {
+        assert!(header_name(Path::new("interface/solution.h")).is_ok());
+        assert!(header_name(Path::new("interface/solution.c")).is_err());
+    }
+}
