@@ -600,7 +600,9 @@ fn setup(r: &EvalReport) -> Markup {
 pub(crate) mod tests {
     use super::*;
     use crate::eval::scoring::{Report, ScoringConfig};
-    use crate::eval::{CellNote, CorpusCounts, EvalSetup, Execution, Weighted, REPORT_FORMAT};
+    use crate::eval::{
+        CellNote, CorpusCounts, EvalSetup, Execution, Isolation, Weighted, REPORT_FORMAT,
+    };
     use crate::sandbox::Limits;
 
     /// A small eval output with hostile text in a solution, a test and a note.
