@@ -162,6 +162,8 @@ fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
             "    return x + 1\n",
             "    return x + (1 if input() else 1)\n",
             "    import os\n    os._exit(0)\n",
+            // Issue 19: walks up the frames to the harness's status codes and rebinds them.
+            "    import sys\n    fr = sys._getframe()\n    while fr is not None:\n        for k in ('_PASSED', '_FAILED', '_ERROR', '_EXITED'):\n            if k in fr.f_globals:\n                fr.f_globals[k] = 0\n        fr = fr.f_back\n    return -1\n",
         ]})],
         extra,
     );
@@ -180,6 +182,8 @@ fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
 /// does not disturb the next test of its instance, unbounded recursion and reading stdin fail.
 /// Issue 9: a solution that ends the process (`os._exit(0)`) passes nothing, and its session is
 /// never asked again (before, the ended session answered "exit 0" for every later test).
+/// Issue 19: a solution that rebinds the status codes it finds up its frames fails its tests
+/// (it runs apart from them: before, it passed every test and the hidden check).
 #[test]
 fn harness_verdicts_on_a_synthetic_corpus() {
     let dir = tempfile::tempdir().unwrap();
@@ -201,10 +205,10 @@ fn harness_verdicts_on_a_synthetic_corpus() {
         assert_eq!(m.reference_hidden, 'P');
         assert_eq!(
             m.rows,
-            ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR", "RRR"],
+            ["PPW", "WWP", "TTT", "PPW", "RRR", "RRR", "RRR", "RRR", "WWW"],
             "{isolation}"
         );
-        assert_eq!(m.hidden, "PWTPRRRR", "{isolation}");
+        assert_eq!(m.hidden, "PWTPRRRRW", "{isolation}");
         let notes: Vec<(Option<usize>, Option<usize>, &str)> = m
             .notes
             .iter()

@@ -1065,6 +1065,31 @@ fn the_disagreement_finder_names_an_input_no_test_checks() {
     );
     assert!(page.contains("<code>raises ValueError</code> ← coder-1, coder-2, coder-3"));
     assert!(page.contains("<code>''</code> ← coder-4"), "to_roman(1)");
+
+    // Issue 19: an implementation that answers honestly only when it thinks it is probed (by
+    // the finder's program, its argv, its modules) cannot hide: the finder runs ordinary tests.
+    let liar = w.join("liar");
+    copy_tree(&fixture("runs/to_roman-qwen1.5b"), &liar);
+    let sol = liar.join("implementations/coder-1/solution.py");
+    let mut source = std::fs::read_to_string(&sol).unwrap();
+    source.push_str(concat!(
+        "\nimport sys as _sys\n",
+        "_watched = any('consensus' in str(getattr(m, '__file__', '')) or 'probe' in str(getattr(m, '__file__', ''))\n",
+        "               for m in list(_sys.modules.values())) or any('consensus' in a or 'probe' in a for a in _sys.argv)\n",
+        "_real = to_roman\n\n",
+        "def to_roman(n):\n",
+        "    if not _watched and n == 1:\n",
+        "        return 'i'\n",
+        "    return _real(n)\n",
+    ));
+    std::fs::write(&sol, source).unwrap();
+    let (code, out, err) = run_in(w, &["report", "liar"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let page = std::fs::read_to_string(liar.join("report.html")).unwrap();
+    assert!(
+        page.contains("<code>'i'</code> ← coder-1"),
+        "the liar is found"
+    );
 }
 
 /// Every protocol writes a report with its own section, and its JUnit file has a testsuite per
