@@ -119,12 +119,7 @@ impl Sandbox {
                 run,
                 answer,
                 image,
-            } => match &spec.server {
-                None => self.run_component(pre, (*run, *answer), image.as_ref(), spec, &io),
-                Some(server) => {
-                    self.run_apart(pre, (*run, *answer), image.as_ref(), spec, &io, server)
-                }
-            },
+            } => self.run_component(pre, (*run, *answer), image.as_ref(), spec, &io),
         };
         let (end, fuel_used, mem) = match end {
             Ok(x) => x,
@@ -177,6 +172,11 @@ impl Sandbox {
         ))
     }
 
+    /// A component run. With `spec.server`, a unit test runs apart from its solution (see
+    /// [`super::bridge`]): the solution's instance is started and serves first, then the test
+    /// runs in an instance of its own whose requests the solution's instance answers; one fuel
+    /// budget covers both, and how the solution's instance ended decides the run when it ended
+    /// it.
     fn run_component(
         &self,
         pre: &wasmtime::component::InstancePre<P2Host>,
@@ -189,6 +189,10 @@ impl Sandbox {
             return Err("a component is entered through its `run` export, not `_start`".into());
         };
         let mut session = Session::start(self, pre, exports, image, spec, io)?;
+        if let Some(server) = &spec.server {
+            session.attach(self, spec, server)?;
+            return Ok(session.call_apart(mode, target, args, spec.limits.fuel));
+        }
         let (end, fuel) = session.call(mode, target, args, spec.limits.fuel);
         let l = &session.store.data().limiter;
         Ok((
@@ -199,27 +203,6 @@ impl Sandbox {
                 denied: l.denied,
             },
         ))
-    }
-
-    /// A unit test run apart from its solution (see [`super::bridge`]): the solution's instance
-    /// is started and serves first, then the test runs in an instance of its own whose requests
-    /// the solution's instance answers. One fuel budget covers both; how the solution's instance
-    /// ended decides the run when it ended it.
-    fn run_apart(
-        &self,
-        pre: &wasmtime::component::InstancePre<P2Host>,
-        exports: Exports,
-        image: Option<&Arc<Image>>,
-        spec: &RunSpec,
-        io: &RunIo,
-        server: &Arc<Server>,
-    ) -> Result<(RunEnd, u64, MemoryStats), String> {
-        let Entry::Call { mode, target, args } = &spec.entry else {
-            return Err("a component is entered through its `run` export, not `_start`".into());
-        };
-        let mut session = Session::start(self, pre, exports, image, spec, io)?;
-        session.attach(self, spec, server)?;
-        Ok(session.call_apart(mode, target, args, spec.limits.fuel))
     }
 
     /// Instantiates a component once for many calls (isolation level `solution`): each call gets
@@ -688,7 +671,7 @@ fn end_from_instantiate_error(e: wasmtime::Error) -> RunEnd {
 /// The one place a wasmtime error becomes a [`RunEnd`].
 fn end_from_error(e: wasmtime::Error) -> RunEnd {
     if e.downcast_ref::<PartnerEnded>().is_some() {
-        // Replaced by how the solution's instance ended (`run_apart`).
+        // Replaced by how the solution's instance ended (`Session::call_apart`).
         return RunEnd::HostError {
             message: e.to_string(),
         };
