@@ -219,7 +219,7 @@ impl SystemSymbols {
             return Some((
                 Blame::Solution,
                 format!(
-                    "the solution defines {}, which the test defines too: a solution may not                      replace the test's code (rename them, or make them static)",
+                    "the solution defines {}, which the test defines too: a solution may not replace the test's code (rename them, or make them static)",
                     list(replaced)
                 ),
             ));
@@ -228,7 +228,7 @@ impl SystemSymbols {
             return Some((
                 Blame::Solution,
                 format!(
-                    "the solution defines {}, which the test uses from the C/C++ runtime: a                      solution may not replace library functions",
+                    "the solution defines {}, which the test uses from the C/C++ runtime: a solution may not replace library functions",
                     list(library)
                 ),
             ));
@@ -237,7 +237,7 @@ impl SystemSymbols {
             return Some((
                 Blame::Solution,
                 format!(
-                    "the solution uses {}, which only the test defines: a solution may use the                      C/C++ library and its own code, nothing of the test's",
+                    "the solution uses {}, which only the test defines: a solution may use the C/C++ library and its own code, nothing of the test's",
                     list(reached)
                 ),
             ));
@@ -246,7 +246,7 @@ impl SystemSymbols {
             return Some((
                 Blame::Test,
                 format!(
-                    "the test defines {}, which the solution defines too: a test may not replace                      the solution's code (make them static)",
+                    "the test defines {}, which the solution defines too: a test may not replace the solution's code (make them static)",
                     list(by_test)
                 ),
             ));
