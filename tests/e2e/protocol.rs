@@ -775,7 +775,7 @@ fn the_game_is_invisible_in_every_transcript() {
                 }
                 let bad = dixit::engine::forbidden_words(
                     content,
-                    dixit::protocol::forbidden(dixit::config::ProtocolName::Dixit),
+                    dixit::protocol::get("dixit").unwrap().forbidden(),
                 );
                 assert!(
                     bad.is_empty(),

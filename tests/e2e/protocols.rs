@@ -379,8 +379,7 @@ fn each_protocol_keeps_its_words() {
     for protocol in ["debate", "repair", "blind"] {
         let t = tempfile::tempdir().unwrap();
         let (run, _) = run(t.path(), protocol, |c| c);
-        let name: dixit::config::ProtocolName = protocol.parse().unwrap();
-        let forbidden = dixit::protocol::forbidden(name);
+        let forbidden = dixit::protocol::get(protocol).unwrap().forbidden();
         for agent in std::fs::read_dir(run.join("agents")).unwrap() {
             let transcript =
                 std::fs::read_to_string(agent.unwrap().path().join("transcript.jsonl")).unwrap();

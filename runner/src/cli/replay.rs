@@ -37,7 +37,12 @@ pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
         .build()
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
     let out = rt
-        .block_on(engine::replay(&run_dir, tc, &work))
+        .block_on(engine::replay(
+            &run_dir,
+            crate::protocol::REGISTRY,
+            tc,
+            &work,
+        ))
         .map_err(protocol_error)?;
     println!(
         "replayed run {} ({}): {} events reproduced exactly in {:.2} s; {}",

@@ -22,8 +22,8 @@ pub struct RunArgs {
     /// Where runs are kept [default: PROJECT/runs].
     #[arg(long, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
-    /// Run this protocol instead of the one `[protocol] name` sets (dixit, debate, repair,
-    /// blind).
+    /// Run this protocol instead of the one `[protocol] name` sets (`dixit protocols` lists
+    /// them).
     #[arg(long, value_name = "NAME")]
     pub protocol: Option<ProtocolName>,
     /// Print the summary as JSON.
@@ -40,9 +40,10 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
         CliError::usage(e)
             .hint("a project is a folder with dixit.toml and spec.md; `dixit init DIR` makes one")
     })?;
-    if let Some(p) = a.protocol {
-        project = project.with_protocol(p).map_err(CliError::usage)?;
+    if let Some(p) = &a.protocol {
+        project = project.with_protocol(p.clone());
     }
+    let selected = crate::protocol::select(&project.config).map_err(CliError::usage)?;
     let runs_dir = a.runs_dir.clone().unwrap_or_else(|| dir.join("runs"));
     let tc = Arc::new(toolchains(g)?);
     let progress = Progress::new(g.quiet);
@@ -54,11 +55,27 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     let outcome = rt.block_on(async {
         match &a.resume {
             None => {
-                engine::start(&project, tc, &runs_dir, &engine::default_backend, observer).await
+                engine::start(
+                    &project,
+                    selected.protocol,
+                    tc,
+                    &runs_dir,
+                    &engine::default_backend,
+                    observer,
+                )
+                .await
             }
             Some(id) => {
                 let run_dir = resolve_run(&runs_dir, id)?;
-                engine::resume(&project, &run_dir, tc, &engine::default_backend, observer).await
+                engine::resume(
+                    &project,
+                    &run_dir,
+                    crate::protocol::REGISTRY,
+                    tc,
+                    &engine::default_backend,
+                    observer,
+                )
+                .await
             }
         }
     });

@@ -133,7 +133,7 @@ pub async fn compare(
     let mut index = 0;
     for dir in &plan.projects {
         let name = project_name(dir);
-        for &protocol in &plan.protocols {
+        for protocol in &plan.protocols {
             let k = index;
             index += 1;
             if plan.shard.is_some_and(|s| !s.contains(k)) {
@@ -143,7 +143,7 @@ pub async fn compare(
             cells.push(Cell {
                 index: k,
                 project: name.clone(),
-                protocol,
+                protocol: protocol.clone(),
                 holdout: plan.holdout.contains(&name),
                 result,
             });
@@ -160,28 +160,22 @@ pub async fn compare(
 
 async fn run_cell(
     dir: &Path,
-    protocol: ProtocolName,
+    protocol: &ProtocolName,
     plan: &Plan,
     toolchains: &Arc<Toolchains>,
     backends: &BackendFactory,
     observer: &Arc<dyn Observer>,
 ) -> CellResult {
-    let project = match Project::load(dir).and_then(|p| p.with_protocol(protocol)) {
-        Ok(p) => p,
+    let selected = Project::load(dir).and_then(|p| {
+        let p = p.with_protocol(protocol.clone());
+        crate::protocol::select(&p.config).map(|s| (p, s.protocol))
+    });
+    let (project, protocol) = match selected {
+        Ok(s) => s,
         Err(e) => return CellResult::Skipped { why: e.to_string() },
     };
-    if protocol == ProtocolName::Blind && project.hidden.is_empty() {
-        return CellResult::Skipped {
-            why: "no hidden/ tests to check against".into(),
-        };
-    }
-    if protocol == ProtocolName::Repair && project.acceptance_tests(&project.config).is_empty() {
-        return CellResult::Skipped {
-            why: format!(
-                "no acceptance suite in `{}`",
-                project.config.repair.tests.display()
-            ),
-        };
+    if let Some(why) = protocol.lacks(&project) {
+        return CellResult::Skipped { why };
     }
     let runs_dir = match &plan.runs_dir {
         Some(d) => d.join(project_name(dir)),
@@ -190,6 +184,7 @@ async fn run_cell(
     let started = std::time::Instant::now();
     let outcome = engine::start(
         &project,
+        protocol,
         toolchains.clone(),
         &runs_dir,
         backends,
@@ -270,7 +265,7 @@ impl CompareReport {
                 return Err(CompareError::Missing {
                     index,
                     project: projects[index / protocols.len()].clone(),
-                    protocol: protocols[index % protocols.len()],
+                    protocol: protocols[index % protocols.len()].clone(),
                 });
             }
         }
@@ -302,7 +297,7 @@ mod tests {
         CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: vec!["a".into(), "b".into()],
-            protocols: vec![ProtocolName::Dixit, ProtocolName::Blind],
+            protocols: vec![ProtocolName::new("one"), ProtocolName::new("two")],
             shard: Some(shard),
             cells,
         }
@@ -315,15 +310,15 @@ mod tests {
         let a = report(
             s1,
             vec![
-                cell(0, "a", ProtocolName::Dixit),
-                cell(2, "b", ProtocolName::Dixit),
+                cell(0, "a", ProtocolName::new("one")),
+                cell(2, "b", ProtocolName::new("one")),
             ],
         );
         let b = report(
             s2,
             vec![
-                cell(1, "a", ProtocolName::Blind),
-                cell(3, "b", ProtocolName::Blind),
+                cell(1, "a", ProtocolName::new("two")),
+                cell(3, "b", ProtocolName::new("two")),
             ],
         );
         let m = CompareReport::merge(vec![b.clone(), a.clone()]).unwrap();
@@ -334,7 +329,7 @@ mod tests {
         let e = CompareReport::merge(vec![a.clone()])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("cell 1 (a, blind) is missing"), "{e}");
+        assert!(e.contains("cell 1 (a, two) is missing"), "{e}");
         let e = CompareReport::merge(vec![a.clone(), a])
             .unwrap_err()
             .to_string();

@@ -11,13 +11,14 @@ use std::sync::Mutex;
 use crate::agents::{Agent, AskError, BackendError, Checkpoint, Turn};
 use crate::budget::Budget;
 use crate::classify::Reruns;
-use crate::config::{Config, ProtocolName};
+use crate::config::{AgentSpec, Config, ProtocolName};
 use crate::journal::{Event, Journal, JournalError};
 use crate::report::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{Interface, Language, TestKind, Toolchains};
 
 use super::prompts::{PromptError, Prompts};
+use super::protocol::Protocol;
 
 /// How a run executes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,7 +108,9 @@ impl From<crate::agents::StateError> for Halt {
 /// What a [`Ctx`] is made of.
 pub struct CtxParts {
     pub mode: RunMode,
+    pub protocol: &'static dyn Protocol,
     pub config: Config,
+    pub agents: Vec<AgentSpec>,
     pub spec: String,
     pub prompts: Prompts,
     pub toolchains: Arc<Toolchains>,
@@ -122,7 +125,11 @@ pub struct CtxParts {
 /// Shared state of one run.
 pub struct Ctx {
     pub mode: RunMode,
+    /// The protocol that runs.
+    pub protocol: &'static dyn Protocol,
     pub config: Config,
+    /// The run's agents, as the protocol's team and the config make them.
+    pub agents: Vec<AgentSpec>,
     pub spec: String,
     pub prompts: Prompts,
     pub toolchains: Arc<Toolchains>,
@@ -143,10 +150,11 @@ pub struct Ctx {
 
 impl Ctx {
     pub fn new(p: CtxParts) -> Ctx {
-        let protocol = p.config.protocol_name();
         Ctx {
             mode: p.mode,
+            protocol: p.protocol,
             config: p.config,
+            agents: p.agents,
             spec: p.spec,
             prompts: p.prompts,
             toolchains: p.toolchains,
@@ -157,13 +165,13 @@ impl Ctx {
             run_dir: p.run_dir,
             halted: AtomicBool::new(false),
             round: AtomicU32::new(0),
-            summary: Mutex::new(Summary::new(protocol)),
+            summary: Mutex::new(Summary::new(ProtocolName::new(p.protocol.name()))),
         }
     }
 
-    /// The protocol that runs.
-    pub fn protocol(&self) -> ProtocolName {
-        self.config.protocol_name()
+    /// The name of the protocol that runs.
+    pub fn protocol_name(&self) -> ProtocolName {
+        ProtocolName::new(self.protocol.name())
     }
 
     pub fn limits(&self) -> Limits {

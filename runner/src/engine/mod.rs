@@ -1,8 +1,8 @@
 //! The protocol-neutral engine: what every protocol runs on.
 //!
 //! Data flow: [`start`]/[`resume`]/[`replay`] (`run.rs`) build a [`Ctx`] in a [`RunMode`] and
-//! a [`Team`] of agents, hand them to the protocol (`crate::protocol`), then run the hidden
-//! tests and write the outputs. Protocols act through the journaled primitives:
+//! a [`Team`] of agents, hand them to the [`Protocol`] they were given (the engine names none:
+//! `protocol.rs` is what it asks of one), then run the hidden tests and write the outputs. Protocols act through the journaled primitives:
 //!
 //! - `ctx.rs`: [`Ctx`] — `ask` (and `ask_detached`, `ask_text`), `save`, `rollback`, `thank`,
 //!   `emit`, `blocking` (sandbox work on the rayon pool); [`Halt`] and [`ProtocolError`].
@@ -20,6 +20,7 @@ mod hidden;
 mod hwm;
 pub mod prompts;
 mod proposal;
+mod protocol;
 mod run;
 mod suite;
 
@@ -29,6 +30,7 @@ pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};
 pub use prompts::{forbidden_words, Prompts};
 pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
+pub use protocol::{settings_error, Protocol, Stop};
 pub use run::{
     default_backend, new_run_id, replay, resume, runtime_digests, start, BackendFactory, Inputs,
     ReplayOutcome, RunOutcome, Team,

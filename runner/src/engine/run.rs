@@ -4,8 +4,9 @@
 //! `implementations/`, `summary.json`. [`start`] begins one, [`resume`] continues one from its
 //! journal (recorded replies are reused, not asked again), [`replay`] re-executes one offline and
 //! checks every decision against the recording. All three build a [`Ctx`] (in the matching
-//! [`RunMode`]) and hand it to [`execute`], which creates the agents, runs the protocol the
-//! journal names, the hidden tests, and writes the outputs.
+//! [`RunMode`]) and hand it to [`execute`], which creates the agents, runs the [`Protocol`] it
+//! was given (a new run's from the caller, a recorded run's by the name its journal records),
+//! the hidden tests, and writes the outputs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,6 @@ use crate::agents::{Agent, AgentDir, Backend, ReplayBackend, Script, ScriptBacke
 use crate::budget::Budget;
 use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
 use crate::journal::{Event, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE};
-use crate::protocol;
 use crate::report::{write_outputs, Summary};
 use crate::toolchain::{Interface, StatedInterface, Toolchains};
 
@@ -23,6 +23,7 @@ use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 use super::hidden::run_hidden;
 use super::prompts::Prompts;
+use super::protocol::Protocol;
 
 /// How a run ended.
 #[derive(Debug)]
@@ -55,9 +56,9 @@ pub struct Inputs {
 }
 
 /// Makes the live backend of an agent from its spec, the project folder, the run's seed and
-/// protocol.
+/// protocol name.
 pub type BackendFactory =
-    dyn Fn(&AgentSpec, &Path, u64, ProtocolName) -> Result<Arc<dyn Backend>, String> + Send + Sync;
+    dyn Fn(&AgentSpec, &Path, u64, &str) -> Result<Arc<dyn Backend>, String> + Send + Sync;
 
 /// The backends of this build: `script` (its file may name `{protocol}`, so one project can
 /// script each protocol), and the live ones of [`crate::agents::live_backend`].
@@ -65,7 +66,7 @@ pub fn default_backend(
     spec: &AgentSpec,
     project_dir: &Path,
     seed: u64,
-    protocol: ProtocolName,
+    protocol: &str,
 ) -> Result<Arc<dyn Backend>, String> {
     match spec.settings.backend.as_deref() {
         Some("script") => {
@@ -76,7 +77,7 @@ pub fn default_backend(
                 .unwrap_or_default()
                 .display()
                 .to_string()
-                .replace("{protocol}", protocol.as_str());
+                .replace("{protocol}", protocol);
             let path = project_dir.join(file);
             Ok(Arc::new(ScriptBackend::new(Script::load(&path)?)))
         }
@@ -110,23 +111,28 @@ pub fn new_run_id() -> String {
     )
 }
 
-/// Starts a new run of `project` (with the protocol its config names) in `runs_dir/<id>/`.
+/// Starts a new run of `project` with `protocol` (the caller's choice, usually the one its
+/// config names) in `runs_dir/<id>/`.
 pub async fn start(
     project: &Project,
+    protocol: &'static dyn Protocol,
     toolchains: Arc<Toolchains>,
     runs_dir: &Path,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
 ) -> Result<RunOutcome, ProtocolError> {
     let config = &project.config;
-    let protocol = config.protocol_name();
-    let prompts = Prompts::load(&project.dir, config)?;
+    let agents = config.agent_specs(&protocol.team(config)?)?;
+    let prompts = Prompts::load(&project.dir, config, protocol, &agents)?;
     let run_id = new_run_id();
     // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
     let runs_dir = std::path::absolute(runs_dir)
         .map_err(|e| ProtocolError::Setup(format!("{}: {e}", runs_dir.display())))?;
     let run_dir = runs_dir.join(&run_id);
-    let acceptance = project.acceptance_tests(config);
+    let acceptance = match protocol.acceptance(config)? {
+        Some(dir) => project.files_in(&dir),
+        None => Vec::new(),
+    };
     let interface = Arc::new(
         toolchains
             .interface(&config.stated_interface(&project.dir))
@@ -144,22 +150,24 @@ pub async fn start(
     let journal = Journal::create(
         &run_dir.join("journal.jsonl"),
         &run_id,
-        protocol,
+        ProtocolName::new(protocol.name()),
         snapshot,
         runtimes,
     )?;
     let budget = Budget::new(config.budget.clone(), config.prices.clone());
     let mut live = BTreeMap::new();
-    for spec in config.agent_specs() {
+    for spec in &agents {
         live.insert(
             spec.name.clone(),
-            backends(&spec, &project.dir, config.project.seed, protocol)
+            backends(spec, &project.dir, config.project.seed, protocol.name())
                 .map_err(ProtocolError::Setup)?,
         );
     }
     let ctx = Ctx::new(CtxParts {
         mode: RunMode::Live,
+        protocol,
         config: config.clone(),
+        agents,
         spec: project.spec.clone(),
         prompts,
         toolchains,
@@ -179,10 +187,11 @@ pub async fn start(
 /// Continues a stopped or crashed run from its journal: recorded replies are reused, the
 /// sandbox re-derives every decision (checked against the journal), and the run goes on live
 /// from where it ended. `project` supplies the current config (e.g. a raised budget cap); the
-/// protocol is the one the journal recorded.
+/// protocol is the one of `protocols` the journal names.
 pub async fn resume(
     project: &Project,
     run_dir: &Path,
+    protocols: &[&'static dyn Protocol],
     toolchains: Arc<Toolchains>,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
@@ -199,12 +208,19 @@ pub async fn resume(
             )));
         }
     }
-    let config = project.config.with_protocol(recorded.protocol);
-    let prompts = Prompts::from_templates(recorded.project.prompts.clone(), &config)?;
+    let protocol = recorded_protocol(protocols, &recorded)?;
+    let config = project.config.with_protocol(recorded.protocol.clone());
+    let specs = config.agent_specs(&protocol.team(&config)?)?;
+    let prompts = Prompts::from_templates(
+        recorded.project.prompts.clone(),
+        &config,
+        protocol.name(),
+        &specs,
+    )?;
     let recording = Arc::new(recorded.recording());
     let mut agents = BTreeMap::new();
-    for spec in config.agent_specs() {
-        let live = backends(&spec, &project.dir, config.project.seed, recorded.protocol)
+    for spec in &specs {
+        let live = backends(spec, &project.dir, config.project.seed, protocol.name())
             .map_err(ProtocolError::Setup)?;
         agents.insert(
             spec.name.clone(),
@@ -217,7 +233,9 @@ pub async fn resume(
     let budget = Budget::new(config.budget.clone(), config.prices.clone());
     let ctx = Ctx::new(CtxParts {
         mode: RunMode::Resume,
+        protocol,
         config,
+        agents: specs,
         spec: recorded.project.spec.clone(),
         prompts,
         toolchains,
@@ -248,6 +266,7 @@ pub struct ReplayOutcome {
 /// divergence is an error naming the first differing event.
 pub async fn replay(
     run_dir: &Path,
+    protocols: &[&'static dyn Protocol],
     toolchains: Arc<Toolchains>,
     work_dir: &Path,
 ) -> Result<ReplayOutcome, ProtocolError> {
@@ -256,17 +275,23 @@ pub async fn replay(
         &recorded.project.config,
         &run_dir.join("journal.jsonl (recorded dixit.toml)"),
     )?
-    .with_protocol(recorded.protocol);
-    let prompts = Prompts::from_templates(recorded.project.prompts.clone(), &config)?;
+    .with_protocol(recorded.protocol.clone());
+    let protocol = recorded_protocol(protocols, &recorded)?;
+    let specs = config.agent_specs(&protocol.team(&config)?)?;
+    let prompts = Prompts::from_templates(
+        recorded.project.prompts.clone(),
+        &config,
+        protocol.name(),
+        &specs,
+    )?;
     let inputs = recorded_inputs(&recorded, &work_dir.join("inputs"))?;
     let interface = recorded_interface(&config, &recorded, &work_dir.join("inputs"), &toolchains)?;
     let recording = Arc::new(recorded.recording());
-    let agents = config
-        .agent_specs()
-        .into_iter()
+    let agents = specs
+        .iter()
         .map(|s| {
             (
-                s.name,
+                s.name.clone(),
                 Arc::new(ReplayBackend::new(recording.clone(), None)) as Arc<dyn Backend>,
             )
         })
@@ -278,7 +303,9 @@ pub async fn replay(
     let fuel_compared = runtime_digests(&config, &toolchains) == recorded.runtimes;
     let ctx = Ctx::new(CtxParts {
         mode: RunMode::Replay { may_end },
+        protocol,
         config,
+        agents: specs,
         spec: recorded.project.spec.clone(),
         prompts,
         toolchains,
@@ -292,12 +319,29 @@ pub async fn replay(
     ctx.journal.finish()?;
     Ok(ReplayOutcome {
         run_id: recorded.run_id.clone(),
-        protocol: recorded.protocol,
+        protocol: recorded.protocol.clone(),
         events: recorded.effective().len(),
         stop: out.stop,
         round: out.round,
         fuel_compared,
     })
+}
+
+/// The protocol of `protocols` a recorded run names.
+fn recorded_protocol(
+    protocols: &[&'static dyn Protocol],
+    recorded: &JournalFile,
+) -> Result<&'static dyn Protocol, ProtocolError> {
+    protocols
+        .iter()
+        .copied()
+        .find(|p| p.name() == recorded.protocol.as_str())
+        .ok_or_else(|| {
+            ProtocolError::Setup(format!(
+                "run {} ran protocol `{}`, which this version does not have",
+                recorded.run_id, recorded.protocol
+            ))
+        })
 }
 
 /// Digests of the guest runtimes a project's runs use (the Python runtime, for Python projects).
@@ -401,7 +445,7 @@ async fn execute(
     inputs: &Inputs,
 ) -> Result<RunOutcome, ProtocolError> {
     let mut team = Team::default();
-    for spec in ctx.config.agent_specs() {
+    for spec in &ctx.agents {
         let system = ctx
             .prompts
             .system(spec.role, spec.settings.prompt_variant.as_deref())?;
@@ -438,7 +482,7 @@ async fn execute(
             seed: ctx.seed(),
         },
     )?;
-    let (stop, round) = match protocol::run(ctx, &mut team, inputs).await {
+    let (stop, round) = match ctx.protocol.run(ctx, &mut team, inputs).await {
         Ok(s) => (s.reason, s.round),
         Err(Halt::Fatal(e)) => return Err(e),
         Err(h) => (halt_reason(h), current_round(ctx)),

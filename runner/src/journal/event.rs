@@ -248,9 +248,10 @@ pub enum Event {
         dixit: String,
         wasmtime: String,
         run_id: String,
-        /// The protocol that ran (journals before format 1.1: `dixit`).
-        #[serde(default)]
-        protocol: ProtocolName,
+        /// The protocol that ran (journals before format 1.1 name none: see
+        /// [`crate::journal::FORMAT_1_0_PROTOCOL`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        protocol: Option<ProtocolName>,
         project: ProjectSnapshot,
         /// Content digests of the guest runtimes used (`python`): fuel is comparable between
         /// runs only on identical runtimes.

@@ -17,7 +17,7 @@ pub use event::{
     CannotPass, CellRecord, Event, ExitClass, ProjectSnapshot, Record, SelfTest, Standing,
     StopReason, SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE,
 };
-pub use reader::JournalFile;
+pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
 pub use writer::{Journal, PastEnd};
 
 use std::path::PathBuf;

@@ -8,6 +8,10 @@ use super::JournalError;
 use crate::agents::{RecordedReply, Recording};
 use crate::config::ProtocolName;
 
+/// The protocol of every journal of format 1.0: headers named no protocol before 1.1, when
+/// `dixit` was the only one. A fact of the format, not a default of the registry.
+pub const FORMAT_1_0_PROTOCOL: &str = "dixit";
+
 /// The lane of `Resumed` markers.
 pub(crate) const RESUME_LANE: &str = "resume";
 
@@ -116,12 +120,12 @@ impl JournalFile {
                 message: "empty journal (no header)".into(),
             })?;
         Ok(JournalFile {
+            protocol: protocol.unwrap_or_else(|| ProtocolName::new(FORMAT_1_0_PROTOCOL)),
             runtimes,
             path: path.to_path_buf(),
             run_id,
             dixit_version,
             wasmtime_version,
-            protocol,
             project,
             records,
             good_len,

@@ -77,7 +77,7 @@ impl Journal {
                 dixit: env!("CARGO_PKG_VERSION").into(),
                 wasmtime: crate::sandbox::wasmtime_version().into(),
                 run_id: run_id.into(),
-                protocol,
+                protocol: Some(protocol),
                 project,
                 runtimes,
             },
@@ -344,8 +344,14 @@ mod tests {
     fn round_trip_and_tolerant_tail() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j =
-            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
+        let j = Journal::create(
+            &p,
+            "r1",
+            crate::config::ProtocolName::new("any"),
+            snapshot(),
+            Default::default(),
+        )
+        .unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("coder-1", Event::Thanks).unwrap();
         j.emit(
@@ -372,8 +378,14 @@ mod tests {
     fn corrupt_middle_line_names_the_line() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j =
-            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
+        let j = Journal::create(
+            &p,
+            "r1",
+            crate::config::ProtocolName::new("any"),
+            snapshot(),
+            Default::default(),
+        )
+        .unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         drop(j);
         let text = std::fs::read_to_string(&p).unwrap();
@@ -386,7 +398,14 @@ mod tests {
     fn newer_major_is_refused() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
+        Journal::create(
+            &p,
+            "r1",
+            crate::config::ProtocolName::new("any"),
+            snapshot(),
+            Default::default(),
+        )
+        .unwrap();
         let text = std::fs::read_to_string(&p).unwrap().replace(
             &format!("dixit-journal/{FORMAT_MAJOR}.{FORMAT_MINOR}"),
             "dixit-journal/2.0",
@@ -400,8 +419,14 @@ mod tests {
     fn verify_names_the_first_divergence() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j =
-            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
+        let j = Journal::create(
+            &p,
+            "r1",
+            crate::config::ProtocolName::new("any"),
+            snapshot(),
+            Default::default(),
+        )
+        .unwrap();
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("run", Event::Round { round: 2, suite: 3 }).unwrap();
         drop(j);
@@ -431,8 +456,14 @@ mod tests {
     fn resume_supersedes_earlier_stop() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j =
-            Journal::create(&p, "r1", Default::default(), snapshot(), Default::default()).unwrap();
+        let j = Journal::create(
+            &p,
+            "r1",
+            crate::config::ProtocolName::new("any"),
+            snapshot(),
+            Default::default(),
+        )
+        .unwrap();
         j.emit(
             "coder-1",
             Event::Refused {

@@ -104,7 +104,7 @@ pub fn compare_table(r: &CompareReport) -> String {
     ));
     for (label, holdout) in groups {
         for p in &r.protocols {
-            let t = totals(r, *p, holdout);
+            let t = totals(r, p, holdout);
             if t.cells == 0 && t.skipped == 0 {
                 continue;
             }
@@ -139,12 +139,12 @@ pub fn compare_table(r: &CompareReport) -> String {
     o
 }
 
-fn totals(r: &CompareReport, protocol: ProtocolName, holdout: bool) -> Totals {
+fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
     let mut t = Totals::default();
     for c in r
         .cells
         .iter()
-        .filter(|c| c.protocol == protocol && c.holdout == holdout)
+        .filter(|c| &c.protocol == protocol && c.holdout == holdout)
     {
         match &c.result {
             CellResult::Ran {

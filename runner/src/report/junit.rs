@@ -46,8 +46,15 @@ pub fn render_junit(v: &RunView) -> String {
     let mut suites = String::new();
     let (mut all_tests, mut all_failures, mut all_errors, mut all_skipped) = (0, 0, 0, 0);
     let acceptance_dir = crate::config::Config::parse(&v.journal.project.config, &v.journal.path)
-        .map(|c| c.repair.tests.display().to_string())
-        .unwrap_or_else(|_| "tests".into());
+        .ok()
+        .and_then(|c| {
+            c.tables
+                .get("repair")?
+                .get("tests")?
+                .as_str()
+                .map(String::from)
+        })
+        .unwrap_or_else(|| "tests".into());
     for coder in &v.coders {
         let mut cases: Vec<Case> = v
             .suite
@@ -56,7 +63,7 @@ pub fn render_junit(v: &RunView) -> String {
             .map(|(j, t)| Case {
                 class: "suite",
                 name: format!("{} (by {})", t.file, t.author),
-                path: if v.protocol == crate::config::ProtocolName::Repair {
+                path: if v.protocol.as_str() == "repair" {
                     format!("PROJECT/{}/{}", acceptance_dir, t.file)
                 } else {
                     format!("suite/{}", t.file)

@@ -60,9 +60,9 @@ fn suite_readme(kind: TestKind, s: &Summary) -> String {
         TestKind::Rust => "(each test is a program using the crate `solution`; or use dixit: dixit exec --solution ../implementations/coder-1 --test test_001.rs)",
         TestKind::Io => "dixit exec --solution ../implementations/coder-1 --test test_001.toml",
     };
-    let why = match s.protocol {
-        crate::config::ProtocolName::Dixit => "Each test joined the suite because some implementations failed it but no more than a minority did.",
-        crate::config::ProtocolName::Debate => "Each test joined the suite because it discriminated: some implementations passed it and others failed.",
+    let why = match s.protocol.as_str() {
+        "dixit" => "Each test joined the suite because some implementations failed it but no more than a minority did.",
+        "debate" => "Each test joined the suite because it discriminated: some implementations passed it and others failed.",
         _ => "The tests this run checked its implementations against.",
     };
     let mut out =

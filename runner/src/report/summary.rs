@@ -147,15 +147,19 @@ pub enum ProtocolPart {
     Debate(DebateSummary),
     Repair(RepairSummary),
     Blind(BlindSummary),
+    /// A protocol with no part of its own (its events are the common ones).
+    #[serde(skip)]
+    None,
 }
 
 impl ProtocolPart {
-    fn new(p: ProtocolName) -> ProtocolPart {
-        match p {
-            ProtocolName::Dixit => ProtocolPart::Dixit(Default::default()),
-            ProtocolName::Debate => ProtocolPart::Debate(Default::default()),
-            ProtocolName::Repair => ProtocolPart::Repair(Default::default()),
-            ProtocolName::Blind => ProtocolPart::Blind(Default::default()),
+    fn new(p: &ProtocolName) -> ProtocolPart {
+        match p.as_str() {
+            "dixit" => ProtocolPart::Dixit(Default::default()),
+            "debate" => ProtocolPart::Debate(Default::default()),
+            "repair" => ProtocolPart::Repair(Default::default()),
+            "blind" => ProtocolPart::Blind(Default::default()),
+            _ => ProtocolPart::None,
         }
     }
 }
@@ -183,7 +187,7 @@ pub struct Summary {
 
 impl Default for Summary {
     fn default() -> Self {
-        Summary::new(ProtocolName::Dixit)
+        Summary::new(ProtocolName::new(crate::journal::FORMAT_1_0_PROTOCOL))
     }
 }
 
@@ -202,14 +206,14 @@ impl Summary {
     pub fn new(protocol: ProtocolName) -> Summary {
         Summary {
             run_id: String::new(),
-            protocol,
+            protocol: protocol.clone(),
             stop: None,
             rounds: 0,
             suite: Vec::new(),
             coders: BTreeMap::new(),
             usage: UsageTotals::default(),
             usage_per_agent: BTreeMap::new(),
-            part: ProtocolPart::new(protocol),
+            part: ProtocolPart::new(&protocol),
             disagreements: None,
         }
     }
@@ -222,6 +226,7 @@ impl Summary {
             ProtocolPart::Debate(d) => add_debate(d, &self.coders, lane, e),
             ProtocolPart::Repair(r) => add_repair(r, lane, e),
             ProtocolPart::Blind(b) => add_blind(b, lane, e),
+            ProtocolPart::None => {}
         }
     }
 
@@ -289,7 +294,7 @@ impl Summary {
 
     /// The summary of a recorded run.
     pub fn of_journal(j: &JournalFile) -> Summary {
-        let mut s = Summary::new(j.protocol);
+        let mut s = Summary::new(j.protocol.clone());
         s.run_id = j.run_id.clone();
         for r in j.effective() {
             s.add(&r.lane, &r.event);

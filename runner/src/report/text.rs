@@ -250,6 +250,7 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
                 ));
             }
         }
+        ProtocolPart::None => {}
     }
     for (name, c) in &s.coders {
         let passing = c.last_vector.iter().filter(|p| **p).count();

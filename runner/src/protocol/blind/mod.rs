@@ -21,42 +21,37 @@ use crate::engine::{
 };
 use crate::journal::{Event, SelfTest, StopReason};
 
-use super::{first_halt, Stop};
+use futures::future::BoxFuture;
 
-/// The prompt templates of this protocol (`assets/prompts/blind/`).
+use super::{first_halt, Stop};
+use crate::config::{Config, ConfigError, Project, TeamShape};
+use crate::engine::Protocol;
+
+mod settings;
+pub use settings::Settings;
+
+/// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "coder_fix",
-        include_str!("../../../assets/prompts/blind/coder_fix.md"),
-    ),
+    ("coder_fix", include_str!("prompts/coder_fix.md")),
     (
         "coder_implement",
-        include_str!("../../../assets/prompts/blind/coder_implement.md"),
+        include_str!("prompts/coder_implement.md"),
     ),
     (
         "coder_more_tests",
-        include_str!("../../../assets/prompts/blind/coder_more_tests.md"),
+        include_str!("prompts/coder_more_tests.md"),
     ),
-    (
-        "coder_passed",
-        include_str!("../../../assets/prompts/blind/coder_passed.md"),
-    ),
-    (
-        "coder_system",
-        include_str!("../../../assets/prompts/blind/coder_system.md"),
-    ),
+    ("coder_passed", include_str!("prompts/coder_passed.md")),
+    ("coder_system", include_str!("prompts/coder_system.md")),
     (
         "coder_system_defensive",
-        include_str!("../../../assets/prompts/blind/coder_system_defensive.md"),
+        include_str!("prompts/coder_system_defensive.md"),
     ),
     (
         "coder_system_terse",
-        include_str!("../../../assets/prompts/blind/coder_system_terse.md"),
+        include_str!("prompts/coder_system_terse.md"),
     ),
-    (
-        "coder_tests",
-        include_str!("../../../assets/prompts/blind/coder_tests.md"),
-    ),
+    ("coder_tests", include_str!("prompts/coder_tests.md")),
 ];
 
 /// The check is "independent": never a contest, never a count.
@@ -86,6 +81,47 @@ const CATEGORIES: &[&str] = &[
     "edge_case",
     "invalid_input",
 ];
+
+/// The protocol, for the registry.
+pub struct Blind;
+
+impl Protocol for Blind {
+    fn name(&self) -> &'static str {
+        "blind"
+    }
+
+    fn about(&self) -> &'static str {
+        "a coder writes its own tests, then the hidden suite answers pass or fail only"
+    }
+
+    fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
+        Settings::team(config)
+    }
+
+    fn lacks(&self, project: &Project) -> Option<String> {
+        project
+            .hidden
+            .is_empty()
+            .then(|| "no hidden/ tests to check against".into())
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn forbidden(&self) -> &'static [&'static str] {
+        FORBIDDEN
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        team: &'a mut Team,
+        inputs: &'a Inputs,
+    ) -> BoxFuture<'a, Result<Stop, Halt>> {
+        Box::pin(run(ctx, team, inputs))
+    }
+}
 
 /// Runs the protocol: every coder writes its own tests, implements against them, and asks the
 /// hidden suite for one bit.
@@ -119,7 +155,8 @@ pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Ha
 /// hidden suite passed and how many blind checks were made.
 async fn verify(ctx: &Ctx, coder: &mut Coder, hidden: &Suite) -> Result<(bool, u32), Halt> {
     let mut own = Suite::default();
-    for attempt in 1..=ctx.config.blind.max_blind_attempts {
+    let settings = Settings::of(ctx)?;
+    for attempt in 1..=settings.max_blind_attempts {
         // Phase 1: tests from the spec (more of them after a blind failure).
         let template = if attempt == 1 {
             "coder_tests"
@@ -138,7 +175,7 @@ async fn verify(ctx: &Ctx, coder: &mut Coder, hidden: &Suite) -> Result<(bool, u
         }
         let judgement = coder.judge(ctx, &own).await?;
         let mut best = HighWaterMark::start(ctx, coder, judgement, Keep::Better)?;
-        for _ in 0..ctx.config.blind.max_self_attempts {
+        for _ in 0..settings.max_self_attempts {
             if best.best.all_pass() {
                 break;
             }
@@ -164,7 +201,7 @@ async fn verify(ctx: &Ctx, coder: &mut Coder, hidden: &Suite) -> Result<(bool, u
             return Ok((true, attempt));
         }
     }
-    Ok((false, ctx.config.blind.max_blind_attempts))
+    Ok((false, settings.max_blind_attempts))
 }
 
 /// Asks the coder for tests and adds every one its reply holds (one fenced block each) to its

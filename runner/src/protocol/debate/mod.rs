@@ -29,33 +29,28 @@ use crate::journal::{CellRecord, Event, Standing, StopReason, RUN_LANE};
 use crate::report::and_list;
 use crate::toolchain::Solution;
 
-use super::{first_halt, Stop};
+use futures::future::BoxFuture;
 
-/// The prompt templates of this protocol (`assets/prompts/debate/`).
+use super::{first_halt, Stop};
+use crate::config::{Config, ConfigError, TeamShape};
+use crate::engine::{Inputs, Protocol};
+
+mod settings;
+pub use settings::Settings;
+
+/// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "coder_break",
-        include_str!("../../../assets/prompts/debate/coder_break.md"),
-    ),
-    (
-        "coder_refine",
-        include_str!("../../../assets/prompts/debate/coder_refine.md"),
-    ),
-    (
-        "coder_solve",
-        include_str!("../../../assets/prompts/debate/coder_solve.md"),
-    ),
-    (
-        "coder_system",
-        include_str!("../../../assets/prompts/debate/coder_system.md"),
-    ),
+    ("coder_break", include_str!("prompts/coder_break.md")),
+    ("coder_refine", include_str!("prompts/coder_refine.md")),
+    ("coder_solve", include_str!("prompts/coder_solve.md")),
+    ("coder_system", include_str!("prompts/coder_system.md")),
     (
         "coder_system_defensive",
-        include_str!("../../../assets/prompts/debate/coder_system_defensive.md"),
+        include_str!("prompts/coder_system_defensive.md"),
     ),
     (
         "coder_system_terse",
-        include_str!("../../../assets/prompts/debate/coder_system_terse.md"),
+        include_str!("prompts/coder_system_terse.md"),
     ),
 ];
 
@@ -81,6 +76,40 @@ pub const FORBIDDEN: &[&str] = &[
     "debate",
 ];
 
+/// The protocol, for the registry.
+pub struct Debate;
+
+impl Protocol for Debate {
+    fn name(&self) -> &'static str {
+        "debate"
+    }
+
+    fn about(&self) -> &'static str {
+        "coders write tests against each other's code; tests that discriminate join the suite"
+    }
+
+    fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
+        Settings::team(config)
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn forbidden(&self) -> &'static [&'static str] {
+        FORBIDDEN
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        team: &'a mut Team,
+        _inputs: &'a Inputs,
+    ) -> BoxFuture<'a, Result<Stop, Halt>> {
+        Box::pin(run(ctx, team))
+    }
+}
+
 /// Runs the protocol with the run's coders.
 pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
     let coders = &mut team.coders;
@@ -92,7 +121,8 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
     let mut suite = Suite::default();
     let mut standings: Vec<Judgement> = Vec::new();
     let mut quiet_epochs = 0;
-    let max = ctx.config.debate.max_epochs;
+    let settings = Settings::of(ctx)?;
+    let max = settings.max_epochs;
     for epoch in 1..=max {
         ctx.round.store(epoch, std::sync::atomic::Ordering::SeqCst);
         ctx.emit(
@@ -156,7 +186,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
             ));
         }
         quiet_epochs = if improved { 0 } else { quiet_epochs + 1 };
-        if quiet_epochs >= ctx.config.debate.early_stop {
+        if quiet_epochs >= settings.early_stop {
             return Ok(decide(
                 coders,
                 &standings,

@@ -16,86 +16,60 @@ use crate::engine::{
 use crate::journal::{CannotPass, Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
 
-use super::{first_halt, Stop};
-use crate::report::and_list;
+use futures::future::BoxFuture;
 
-/// The prompt templates of this protocol (`assets/prompts/dixit/`).
+use super::{first_halt, Stop};
+use crate::config::{Config, ConfigError, TeamShape};
+use crate::engine::{Inputs, Protocol};
+
+mod settings;
+use crate::report::and_list;
+pub use settings::Settings;
+
+/// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = &[
     (
         "coder_build_error",
-        include_str!("../../../assets/prompts/dixit/coder_build_error.md"),
+        include_str!("prompts/coder_build_error.md"),
     ),
-    (
-        "coder_fix",
-        include_str!("../../../assets/prompts/dixit/coder_fix.md"),
-    ),
-    (
-        "coder_no_code",
-        include_str!("../../../assets/prompts/dixit/coder_no_code.md"),
-    ),
-    (
-        "coder_solve",
-        include_str!("../../../assets/prompts/dixit/coder_solve.md"),
-    ),
-    (
-        "coder_system",
-        include_str!("../../../assets/prompts/dixit/coder_system.md"),
-    ),
+    ("coder_fix", include_str!("prompts/coder_fix.md")),
+    ("coder_no_code", include_str!("prompts/coder_no_code.md")),
+    ("coder_solve", include_str!("prompts/coder_solve.md")),
+    ("coder_system", include_str!("prompts/coder_system.md")),
     (
         "coder_system_defensive",
-        include_str!("../../../assets/prompts/dixit/coder_system_defensive.md"),
+        include_str!("prompts/coder_system_defensive.md"),
     ),
     (
         "coder_system_terse",
-        include_str!("../../../assets/prompts/dixit/coder_system_terse.md"),
+        include_str!("prompts/coder_system_terse.md"),
     ),
-    (
-        "coder_thanks",
-        include_str!("../../../assets/prompts/dixit/coder_thanks.md"),
-    ),
+    ("coder_thanks", include_str!("prompts/coder_thanks.md")),
     (
         "coder_truncated",
-        include_str!("../../../assets/prompts/dixit/coder_truncated.md"),
+        include_str!("prompts/coder_truncated.md"),
     ),
-    (
-        "tester_first",
-        include_str!("../../../assets/prompts/dixit/tester_first.md"),
-    ),
-    (
-        "tester_invalid",
-        include_str!("../../../assets/prompts/dixit/tester_invalid.md"),
-    ),
-    (
-        "tester_more",
-        include_str!("../../../assets/prompts/dixit/tester_more.md"),
-    ),
-    (
-        "tester_no_code",
-        include_str!("../../../assets/prompts/dixit/tester_no_code.md"),
-    ),
-    (
-        "tester_system",
-        include_str!("../../../assets/prompts/dixit/tester_system.md"),
-    ),
+    ("tester_first", include_str!("prompts/tester_first.md")),
+    ("tester_invalid", include_str!("prompts/tester_invalid.md")),
+    ("tester_more", include_str!("prompts/tester_more.md")),
+    ("tester_no_code", include_str!("prompts/tester_no_code.md")),
+    ("tester_system", include_str!("prompts/tester_system.md")),
     (
         "tester_system_adversarial",
-        include_str!("../../../assets/prompts/dixit/tester_system_adversarial.md"),
+        include_str!("prompts/tester_system_adversarial.md"),
     ),
-    (
-        "tester_thanks",
-        include_str!("../../../assets/prompts/dixit/tester_thanks.md"),
-    ),
+    ("tester_thanks", include_str!("prompts/tester_thanks.md")),
     (
         "tester_too_easy",
-        include_str!("../../../assets/prompts/dixit/tester_too_easy.md"),
+        include_str!("prompts/tester_too_easy.md"),
     ),
     (
         "tester_too_hard",
-        include_str!("../../../assets/prompts/dixit/tester_too_hard.md"),
+        include_str!("prompts/tester_too_hard.md"),
     ),
     (
         "tester_truncated",
-        include_str!("../../../assets/prompts/dixit/tester_truncated.md"),
+        include_str!("prompts/tester_truncated.md"),
     ),
 ];
 
@@ -188,9 +162,54 @@ async fn classify_test(
     test: &Proposal,
     coders: &[Arc<Solution>],
 ) -> Result<Classified, Halt> {
-    let c = classify(ctx, &t.agent.name, test, coders, ctx.config.dixit.minority).await?;
+    let c = classify(
+        ctx,
+        &t.agent.name,
+        test,
+        coders,
+        Settings::of(ctx)?.minority,
+    )
+    .await?;
     t.classified.push((test.id.clone(), c.class));
     Ok(c)
+}
+
+/// The protocol, for the registry.
+pub struct Dixit;
+
+impl Protocol for Dixit {
+    fn name(&self) -> &'static str {
+        "dixit"
+    }
+
+    fn about(&self) -> &'static str {
+        "coders and testers; a test joins the suite only if it is IDEAL"
+    }
+
+    fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
+        Settings::team(config)
+    }
+
+    fn legacy_keys(&self) -> &'static [&'static str] {
+        settings::LEGACY_KEYS
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn forbidden(&self) -> &'static [&'static str] {
+        FORBIDDEN
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        team: &'a mut Team,
+        _inputs: &'a Inputs,
+    ) -> BoxFuture<'a, Result<Stop, Halt>> {
+        Box::pin(run(ctx, team))
+    }
 }
 
 /// Runs the protocol with the run's coders and testers.
@@ -238,7 +257,7 @@ pub async fn main(
     let solve_prompt = ctx
         .prompts
         .render("coder_solve", &[("spec", ctx.spec.trim())])?;
-    let max_rounds = ctx.config.dixit.max_rounds;
+    let max_rounds = Settings::of(ctx)?.max_rounds;
     first_halt(
         join_all(
             coders
@@ -378,7 +397,7 @@ pub async fn ensure_passes(ctx: &Ctx, coder: &mut Coder, suite: &Suite) -> Resul
         return Ok(Ensured::Passes);
     }
     let mut best = HighWaterMark::start(ctx, coder, judgement, Keep::Better)?;
-    for _ in 0..ctx.config.dixit.max_coder_retries {
+    for _ in 0..Settings::of(ctx)?.max_coder_retries {
         let prompt = fix_prompt(ctx, coder, &best.best)?;
         coder.solve(ctx, "fix", &prompt).await?;
         let judgement = coder.judge(ctx, suite).await?;
@@ -463,7 +482,7 @@ pub async fn propose_test(
 ) -> Result<Option<Proposal>, Halt> {
     let name = t.agent.name.clone();
     t.before_test_1 = Some(ctx.save(&mut t.agent)?);
-    for _ in 0..ctx.config.dixit.max_tester_retries {
+    for _ in 0..Settings::of(ctx)?.max_tester_retries {
         let prompt = t.propose_prompt(ctx)?;
         let test_1 = t.propose(ctx, "propose", &prompt).await?;
         let classification_1 = classify_test(ctx, t, &test_1, coders).await?;

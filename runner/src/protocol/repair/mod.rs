@@ -25,41 +25,37 @@ use crate::engine::{
 };
 use crate::journal::{Event, Standing, StopReason};
 
-use super::{first_halt, Stop};
+use futures::future::BoxFuture;
 
-/// The prompt templates of this protocol (`assets/prompts/repair/`).
+use super::{first_halt, Stop};
+use crate::config::{Config, ConfigError, Project, TeamShape};
+use crate::engine::Protocol;
+use std::path::PathBuf;
+
+mod settings;
+pub use settings::Settings;
+
+/// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "coder_fix",
-        include_str!("../../../assets/prompts/repair/coder_fix.md"),
-    ),
-    (
-        "coder_rewrite",
-        include_str!("../../../assets/prompts/repair/coder_rewrite.md"),
-    ),
-    (
-        "coder_system",
-        include_str!("../../../assets/prompts/repair/coder_system.md"),
-    ),
+    ("coder_fix", include_str!("prompts/coder_fix.md")),
+    ("coder_rewrite", include_str!("prompts/coder_rewrite.md")),
+    ("coder_system", include_str!("prompts/coder_system.md")),
     (
         "coder_system_defensive",
-        include_str!("../../../assets/prompts/repair/coder_system_defensive.md"),
+        include_str!("prompts/coder_system_defensive.md"),
     ),
     (
         "coder_system_terse",
-        include_str!("../../../assets/prompts/repair/coder_system_terse.md"),
+        include_str!("prompts/coder_system_terse.md"),
     ),
-    (
-        "coder_write",
-        include_str!("../../../assets/prompts/repair/coder_write.md"),
-    ),
+    ("coder_write", include_str!("prompts/coder_write.md")),
     (
         "reviewer_review",
-        include_str!("../../../assets/prompts/repair/reviewer_review.md"),
+        include_str!("prompts/reviewer_review.md"),
     ),
     (
         "reviewer_system",
-        include_str!("../../../assets/prompts/repair/reviewer_system.md"),
+        include_str!("prompts/reviewer_system.md"),
     ),
 ];
 
@@ -78,6 +74,52 @@ pub const FORBIDDEN: &[&str] = &[
     "reward",
 ];
 
+/// The protocol, for the registry.
+pub struct Repair;
+
+impl Protocol for Repair {
+    fn name(&self) -> &'static str {
+        "repair"
+    }
+
+    fn about(&self) -> &'static str {
+        "coders against a given acceptance suite, with a high-water mark and a first review"
+    }
+
+    fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
+        Settings::team(config)
+    }
+
+    fn acceptance(&self, config: &Config) -> Result<Option<PathBuf>, ConfigError> {
+        Ok(Some(config.section::<Settings>(settings::TABLE)?.tests))
+    }
+
+    fn lacks(&self, project: &Project) -> Option<String> {
+        let dir = self.acceptance(&project.config).ok().flatten()?;
+        project
+            .files_in(&dir)
+            .is_empty()
+            .then(|| format!("no acceptance suite in `{}`", dir.display()))
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn forbidden(&self) -> &'static [&'static str] {
+        FORBIDDEN
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        team: &'a mut Team,
+        inputs: &'a Inputs,
+    ) -> BoxFuture<'a, Result<Stop, Halt>> {
+        Box::pin(run(ctx, team, inputs))
+    }
+}
+
 /// Runs the protocol: every coder, with its reviewer, against the acceptance suite.
 pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Halt> {
     let suite = Suite::from_files(ctx, &inputs.acceptance, ctx.test_kind(), "acceptance")?;
@@ -85,7 +127,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Ha
         return Err(Halt::Fatal(ProtocolError::Setup(format!(
             "repair needs an acceptance suite: no .{} test in the project's `{}` folder ([repair] tests)",
             ctx.test_kind().extension(),
-            ctx.config.repair.tests.display()
+            Settings::of(ctx)?.tests.display()
         ))));
     }
     let mut reviewers = team.reviewers.iter_mut().map(Some).collect::<Vec<_>>();
@@ -130,7 +172,7 @@ async fn repair(
     attempt_event(ctx, coder, 1, &first, "first")?;
     let mut best = HighWaterMark::start(ctx, coder, first, Keep::Better)?;
     let mut made = 1;
-    for attempt in 2..=ctx.config.repair.max_attempts {
+    for attempt in 2..=Settings::of(ctx)?.max_attempts {
         if best.best.all_pass() {
             break;
         }

@@ -257,7 +257,7 @@ impl<'a> RunView<'a> {
             journal,
             summary,
             run_dir: run_dir.to_path_buf(),
-            protocol: journal.protocol,
+            protocol: journal.protocol.clone(),
             coders: Vec::new(),
             testers: Vec::new(),
             reviewers: Vec::new(),
@@ -502,7 +502,7 @@ impl<'a> RunView<'a> {
                 _ => {}
             }
         }
-        if v.protocol == ProtocolName::Repair {
+        if v.protocol.as_str() == "repair" {
             v.suite = journal
                 .project
                 .acceptance

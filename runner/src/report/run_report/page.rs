@@ -18,7 +18,6 @@ use super::super::html::{
 use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
-use crate::config::ProtocolName;
 use crate::consensus::Disagreements;
 use crate::journal::{CannotPass, CellRecord, StopReason};
 use crate::report::eval_report::{utc_timestamp, Provenance};
@@ -111,7 +110,7 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
             j.path.display()
         ));
     page = page.lead(lead(v));
-    if !matches!(v.protocol, ProtocolName::Blind) {
+    if v.protocol.as_str() != "blind" {
         page.section("suite", "The suite", suite(v));
     }
     if !v.proposals.is_empty() {
@@ -134,8 +133,9 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
         page.section("timeline", "Timeline", timeline(v));
     }
     page.section("usage", "Usage and cost", usage(v));
-    let (id, title, body) = protocol_part(v);
-    page.section(id, title, body);
+    if let Some((id, title, body)) = protocol_part(v) {
+        page.section(id, title, body);
+    }
     page.section("setup", "The run", setup(v));
 
     let verdicts = verdict_legend()
@@ -378,9 +378,9 @@ fn suite(v: &RunView) -> Markup {
         ]);
     }
     html! {
-        p { "Each test joined the suite because " (match v.protocol {
-            ProtocolName::Dixit => "some coders failed it, but no more than a minority (IDEAL).",
-            ProtocolName::Debate => "it discriminated: some solutions passed it and others failed.",
+        p { "Each test joined the suite because " (match v.protocol.as_str() {
+            "dixit" => "some coders failed it, but no more than a minority (IDEAL).",
+            "debate" => "it discriminated: some solutions passed it and others failed.",
             _ => "it is the project's acceptance suite.",
         }) " Click a file for its code." }
         (t.render())
@@ -527,7 +527,7 @@ fn matrices(v: &RunView) -> Markup {
         @for r in v.rounds.iter().filter(|r| !r.judged.is_empty()) {
             @let width = r.judged.values().map(|j| j.vector.len()).max().unwrap_or(0);
             details.dx-round {
-                summary { (if v.protocol == ProtocolName::Debate { "Epoch " } else { "Round " }) (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
+                summary { (if v.protocol.as_str() == "debate" { "Epoch " } else { "Round " }) (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
                 @if width == 0 {
                     p.dx-muted { "The suite was empty: the check only built each coder's code ("
                         (v.coders.iter().filter(|c| r.judged.get(*c).is_some_and(|j| j.build_error.is_none())).count())
@@ -757,7 +757,7 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
 }
 
 fn timeline(v: &RunView) -> Markup {
-    let debate = v.protocol == ProtocolName::Debate;
+    let debate = v.protocol.as_str() == "debate";
     let bins: Vec<String> = v.rounds.iter().map(|r| r.number.to_string()).collect();
     let suite_size = Series {
         name: "suite size at the start".into(),
@@ -934,8 +934,9 @@ fn usage(v: &RunView) -> Markup {
     }
 }
 
-fn protocol_part(v: &RunView) -> (&'static str, &'static str, Markup) {
-    match &v.summary.part {
+fn protocol_part(v: &RunView) -> Option<(&'static str, &'static str, Markup)> {
+    Some(match &v.summary.part {
+        ProtocolPart::None => return None,
         ProtocolPart::Dixit(d) => {
             let mut t = Table::new(
                 "dx-testers",
@@ -1134,7 +1135,7 @@ fn protocol_part(v: &RunView) -> (&'static str, &'static str, Markup) {
                 },
             )
         }
-    }
+    })
 }
 
 fn setup(v: &RunView) -> Markup {

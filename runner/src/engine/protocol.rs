@@ -1,0 +1,70 @@
+//! What the engine asks of a protocol. The engine runs any [`Protocol`] it is handed and never
+//! names one; the protocols implement this trait in their folders and the registry
+//! (`crate::protocol`) lists them. The trait lives here, beside its only caller, so that
+//! `protocol/` depends on `engine/` and never the reverse.
+
+use std::path::PathBuf;
+
+use futures::future::BoxFuture;
+
+use crate::config::{Config, ConfigError, Project, TeamShape};
+use crate::journal::StopReason;
+
+use super::{Ctx, Halt, Inputs, Team};
+
+/// How a protocol's run ended: why, and in which round (or epoch, or attempt).
+pub struct Stop {
+    pub reason: StopReason,
+    pub round: u32,
+}
+
+/// One protocol: its name, its table of `dixit.toml`, its prompts and its run.
+pub trait Protocol: Send + Sync {
+    /// The name `[protocol] name`, journals and output use.
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help` and the docs: what a run of it does.
+    fn about(&self) -> &'static str;
+
+    /// Reads and checks this protocol's table of `config` (errors name the key and its line)
+    /// and says how many agents of each role a run has.
+    fn team(&self, config: &Config) -> Result<TeamShape, ConfigError>;
+
+    /// The keys of `[protocol]` this protocol reads besides `name` and `reruns` (settings older
+    /// projects wrote there before the protocol had its own table).
+    fn legacy_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The protocol's prompt templates (name, text); the language instructions are common.
+    fn templates(&self) -> &'static [(&'static str, &'static str)];
+
+    /// Words its prompts must never contain (agents are never told there is a game).
+    fn forbidden(&self) -> &'static [&'static str];
+
+    /// The folder of the project whose tests are the acceptance suite coders are shown, if the
+    /// protocol has one.
+    fn acceptance(&self, _config: &Config) -> Result<Option<PathBuf>, ConfigError> {
+        Ok(None)
+    }
+
+    /// Why `project` cannot run this protocol meaningfully (what it lacks), if it cannot: a
+    /// comparison skips such a cell instead of running it.
+    fn lacks(&self, _project: &Project) -> Option<String> {
+        None
+    }
+
+    /// Runs the protocol with `team` to its stop.
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        team: &'a mut Team,
+        inputs: &'a Inputs,
+    ) -> BoxFuture<'a, Result<Stop, Halt>>;
+}
+
+/// Turns a table's error into the error a protocol's `run` returns (the table was checked when
+/// the protocol was selected, so this happens only if the config changed under the run).
+pub fn settings_error(e: ConfigError) -> Halt {
+    Halt::Fatal(e.into())
+}
