@@ -25,12 +25,9 @@ pub struct CompareArgs {
     /// Project folders (each with dixit.toml and spec.md).
     #[arg(required_unless_present = "merge")]
     pub projects: Vec<PathBuf>,
-    /// The protocols to run on each project, comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "dixit,debate,repair,blind"
-    )]
+    /// The protocols to run on each project, comma-separated [default: every protocol, as
+    /// `dixit protocols` lists them].
+    #[arg(long, value_delimiter = ',')]
     pub protocols: Vec<ProtocolName>,
     /// A file naming the held-out projects (one name or path a line): reported apart from the
     /// development projects.
@@ -70,9 +67,20 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
                 )));
             }
         }
+        for p in &a.protocols {
+            crate::protocol::named(p).map_err(CliError::usage)?;
+        }
+        let protocols = if a.protocols.is_empty() {
+            crate::protocol::names()
+                .into_iter()
+                .map(ProtocolName::new)
+                .collect()
+        } else {
+            a.protocols.clone()
+        };
         let plan = Plan {
             projects: a.projects.clone(),
-            protocols: a.protocols.clone(),
+            protocols,
             holdout,
             shard: a.shard,
             runs_dir: a.runs_dir.clone(),

@@ -10,6 +10,7 @@ mod exec;
 pub mod exit;
 mod init;
 pub mod output;
+mod protocols;
 mod replay;
 mod report;
 mod run;
@@ -72,6 +73,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Re-execute a recorded run offline and check that every decision is reproduced.
     Replay(replay::ReplayArgs),
+    /// List the protocols this version runs (the first is the one a project that names none
+    /// runs).
+    Protocols,
     /// Run several protocols over several projects and tabulate hidden-test results, calls,
     /// tokens, cost and time (each cell an ordinary, replayable run).
     Compare(compare::CompareArgs),
@@ -182,6 +186,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),
         Command::Replay(a) => replay::run(g, a),
+        Command::Protocols => protocols::run(),
         Command::Compare(a) => compare::run(g, a),
         Command::Bench(a) => bench::run(g, a),
         Command::BenchLoadPython => bench::load_python(g),

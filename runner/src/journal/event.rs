@@ -15,9 +15,9 @@ use crate::sandbox::{CompileSide, VerdictKind};
 
 /// The current journal format. A reader refuses a newer major version; of a newer minor
 /// version it skips the events it does not know. 1.1: the header names the protocol; events of
-/// the debate, repair and blind protocols.
+/// the debate, repair and blind protocols. 1.2: the `finished` stop.
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 1;
+pub const FORMAT_MINOR: u32 = 2;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";
@@ -153,6 +153,9 @@ pub enum StopReason {
         passed: Vec<String>,
         failed: Vec<String>,
     },
+    /// The protocol ran its course with no decision of its own to report: what each coder
+    /// last wrote is what the run ships, and the hidden tests (if any) judge it.
+    Finished,
     /// A budget cap would be exceeded by the next call.
     Budget { agent: String, cap: String },
     /// A backend failed after its retries (network, API, command).
@@ -190,7 +193,9 @@ impl StopReason {
     /// The stop's exit class.
     pub fn exit_class(&self) -> ExitClass {
         match self {
-            StopReason::Converged | StopReason::Debated { .. } => ExitClass::Done,
+            StopReason::Converged | StopReason::Debated { .. } | StopReason::Finished => {
+                ExitClass::Done
+            }
             StopReason::Repaired { standings } => {
                 if standings.iter().all(|s| s.passed == s.total) {
                     ExitClass::Done

@@ -126,6 +126,7 @@ pub fn describe_stop(s: &StopReason) -> String {
                 )
             }
         }
+        StopReason::Finished => "finished: what each coder wrote is shipped as it is".into(),
         StopReason::Budget { agent, cap } => {
             format!("budget cap reached before a call of {agent}: {cap}; resumable")
         }

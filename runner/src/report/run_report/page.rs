@@ -298,6 +298,13 @@ fn lead(v: &RunView) -> Markup {
                 p { "Acceptance tests still fail for " (and_list(&failing)) ": read the failing tests and the shipped attempts below." }
             }
         },
+        StopReason::Finished => html! {
+            @if !v.hidden_tests.is_empty() {
+                p { "What each coder wrote is what the run ships: " a href="#hidden" { "the hidden tests" } " say how it fares." }
+            } @else {
+                p { "What each coder wrote is what the run ships, and no test checked it: read the code below." }
+            }
+        },
         StopReason::Verified { failed, .. } => html! {
             @if failed.is_empty() { p { "Every coder's code passes the hidden suite." } }
             @else { p { "The hidden suite fails for " (and_list(failed)) ": see " a href="#hidden" { "the hidden tests" } "." } }
