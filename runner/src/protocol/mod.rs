@@ -242,14 +242,14 @@ mod tests {
                 "python",
                 "unit",
                 &format!(
-                    "[protocol]\nname = \"{name}\"\n[[coder]]\n[[coder]]\nprompt_variant = \"loud\"\n"
+                    "[protocol]\nname = \"{name}\"\n[[coder]]\nprompt_variant = \"loud\"\n"
                 ),
             );
             let agents = select(&c).unwrap().agents;
             let e = Prompts::from_templates(builtin(*protocol), &c, name, &agents).unwrap_err();
             let text = e.to_string();
             for needle in [
-                "agent coder-2",
+                "agent coder-1",
                 "prompt_variant = \"loud\"",
                 &format!("protocol `{name}`"),
                 "prompts/coder_system_loud.md",
