@@ -15,6 +15,7 @@ pub mod blind;
 pub mod debate;
 pub mod dixit;
 pub mod repair;
+pub mod single;
 
 use crate::config::{AgentSpec, Config, ConfigError, ProtocolName};
 use crate::engine::{Halt, Protocol};
@@ -28,6 +29,7 @@ pub static REGISTRY: &[&dyn Protocol] = &[
     &debate::Debate,
     &repair::Repair,
     &blind::Blind,
+    &single::Single,
 ];
 
 /// The protocol named `name`.

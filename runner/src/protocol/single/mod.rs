@@ -1,0 +1,102 @@
+//! Protocol `single`, the control every comparison needs: one coder answers the spec once, with
+//! no feedback and no tests, and its answer is what the run ships.
+//!
+//! ```text
+//! coder.solve(spec)     # one call
+//! ship(coder)           # the hidden tests, if any, judge it
+//! ```
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, ConfigError, TeamShape};
+use crate::engine::{Ctx, Halt, Inputs, Protocol, Stop, Team};
+use crate::journal::StopReason;
+
+/// The prompt templates of this protocol (`prompts/`, beside this file).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("coder_solve", include_str!("prompts/coder_solve.md")),
+    ("coder_system", include_str!("prompts/coder_system.md")),
+    (
+        "coder_system_defensive",
+        include_str!("prompts/coder_system_defensive.md"),
+    ),
+    (
+        "coder_system_terse",
+        include_str!("prompts/coder_system_terse.md"),
+    ),
+];
+
+/// The coder is asked once, as anyone would ask: nothing about other agents or a contest.
+pub const FORBIDDEN: &[&str] = &[
+    "agent",
+    "agents",
+    "coder",
+    "coders",
+    "tester",
+    "testers",
+    "game",
+    "score",
+    "judge",
+    "round",
+    "rounds",
+    "compete",
+    "competition",
+];
+
+/// `[single]`: nothing to set (one coder, one call); the table may be absent or empty.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {}
+
+/// The protocol, for the registry.
+pub struct Single;
+
+impl Protocol for Single {
+    fn name(&self) -> &'static str {
+        "single"
+    }
+
+    fn about(&self) -> &'static str {
+        "one coder answers the spec once, with no feedback and no tests: the control"
+    }
+
+    fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
+        config.section::<Settings>("single")?;
+        Ok(TeamShape {
+            coders: 1,
+            ..TeamShape::default()
+        })
+    }
+
+    fn templates(&self) -> &'static [(&'static str, &'static str)] {
+        TEMPLATES
+    }
+
+    fn forbidden(&self) -> &'static [&'static str] {
+        FORBIDDEN
+    }
+
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        team: &'a mut Team,
+        _inputs: &'a Inputs,
+    ) -> BoxFuture<'a, Result<Stop, Halt>> {
+        Box::pin(run(ctx, team))
+    }
+}
+
+/// Runs the protocol: the coder answers once, and the run ships that answer.
+pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
+    let solve = ctx
+        .prompts
+        .render("coder_solve", &[("spec", ctx.spec.trim())])?;
+    for coder in &mut team.coders {
+        coder.solve(ctx, "solve", &solve).await?;
+    }
+    Ok(Stop {
+        reason: StopReason::Finished,
+        round: 1,
+    })
+}
