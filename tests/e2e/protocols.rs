@@ -492,7 +492,7 @@ fn every_protocol_resumes_after_kill_9_to_the_same_state() {
 /// `dixit compare` runs each protocol on each project (ordinary run directories) and prints one
 /// table; its shards, merged, give the same cells.
 #[test]
-fn compare_tabulates_the_four_protocols_and_its_shards_merge() {
+fn compare_tabulates_every_protocol_and_its_shards_merge() {
     let t = tempfile::tempdir().unwrap();
     let p = triangle(t.path(), |c| c);
     let out = t.path().join("runs");
@@ -507,19 +507,24 @@ fn compare_tabulates_the_four_protocols_and_its_shards_merge() {
     );
     assert!(o.status.success(), "{}", describe(&o));
     let table = String::from_utf8_lossy(&o.stdout).into_owned();
-    for protocol in ["dixit", "debate", "repair", "blind"] {
+    for protocol in ["dixit", "debate", "repair", "blind", "single"] {
         assert!(
             table.contains(&format!("triangle         {protocol}")),
             "{table}"
         );
     }
+    // The control: one answer, and it fails the hidden test the others pass.
+    assert!(
+        table.contains("triangle         single        0/1 0 %           0/1      1"),
+        "{table}"
+    );
     assert!(table.contains("totals per protocol"), "{table}");
-    // Four run directories, each replayable.
+    // Five run directories, each replayable.
     let runs: Vec<PathBuf> = std::fs::read_dir(out.join("triangle"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(runs.len(), 4);
+    assert_eq!(runs.len(), 5);
     replays(&runs[0]);
 
     let whole = dixit(
@@ -577,6 +582,47 @@ fn compare_tabulates_the_four_protocols_and_its_shards_merge() {
     assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("is missing"),
+        "{}",
+        describe(&o)
+    );
+}
+
+/// `single`, the control: one coder asked once, no feedback, no tests; the run ships its answer
+/// (`finished`), the hidden test judges it, and the run replays.
+#[test]
+fn single_asks_once_and_ships_the_answer() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, o) = run(t.path(), "single", |c| c);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("(single): finished"), "{}", describe(&o));
+    let j = journal(&run);
+    let replies = events(&j, "coder-1", "reply");
+    assert_eq!(replies.len(), 1, "asked exactly once");
+    assert_eq!(replies[0]["purpose"], "solve");
+    assert!(
+        events(&j, "coder-1", "judged").is_empty(),
+        "no test is run for it"
+    );
+    let started = events(&j, "run", "started");
+    assert_eq!(started[0]["coders"], serde_json::json!(["coder-1"]));
+    assert!(started[0]["testers"].as_array().unwrap().is_empty());
+    let hidden = events(&j, "coder-1", "hidden");
+    assert_eq!(
+        (hidden[0]["passed"].as_u64(), hidden[0]["total"].as_u64()),
+        (Some(0), Some(1))
+    );
+    let stop = j.iter().find(|e| e["event"] == "stop").unwrap();
+    assert_eq!(stop["reason"], "finished");
+    assert!(run.join("report.html").is_file());
+    replays(&run);
+    // Its table takes no key.
+    let x = t.path().join("x");
+    let p = triangle(&x, |c| format!("{c}\n[single]\ncoders = 2\n"));
+    let o = dixit(&["run", p.to_str().unwrap(), "--protocol", "single"], &x);
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("coders"),
         "{}",
         describe(&o)
     );
