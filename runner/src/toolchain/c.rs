@@ -412,7 +412,7 @@ impl CCompiler {
         // or not it exists (host_paths.rs). The overlay names files by absolute path, so
         // `__FILE__` is mapped back to the name relative to `dir`.
         let overlay = work.path().join("vfs.yaml");
-        std::fs::write(&overlay, host_paths::clang_overlay(&confinement))
+        std::fs::write(&overlay, host_paths::clang_overlay(confinement.paths()))
             .map_err(|e| e.to_string())?;
         let abs_dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
         c.arg("-ivfsoverlay")

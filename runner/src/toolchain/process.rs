@@ -131,6 +131,15 @@ impl Confinement {
         out
     }
 
+    /// Every path it may touch (read, run or write).
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.read
+            .iter()
+            .chain(&self.exec)
+            .chain(&self.write)
+            .map(PathBuf::as_path)
+    }
+
     /// This confinement plus write access beneath `dirs`.
     pub fn writing<P: AsRef<Path>>(&self, dirs: impl IntoIterator<Item = P>) -> Confinement {
         let mut c = self.clone();
