@@ -12,12 +12,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
 
 use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
 use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
+    PROBE,
 };
 use super::rust::failed_side;
 use super::snapshot::Snapshot;
@@ -325,14 +325,11 @@ impl CCompiler {
     }
 
     fn probe(mut self, cache_root: &Path) -> Result<CCompiler, String> {
-        let trusted = Policy::Trusted {
-            timeout: Duration::from_secs(30),
-        };
         let o = run_tool(
             Command::new(&self.cc[0])
                 .args(&self.cc[1..])
                 .arg("--version"),
-            trusted,
+            PROBE,
         )?;
         self.version = o.stdout.lines().next().unwrap_or("").trim().to_string();
         let cached = cache_root
@@ -406,9 +403,6 @@ impl CCompiler {
     /// What a build may touch: the compiler's and linker's binaries (and the shared libraries
     /// they load), its resource directory, and the wasm32-wasi include and library directories.
     fn confinement_of(&self) -> Result<Confinement, String> {
-        let trusted = || Policy::Trusted {
-            timeout: Duration::from_secs(30),
-        };
         let clang = which(&self.cc[0])
             .and_then(|p| p.canonicalize().ok())
             .ok_or_else(|| format!("{} not found", self.cc[0]))?;
@@ -422,7 +416,7 @@ impl CCompiler {
                 "-o",
                 "x.wasm",
             ]),
-            trusted(),
+            PROBE,
         )?;
         let linker = o
             .stderr
@@ -445,7 +439,7 @@ impl CCompiler {
                     "-o",
                     "/dev/null",
                 ]),
-                trusted(),
+                PROBE,
             )?;
             read.extend(toolchain_include_dirs(&o.stderr));
         }
@@ -453,7 +447,7 @@ impl CCompiler {
             Command::new(&self.cc[0])
                 .args(&self.cc[1..])
                 .arg("-print-resource-dir"),
-            trusted(),
+            PROBE,
         )?;
         read.push(PathBuf::from(o.stdout.trim()));
         // The library directories, and where their members really live (Debian links libc++.a
@@ -496,13 +490,7 @@ impl CCompiler {
         } else {
             c.arg(format!("-print-file-name={name}"));
         }
-        let o = run_tool(
-            &mut c,
-            Policy::Trusted {
-                timeout: Duration::from_secs(30),
-            },
-        )
-        .ok()?;
+        let o = run_tool(&mut c, PROBE).ok()?;
         let p = PathBuf::from(o.stdout.trim());
         (p.is_absolute() && p.is_file()).then_some(p)
     }

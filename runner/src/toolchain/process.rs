@@ -160,6 +160,11 @@ pub(crate) enum Policy<'a> {
     },
 }
 
+/// How a compiler is asked about itself (its version, its files): trusted, for 30 s.
+pub(crate) const PROBE: Policy<'static> = Policy::Trusted {
+    timeout: Duration::from_secs(30),
+};
+
 /// Why a tool produced no output to judge.
 #[derive(Debug)]
 pub(crate) enum ToolError {

@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
 use super::interface;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
+    PROBE,
 };
 use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
@@ -244,9 +244,6 @@ pub struct RustCompiler {
 impl RustCompiler {
     /// Finds rustc and checks that the wasm32-wasip1 target is installed.
     pub fn discover() -> Result<RustCompiler, ToolchainError> {
-        let trusted = || Policy::Trusted {
-            timeout: Duration::from_secs(30),
-        };
         let missing = |message: String| ToolchainError::Missing {
             tool: Tool::Rustc,
             message,
@@ -258,10 +255,10 @@ impl RustCompiler {
             .map(PathBuf::from)
             .or_else(|| which("rustc"))
             .ok_or_else(|| missing("rustc not found (install rustup)".into()))?;
-        let o = run_tool(Command::new(&proxy).arg("--version"), trusted()).map_err(failed)?;
+        let o = run_tool(Command::new(&proxy).arg("--version"), PROBE).map_err(failed)?;
         let version = o.stdout.trim().to_string();
-        let o = run_tool(Command::new(&proxy).args(["--print", "sysroot"]), trusted())
-            .map_err(failed)?;
+        let o =
+            run_tool(Command::new(&proxy).args(["--print", "sysroot"]), PROBE).map_err(failed)?;
         let sysroot = PathBuf::from(o.stdout.trim());
         if !sysroot.join("lib/rustlib").join(TARGET).is_dir() {
             return Err(missing(format!(
