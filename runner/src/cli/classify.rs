@@ -63,7 +63,7 @@ pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
     let limits = a.limits.apply(Limits::default());
     let started = std::time::Instant::now();
     let c = match tc.check_test(&test) {
-        Err(e) if super::exec::is_missing_toolchain(&e.message) => {
+        Err(e) if e.is_missing_toolchain() => {
             return Err(CliError::env(e.message).hint("run `dixit toolchain doctor`"))
         }
         Err(e) => {

@@ -238,12 +238,11 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
         cache_dir: (!a.no_cache).then(|| tc.sandbox().cache().root().to_path_buf()),
         ..options
     };
-    let runtime = tc.python_runtime().map_err(|e| {
-        if super::exec::is_missing_toolchain(&e) {
+    let runtime = tc.python_runtime().map_err(|e| match e {
+        crate::toolchain::ToolchainError::Missing { .. } => {
             CliError::env(e).hint("run `dixit toolchain doctor` to see how to install it")
-        } else {
-            CliError::new(exit::INTERNAL, anyhow::anyhow!("{e}"))
         }
+        _ => CliError::new(exit::INTERNAL, anyhow::anyhow!("{e}")),
     })?;
     let bars = Bars::new(g.quiet);
     let evaluation = evaluate(tc.sandbox(), runtime, &options, &bars).map_err(eval_error)?;

@@ -59,7 +59,10 @@ pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
         .map_err(CliError::usage)?;
     let solution = solution.with_interface(interface_for(&tc, &test, &a.interface)?);
     let limits = a.limits.apply(Limits::default());
-    let v = tc.run(&solution, &test, a.seed, &limits);
+    let (v, missing_toolchain) = match tc.try_run(&solution, &test, a.seed, &limits) {
+        Ok(v) => (v, false),
+        Err(e) => (e.verdict(a.seed), e.is_missing_toolchain()),
+    };
     if a.json {
         println!(
             "{}",
@@ -74,7 +77,7 @@ pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
             exit::INTERNAL,
             anyhow::anyhow!("the sandbox failed: {}", v.detail.unwrap_or_default()),
         )),
-        VerdictKind::CompileError if is_missing_toolchain(&v.stderr) => Err(CliError::env(
+        VerdictKind::CompileError if missing_toolchain => Err(CliError::env(
             v.stderr.lines().next().unwrap_or_default().to_string(),
         )
         .hint("run `dixit toolchain doctor` to see what is missing and how to install it")),
@@ -142,16 +145,4 @@ fn own_include(source: &str) -> Option<String> {
         let name = rest.strip_prefix('"')?.split('"').next()?;
         (!matches!(name, "dixit.h" | "assert.h")).then(|| name.to_string())
     })
-}
-
-/// Whether a build failed because a toolchain is absent (not because the code is wrong).
-pub(crate) fn is_missing_toolchain(log: &str) -> bool {
-    [
-        "componentize-py not found",
-        "no C/C++ compiler",
-        "rustc not found",
-        "target is not installed",
-    ]
-    .iter()
-    .any(|m| log.contains(m))
 }

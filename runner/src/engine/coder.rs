@@ -247,7 +247,7 @@ impl Coder {
             Err(e) => {
                 return Judgement {
                     vector: vec![false; suite.len()],
-                    build_error: Some(no_code_message(e)),
+                    build_error: Some(e.clone()),
                     errors: suite.len(),
                     cells: vec![],
                 }
@@ -287,13 +287,5 @@ impl Coder {
                 }
             }
         }
-    }
-}
-
-fn no_code_message(snapshot_error: &str) -> String {
-    if snapshot_error.contains("no source files") {
-        "no source file was found".into()
-    } else {
-        snapshot_error.to_string()
     }
 }

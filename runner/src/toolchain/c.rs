@@ -8,17 +8,265 @@
 //! solution's objects nor a test's may define what the C runtime defines, and a pair is checked
 //! as a whole before it is linked (see `symbols.rs`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
-use std::time::Duration;
+use std::sync::{Mutex, OnceLock};
 
+use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
 use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
+    PROBE,
 };
+use super::rust::failed_side;
+use super::snapshot::Snapshot;
 use super::symbols::{interposition_error, Blame, ObjectSymbols, SystemSymbols};
-use crate::sandbox::hash_parts;
+use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
+use super::Language;
+use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
+
+/// C and C++'s toolchain: a solution's objects are compiled once and guarded, a test's object
+/// once per interface, and each pair is checked as a whole, then linked (cached per pair).
+#[derive(Default)]
+pub(super) struct CToolchain {
+    compiler: OnceLock<Result<CCompiler, ToolchainError>>,
+    /// Pairs whose symbols were checked before linking, by link key.
+    checked_links: Mutex<HashMap<String, Result<(), BuildError>>>,
+}
+
+impl CToolchain {
+    fn compiler(&self, tc: &Toolchains, side: CompileSide) -> Result<&CCompiler, BuildError> {
+        self.compiler
+            .get_or_init(|| {
+                CCompiler::discover(tc.sandbox().cache().root()).map_err(|e| {
+                    ToolchainError::Missing {
+                        tool: Tool::Clang,
+                        message: format!("no C/C++ compiler for wasm32-wasi: {e}"),
+                    }
+                })
+            })
+            .as_ref()
+            .map_err(|e| BuildError::unavailable(side, e))
+    }
+
+    fn solution_objects<'s>(
+        &self,
+        tc: &Toolchains,
+        s: &'s Solution,
+    ) -> Result<&'s Vec<PathBuf>, BuildError> {
+        once(&s.objects, || {
+            let side = CompileSide::Solution;
+            let cc = self.compiler(tc, side)?;
+            let headers = header_key(&s.snapshot);
+            let sources: Vec<&PathBuf> =
+                s.snapshot.files.iter().filter(|f| is_c_source(f)).collect();
+            if sources.is_empty() {
+                return Err(BuildError::new(
+                    side,
+                    BuildFailure::Sources,
+                    "no C/C++ source files in the solution",
+                ));
+            }
+            // Its own folder first, then the project's interface: a solution that includes
+            // the interface's header without shipping one gets the project's.
+            let mut incs: Vec<&Path> = vec![&s.snapshot.dir];
+            incs.extend(s.interface.header_dir());
+            let out = tc.build_dir("obj");
+            sources
+                .iter()
+                .map(|f| {
+                    cc.compile(
+                        &s.snapshot.dir.join(f),
+                        &incs,
+                        &[headers.as_bytes(), s.interface.key().as_bytes()],
+                        &out,
+                    )
+                    .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))
+                })
+                .collect()
+        })
+    }
+
+    /// The solution's objects for linking with a unit test: a solution sharing its program with a
+    /// test may not define what the C runtime defines (see `symbols.rs`). Programs (I/O
+    /// solutions) define `main` and share nothing, so they are not checked.
+    fn unit_solution_objects<'s>(
+        &self,
+        tc: &Toolchains,
+        s: &'s Solution,
+    ) -> Result<&'s Vec<PathBuf>, BuildError> {
+        let objects = self.solution_objects(tc, s)?;
+        s.guarded
+            .get_or_init(|| {
+                let side = CompileSide::Solution;
+                let cc = self.compiler(tc, side)?;
+                let sources = s.snapshot.files.iter().filter(|f| is_c_source(f));
+                for (obj, f) in objects.iter().zip(sources) {
+                    cc.check_object(obj, &f.display().to_string(), "a solution")
+                        .map_err(|e| BuildError::new(side, BuildFailure::Guard, e))?;
+                }
+                Ok(())
+            })
+            .clone()?;
+        Ok(objects)
+    }
+
+    /// The test's object, compiled against dixit's SDK and the stated interface only: nothing
+    /// of any solution is on its include path, so a failure is the test's own. The object may
+    /// not define what the C runtime defines (its `main` aside).
+    fn test_object(&self, tc: &Toolchains, t: &Test, s: &Solution) -> Result<PathBuf, BuildError> {
+        let interface = &s.interface;
+        let mut memo = t.objects.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = memo.get(interface.key()) {
+            return r.clone();
+        }
+        let side = CompileSide::Test;
+        let r = (|| {
+            let cc = self.compiler(tc, side)?;
+            let sdk = tc.sdk_for(side)?;
+            let assert_dir = sdk.path("c/assert");
+            let include_dir = sdk.path("c/include");
+            let mut incs: Vec<&Path> = vec![&assert_dir, &include_dir];
+            incs.extend(interface.header_dir());
+            let src = t.snapshot.dir.join(&t.file_name);
+            let obj = cc
+                .compile(
+                    &src,
+                    &incs,
+                    &[interface.key().as_bytes(), sdk.hash.as_bytes()],
+                    &tc.build_dir("obj"),
+                )
+                .map_err(|e| {
+                    let log = interface.hint_unstated(e, t.kind);
+                    BuildError::new(side, BuildFailure::Compile, log)
+                })?;
+            let guard = |e| BuildError::new(side, BuildFailure::Guard, e);
+            cc.check_object(&obj, &t.file_name, "a test")
+                .map_err(guard)?;
+            cc.check_test_names(
+                &obj,
+                &t.file_name,
+                &interface.header_identifiers(),
+                &interface.describe(),
+            )
+            .map_err(guard)?;
+            Ok(obj)
+        })();
+        memo.insert(interface.key().to_string(), r.clone());
+        r
+    }
+
+    /// The key of a link of `objects` (whose names are already the hashes of their inputs).
+    fn link_key(cc: &CCompiler, objects: &[PathBuf], cxx: bool) -> String {
+        hash_parts(
+            [
+                b"c-link-v2".as_slice(),
+                cc.version.as_bytes(),
+                &[u8::from(cxx)],
+            ]
+            .into_iter()
+            .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
+        )
+    }
+
+    /// Checks a unit test's link before it is made (`objects`: the test's first, then the
+    /// solution's): see `SystemSymbols::link_conflicts`. Memoized per link.
+    fn check_link(&self, cc: &CCompiler, objects: &[PathBuf], cxx: bool) -> Result<(), BuildError> {
+        let key = Self::link_key(cc, objects, cxx);
+        let memo = || self.checked_links.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = memo().get(&key) {
+            return r.clone();
+        }
+        let r = cc
+            .check_link(&objects[0], &objects[1..])
+            .map_err(|(blame, m)| {
+                let side = match blame {
+                    Blame::Solution => CompileSide::Solution,
+                    Blame::Test => CompileSide::Link,
+                };
+                BuildError::new(side, BuildFailure::Guard, m)
+            });
+        memo().insert(key, r.clone());
+        r
+    }
+
+    /// Links C/C++ objects into a program, cached by the objects and the compiler; `Err` is the
+    /// log.
+    fn link(
+        &self,
+        tc: &Toolchains,
+        cc: &CCompiler,
+        objects: &[PathBuf],
+        cxx: bool,
+    ) -> Result<Program, String> {
+        let key = Self::link_key(cc, objects, cxx);
+        tc.sandbox()
+            .load_keyed(&key, || {
+                cc.link(objects, cxx)
+                    .map_err(|message| SandboxError::Link { message })
+            })
+            .map_err(sandbox_message)
+    }
+}
+
+impl Toolchain for CToolchain {
+    fn prepare_solution(&self, tc: &Toolchains, s: &Solution) -> Result<(), BuildError> {
+        self.unit_solution_objects(tc, s).map(|_| ())
+    }
+
+    // A test is compiled against the solution's interface: with the solution, in `unit_test`.
+
+    fn unit_test(&self, tc: &Toolchains, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+        let cc = self.compiler(tc, CompileSide::Link)?;
+        let solution_objects = self.unit_solution_objects(tc, s)?;
+        // The test's object first: where both define a weak symbol (an inline function, a
+        // template instance), the linker keeps the first, the test's.
+        let mut objects = vec![self.test_object(tc, t, s)?];
+        objects.extend(solution_objects.iter().cloned());
+        let cxx = t.kind == super::TestKind::Cpp || s.language == Language::Cpp;
+        self.check_link(cc, &objects, cxx)?;
+        let program = self.link(tc, cc, &objects, cxx).map_err(|log| {
+            let side = failed_side(&log, &t.file_name);
+            if log.contains("signature mismatch") {
+                let log = format!(
+                    "a function of the solution does not have the signature the interface ({}) \
+                     declares:\n{log}",
+                    s.interface.describe()
+                );
+                BuildError::new(side, BuildFailure::Interface, log)
+            } else {
+                BuildError::new(side, BuildFailure::Link, log)
+            }
+        })?;
+        Ok(Runnable::compiled_test(program))
+    }
+
+    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+        let side = CompileSide::Solution;
+        let cc = self.compiler(tc, side)?;
+        let objects = self.solution_objects(tc, s)?.clone();
+        let program = self
+            .link(tc, cc, &objects, s.language == Language::Cpp)
+            .map_err(|e| BuildError::new(side, BuildFailure::Link, e))?;
+        Ok(Runnable::compiled_program(program, s))
+    }
+}
+
+/// A key over the solution's header files (its sources include them).
+fn header_key(snap: &Snapshot) -> String {
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    for f in snap.files.iter().filter(|f| {
+        matches!(
+            f.extension().and_then(|e| e.to_str()),
+            Some("h" | "hpp" | "hh")
+        )
+    }) {
+        parts.push(f.as_os_str().as_encoded_bytes().to_vec());
+        parts.push(std::fs::read(snap.dir.join(f)).unwrap_or_default());
+    }
+    hash_parts(parts.iter().map(|p| p.as_slice()))
+}
 
 /// Linear-memory stack for C/C++ guests (wasm-ld's default is 64 KiB), placed first so an
 /// overflow faults instead of silently corrupting data.
@@ -77,14 +325,11 @@ impl CCompiler {
     }
 
     fn probe(mut self, cache_root: &Path) -> Result<CCompiler, String> {
-        let trusted = Policy::Trusted {
-            timeout: Duration::from_secs(30),
-        };
         let o = run_tool(
             Command::new(&self.cc[0])
                 .args(&self.cc[1..])
                 .arg("--version"),
-            trusted,
+            PROBE,
         )?;
         self.version = o.stdout.lines().next().unwrap_or("").trim().to_string();
         let cached = cache_root
@@ -158,9 +403,6 @@ impl CCompiler {
     /// What a build may touch: the compiler's and linker's binaries (and the shared libraries
     /// they load), its resource directory, and the wasm32-wasi include and library directories.
     fn confinement_of(&self) -> Result<Confinement, String> {
-        let trusted = || Policy::Trusted {
-            timeout: Duration::from_secs(30),
-        };
         let clang = which(&self.cc[0])
             .and_then(|p| p.canonicalize().ok())
             .ok_or_else(|| format!("{} not found", self.cc[0]))?;
@@ -174,7 +416,7 @@ impl CCompiler {
                 "-o",
                 "x.wasm",
             ]),
-            trusted(),
+            PROBE,
         )?;
         let linker = o
             .stderr
@@ -197,7 +439,7 @@ impl CCompiler {
                     "-o",
                     "/dev/null",
                 ]),
-                trusted(),
+                PROBE,
             )?;
             read.extend(toolchain_include_dirs(&o.stderr));
         }
@@ -205,7 +447,7 @@ impl CCompiler {
             Command::new(&self.cc[0])
                 .args(&self.cc[1..])
                 .arg("-print-resource-dir"),
-            trusted(),
+            PROBE,
         )?;
         read.push(PathBuf::from(o.stdout.trim()));
         // The library directories, and where their members really live (Debian links libc++.a
@@ -248,13 +490,7 @@ impl CCompiler {
         } else {
             c.arg(format!("-print-file-name={name}"));
         }
-        let o = run_tool(
-            &mut c,
-            Policy::Trusted {
-                timeout: Duration::from_secs(30),
-            },
-        )
-        .ok()?;
+        let o = run_tool(&mut c, PROBE).ok()?;
         let p = PathBuf::from(o.stdout.trim());
         (p.is_absolute() && p.is_file()).then_some(p)
     }
@@ -412,7 +648,7 @@ impl CCompiler {
         // or not it exists (host_paths.rs). The overlay names files by absolute path, so
         // `__FILE__` is mapped back to the name relative to `dir`.
         let overlay = work.path().join("vfs.yaml");
-        std::fs::write(&overlay, host_paths::clang_overlay(&confinement))
+        std::fs::write(&overlay, host_paths::clang_overlay(confinement.paths()))
             .map_err(|e| e.to_string())?;
         let abs_dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
         c.arg("-ivfsoverlay")

@@ -42,14 +42,17 @@ pub fn doctor(tc: &Toolchains) -> Vec<DoctorCheck> {
     );
     let python = match super::find_componentize_py() {
         None => Err("componentize-py not found".to_string()),
-        Some(tool) => tc.python_runtime().map(|p| {
-            format!(
-                "pre-initialised CPython component {} (componentize-py {}: {})",
-                &p.id[..12],
-                super::COMPONENTIZE_PY_VERSION,
-                tool.display()
-            )
-        }),
+        Some(tool) => tc
+            .python_runtime()
+            .map(|p| {
+                format!(
+                    "pre-initialised CPython component {} (componentize-py {}: {})",
+                    &p.id[..12],
+                    super::COMPONENTIZE_PY_VERSION,
+                    tool.display()
+                )
+            })
+            .map_err(|e| e.to_string()),
     };
     vec![
         check("sandbox", Ok(sandbox), "", true),
@@ -67,7 +70,14 @@ pub fn doctor(tc: &Toolchains) -> Vec<DoctorCheck> {
             "sudo apt-get install clang lld wasi-libc libclang-rt-dev-wasm32 libc++-dev-wasm32 libc++abi-14-dev-wasm32 (or toolchains/setup)",
             true,
         ),
-        check("rust", RustCompiler::discover().map(|r| format!("{} (wasm32-wasip1)", r.version)), "rustup target add wasm32-wasip1", true),
+        check(
+            "rust",
+            RustCompiler::discover()
+                .map(|r| format!("{} (wasm32-wasip1)", r.version))
+                .map_err(|e| e.to_string()),
+            "rustup target add wasm32-wasip1",
+            true,
+        ),
         model_check(),
     ]
 }

@@ -27,8 +27,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::process::Confinement;
-
 /// What every failure to open a path says in a build log.
 pub(crate) const NOT_FOUND_OR_NOT_ALLOWED: &str = "not found or not allowed";
 
@@ -105,15 +103,12 @@ fn hide_in_line(line: &str) -> String {
 }
 
 /// A virtual file system overlay for clang's front end (`-ivfsoverlay FILE`) that shows only
-/// the directories of `confinement` (what the build may read, run and write) and hides the rest
+/// the directories among `visible` (what the build may read, run and write) and hides the rest
 /// of the host: there, existing and missing paths look the same (missing). Nested directories
 /// are covered by their ancestor's entry.
-pub(crate) fn clang_overlay(confinement: &Confinement) -> String {
-    let mut dirs: Vec<PathBuf> = confinement
-        .read
-        .iter()
-        .chain(&confinement.exec)
-        .chain(&confinement.write)
+pub(crate) fn clang_overlay<'p>(visible: impl IntoIterator<Item = &'p Path>) -> String {
+    let mut dirs: Vec<PathBuf> = visible
+        .into_iter()
         .filter(|p| p.is_dir())
         .filter_map(|p| std::path::absolute(p).ok())
         .collect();
@@ -202,13 +197,9 @@ mod tests {
         std::fs::create_dir_all(&nested).unwrap();
         let file = d.path().join("f");
         std::fs::write(&file, "").unwrap();
-        let c = Confinement {
-            exec: vec![file],
-            read: vec![nested, a.clone()],
-            write: vec![d.path().join("missing")],
-            env: Vec::new(),
-        };
-        let v: serde_json::Value = serde_json::from_str(&clang_overlay(&c)).unwrap();
+        let missing = d.path().join("missing");
+        let visible = [file.as_path(), &nested, &a, &missing];
+        let v: serde_json::Value = serde_json::from_str(&clang_overlay(visible)).unwrap();
         assert_eq!(v["fallthrough"], false);
         let roots = v["roots"].as_array().unwrap();
         assert_eq!(roots.len(), 1, "{v}");

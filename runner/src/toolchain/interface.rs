@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::files::read_capped;
 use super::snapshot::{snapshot_bytes, Snapshot, MAX_TEST_BYTES};
+use super::TestKind;
 use crate::sandbox::{hash_parts, ArtifactCache};
 
 /// Why a stated interface cannot be used.
@@ -249,6 +250,33 @@ impl Interface {
                 .join(", "),
             Kind::Items(i) => i.iter().map(Item::to_string).collect::<Vec<_>>().join(", "),
         }
+    }
+
+    /// A test's build `log` with a note when no interface is stated and the test looked for
+    /// one: tests compile against the project's interface, never against a solution's files.
+    pub(crate) fn hint_unstated(&self, log: String, kind: TestKind) -> String {
+        let looked = match kind {
+            TestKind::C | TestKind::Cpp => log.contains("file not found"),
+            TestKind::Rust => log.contains("solution"),
+            _ => false,
+        };
+        if !self.is_none() || !looked {
+            return log;
+        }
+        let how = match kind {
+            TestKind::Rust => {
+                "the items tests may use: `[project] interface = [\"NAME\", ...]` in dixit.toml, \
+                 or `--interface NAME` for dixit exec and classify"
+            }
+            _ => {
+                "the header tests include: `[project] interface = \"interface/solution.h\"` in \
+                 dixit.toml, or `--interface FILE` for dixit exec and classify"
+            }
+        };
+        format!(
+            "no interface is stated ({how}); a test never compiles against a solution's own \
+             files\n{log}"
+        )
     }
 }
 

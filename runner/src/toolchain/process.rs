@@ -131,6 +131,15 @@ impl Confinement {
         out
     }
 
+    /// Every path it may touch (read, run or write).
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.read
+            .iter()
+            .chain(&self.exec)
+            .chain(&self.write)
+            .map(PathBuf::as_path)
+    }
+
     /// This confinement plus write access beneath `dirs`.
     pub fn writing<P: AsRef<Path>>(&self, dirs: impl IntoIterator<Item = P>) -> Confinement {
         let mut c = self.clone();
@@ -150,6 +159,11 @@ pub(crate) enum Policy<'a> {
         limits: ToolLimits,
     },
 }
+
+/// How a compiler is asked about itself (its version, its files): trusted, for 30 s.
+pub(crate) const PROBE: Policy<'static> = Policy::Trusted {
+    timeout: Duration::from_secs(30),
+};
 
 /// Why a tool produced no output to judge.
 #[derive(Debug)]

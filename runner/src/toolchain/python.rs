@@ -5,11 +5,170 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
 use super::process::{run_tool, which, Policy};
 use super::sdk;
-use crate::sandbox::{dixit_home, hash_parts, Program, Sandbox, SandboxError};
+use super::snapshot::Snapshot;
+use super::toolchains::{once, Runnable, Solution, Test, Toolchain, Toolchains};
+use crate::sandbox::{
+    dixit_home, hash_parts, CompileSide, Completion, Entry, Preopen, Program, Sandbox,
+    SandboxError, Server,
+};
+
+/// Python's toolchain: the runtime, loaded once, checks the syntax of each side and runs it.
+#[derive(Default)]
+pub(super) struct PythonToolchain {
+    runtime: OnceLock<Result<Program, ToolchainError>>,
+}
+
+impl PythonToolchain {
+    /// The Python runtime (built once per machine, loaded once per process).
+    pub(super) fn runtime(&self, sandbox: &Sandbox) -> Result<&Program, ToolchainError> {
+        once(&self.runtime, || load_runtime(sandbox))
+    }
+
+    fn runtime_for(&self, tc: &Toolchains, side: CompileSide) -> Result<&Program, BuildError> {
+        self.runtime(tc.sandbox())
+            .map_err(|e| BuildError::unavailable(side, &e))
+    }
+
+    /// The syntax check of `snap` mounted at `guest`, memoized in `cell` (see [`check`]).
+    fn checked(
+        &self,
+        tc: &Toolchains,
+        cell: &OnceLock<Result<Option<PathBuf>, BuildError>>,
+        snap: &Snapshot,
+        guest: &str,
+        side: CompileSide,
+    ) -> Result<Option<PathBuf>, BuildError> {
+        cell.get_or_init(|| {
+            let rt = self.runtime_for(tc, side)?;
+            check(tc.sandbox(), rt, snap, guest, side)
+        })
+        .clone()
+    }
+
+    /// A Python file of dixit's own (a checked test) run as a program in mode `main`.
+    pub(super) fn own_program(&self, tc: &Toolchains, t: &Test) -> Result<Runnable, BuildError> {
+        let rt = self.runtime_for(tc, CompileSide::Test)?;
+        let target = format!("/test/{}", t.file_name);
+        Ok(call(rt, "main", target, t.preopen(), &t.checked, "test"))
+    }
+}
+
+impl Toolchain for PythonToolchain {
+    fn prepare_solution(&self, tc: &Toolchains, s: &Solution) -> Result<(), BuildError> {
+        let side = CompileSide::Solution;
+        self.checked(tc, &s.checked, &s.snapshot, "/solution", side)
+            .map(|_| ())
+    }
+
+    fn prepare_test(&self, tc: &Toolchains, t: &Test) -> Result<(), BuildError> {
+        self.checked(tc, &t.checked, &t.snapshot, "/test", CompileSide::Test)
+            .map(|_| ())
+    }
+
+    /// The test and the solution run apart: the test's instance mounts only the test, the
+    /// solution's only the solution, and they meet at the bridge.
+    fn unit_test(&self, tc: &Toolchains, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+        let rt = self.runtime_for(tc, CompileSide::Test)?;
+        let (args, preopens) = with_code(s.preopen(), &s.checked, "solution");
+        let server = Server {
+            program: rt.clone(),
+            mode: "serve".into(),
+            target: "/solution".into(),
+            args,
+            preopens,
+            log: 0,
+        };
+        let target = format!("/test/{}", t.file_name);
+        Ok(Runnable {
+            completion: Completion::Returned,
+            server: Some(Arc::new(server)),
+            ..call(rt, "test", target, t.preopen(), &t.checked, "test")
+        })
+    }
+
+    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+        let side = CompileSide::Solution;
+        let main = python_main(&s.snapshot).ok_or_else(|| {
+            let log = "a Python program needs main.py (or exactly one .py file)";
+            BuildError::new(side, BuildFailure::Sources, log)
+        })?;
+        self.checked(tc, &s.checked, &s.snapshot, "/solution", side)?;
+        let rt = self.runtime_for(tc, side)?;
+        let target = format!("/solution/{}", main.display());
+        Ok(call(
+            rt,
+            "main",
+            target,
+            s.preopen(),
+            &s.checked,
+            "solution",
+        ))
+    }
+}
+
+/// The runtime entered in `mode` on `target`, seeing `preopen` and one side's cached code (see
+/// [`with_code`]); a program's pass (exit code 0).
+fn call(
+    rt: &Program,
+    mode: &str,
+    target: String,
+    preopen: Preopen,
+    checked: &OnceLock<Result<Option<PathBuf>, BuildError>>,
+    code: &str,
+) -> Runnable {
+    let (args, preopens) = with_code(preopen, checked, code);
+    Runnable {
+        program: rt.clone(),
+        entry: Entry::Call {
+            mode: mode.into(),
+            target,
+            args,
+        },
+        preopens,
+        completion: Completion::ExitZero,
+        server: None,
+    }
+}
+
+/// The arguments and preopens of a run of one side (`code`: `solution` or `test`) mounted at
+/// `preopen`: with its cached code, when there is some, at `/dixit-code/<side>` and named by a
+/// leading `--dixit-code=` argument.
+fn with_code(
+    preopen: Preopen,
+    checked: &OnceLock<Result<Option<PathBuf>, BuildError>>,
+    code: &str,
+) -> (Vec<String>, Vec<Preopen>) {
+    let mut args = Vec::new();
+    let mut preopens = vec![preopen];
+    if let Some(Ok(Some(dir))) = checked.get() {
+        let guest = format!("/dixit-code/{code}");
+        insert_code_arg(&mut args, &format!("{guest}/{CODE_FILE}"));
+        preopens.push(Preopen {
+            host: dir.clone(),
+            guest,
+        });
+    }
+    (args, preopens)
+}
+
+/// A Python program's entry file: `main.py`, or its only `.py` file.
+fn python_main(snap: &Snapshot) -> Option<PathBuf> {
+    let py: Vec<&PathBuf> = snap
+        .files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "py"))
+        .collect();
+    py.iter()
+        .find(|f| f.as_os_str() == "main.py")
+        .map(|f| (*f).clone())
+        .or_else(|| (py.len() == 1).then(|| py[0].clone()))
+}
 
 /// The componentize-py version `toolchains/setup` installs; part of the runtime's cache key.
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
@@ -43,23 +202,37 @@ pub fn runtime_key() -> String {
 }
 
 /// Loads the Python runtime, building it with componentize-py only if no compiled copy is cached.
-pub fn load_runtime(sandbox: &Sandbox) -> Result<Program, String> {
-    sandbox
-        .load_keyed(&runtime_key(), || {
-            build_runtime(sandbox).map_err(|message| SandboxError::Invalid { message })
-        })
-        .map_err(|e| format!("python runtime: {e}"))
+fn load_runtime(sandbox: &Sandbox) -> Result<Program, ToolchainError> {
+    let mut missing = false;
+    let loaded = sandbox.load_keyed(&runtime_key(), || {
+        let Some(tool) = find_componentize_py() else {
+            missing = true;
+            return Err(SandboxError::Invalid {
+                message: String::new(),
+            });
+        };
+        build_runtime(sandbox, &tool).map_err(|message| SandboxError::Invalid { message })
+    });
+    match loaded {
+        Ok(p) => Ok(p),
+        Err(_) if missing => Err(ToolchainError::Missing {
+            tool: Tool::ComponentizePy,
+            message: "python runtime: componentize-py not found (run toolchains/setup, or set \
+                      DIXIT_COMPONENTIZE_PY)"
+                .into(),
+        }),
+        Err(e) => Err(ToolchainError::Failed {
+            message: format!("python runtime: {e}"),
+        }),
+    }
 }
 
-fn build_runtime(sandbox: &Sandbox) -> Result<Vec<u8>, String> {
-    let tool = find_componentize_py().ok_or_else(|| {
-        "componentize-py not found (run toolchains/setup, or set DIXIT_COMPONENTIZE_PY)".to_string()
-    })?;
+fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, String> {
     let sdk = sdk::Sdk::materialize(sandbox.cache())?;
     let work = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
     let out = work.path().join("runtime.wasm");
     tracing::info!("building the Python runtime with {} (once)", tool.display());
-    let mut cmd = Command::new(&tool);
+    let mut cmd = Command::new(tool);
     cmd.current_dir(work.path())
         .arg("-q")
         .arg("-d")
@@ -141,14 +314,14 @@ pub fn runtime_digest(sandbox: &Sandbox) -> Option<String> {
 /// the solution is over half of a run's instructions. Both outcomes are cached on disk, keyed by
 /// the runtime and the snapshot, so a later process neither checks nor compiles again. Returns
 /// the directory holding `code.marshal` (none when the code was too large to pass back).
-pub(super) fn check(
+fn check(
     sandbox: &Sandbox,
     rt: &Program,
-    snap: &super::Snapshot,
+    snap: &Snapshot,
     guest: &str,
-    side: crate::sandbox::CompileSide,
-) -> Result<Option<PathBuf>, super::BuildError> {
-    use crate::sandbox::{Completion, Entry, Limits, Preopen, RunSpec, Verdict, VerdictKind};
+    side: CompileSide,
+) -> Result<Option<PathBuf>, BuildError> {
+    use crate::sandbox::{Limits, RunSpec, Verdict, VerdictKind};
 
     let key = hash_parts([
         b"python-check-v1".as_slice(),
@@ -163,7 +336,7 @@ pub(super) fn check(
         return Ok(Some(dir));
     }
     if let Ok(message) = std::fs::read_to_string(&error) {
-        return Err(super::BuildError::new(side, message));
+        return Err(BuildError::new(side, BuildFailure::Compile, message));
     }
     let spec = RunSpec {
         entry: Entry::Call {
@@ -207,10 +380,11 @@ pub(super) fn check(
                 v.stderr
             };
             let _ = sandbox.cache().write_atomic(&error, message.as_bytes());
-            Err(super::BuildError::new(side, message))
+            Err(BuildError::new(side, BuildFailure::Compile, message))
         }
-        _ => Err(super::BuildError::new(
+        _ => Err(BuildError::new(
             side,
+            BuildFailure::Compile,
             format!(
                 "python check failed ({}): {}",
                 v.verdict,
@@ -220,38 +394,7 @@ pub(super) fn check(
     }
 }
 
-pub(super) const CODE_FILE: &str = "code.marshal";
-
-/// Points a Python run at the cached code of one side (`solution` or `test`), when there is
-/// some: a read-only preopen at `/dixit-code/<side>` and a leading `--dixit-code=` argument.
-pub(super) fn use_code(
-    r: &mut super::Runnable,
-    checked: &std::sync::OnceLock<Result<Option<PathBuf>, super::BuildError>>,
-    side: &str,
-) {
-    let crate::sandbox::Entry::Call { args, .. } = &mut r.entry else {
-        return;
-    };
-    use_code_in(args, &mut r.preopens, checked, side);
-}
-
-/// [`use_code`] for an entry given as its arguments and preopens (a served solution's).
-pub(super) fn use_code_in(
-    args: &mut Vec<String>,
-    preopens: &mut Vec<crate::sandbox::Preopen>,
-    checked: &std::sync::OnceLock<Result<Option<PathBuf>, super::BuildError>>,
-    side: &str,
-) {
-    let Some(Ok(Some(dir))) = checked.get() else {
-        return;
-    };
-    let guest = format!("/dixit-code/{side}");
-    insert_code_arg(args, &format!("{guest}/{CODE_FILE}"));
-    preopens.push(crate::sandbox::Preopen {
-        host: dir.clone(),
-        guest,
-    });
-}
+const CODE_FILE: &str = "code.marshal";
 
 const CODE_ARG: &str = "--dixit-code=";
 const CODE_END: &str = "--dixit-code-end";
@@ -288,5 +431,23 @@ mod tests {
         let runner = super::sdk::file("python/dixit_runtime.py");
         assert!(runner.contains(&format!("_CODE_ARG = \"{CODE_ARG}\"")));
         assert!(runner.contains(&format!("_CODE_END = \"{CODE_END}\"")));
+    }
+
+    #[test]
+    fn python_program_entry() {
+        let snap = |files: &[&str]| Snapshot {
+            dir: PathBuf::new(),
+            hash: String::new(),
+            files: files.iter().map(PathBuf::from).collect(),
+        };
+        assert_eq!(
+            python_main(&snap(&["main.py", "util.py"])),
+            Some(PathBuf::from("main.py"))
+        );
+        assert_eq!(
+            python_main(&snap(&["solve.py", "data.txt"])),
+            Some(PathBuf::from("solve.py"))
+        );
+        assert_eq!(python_main(&snap(&["a.py", "b.py"])), None);
     }
 }

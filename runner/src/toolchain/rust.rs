@@ -7,18 +7,215 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::sync::OnceLock;
 
+use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
+use super::interface;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
+    PROBE,
 };
-use crate::sandbox::hash_parts;
+use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
+use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
 const TARGET: &str = "wasm32-wasip1";
 
 /// The crate name a solution's own crate is compiled under. Tests never see it: they link
 /// against the facade crate `solution` (see `interface.rs`), which depends on this one.
 pub(crate) const SOLUTION_CRATE: &str = "dixit_solution";
+
+/// Rust's toolchain: a solution's crate and its facade are compiled once; each test is a
+/// binary built with them and dixit's guest crate.
+#[derive(Default)]
+pub(super) struct RustToolchain {
+    compiler: OnceLock<Result<RustCompiler, ToolchainError>>,
+}
+
+impl RustToolchain {
+    fn compiler(&self, side: CompileSide) -> Result<&RustCompiler, BuildError> {
+        self.compiler
+            .get_or_init(RustCompiler::discover)
+            .as_ref()
+            .map_err(|e| BuildError::unavailable(side, e))
+    }
+
+    /// The solution's own crate, compiled as `dixit_solution` (safe Rust only).
+    fn solution_rlib<'s>(
+        &self,
+        tc: &Toolchains,
+        s: &'s Solution,
+    ) -> Result<&'s PathBuf, BuildError> {
+        once(&s.rlib, || {
+            let side = CompileSide::Solution;
+            let rustc = self.compiler(side)?;
+            let root = crate_root(s, ["lib.rs", "src/lib.rs"]).ok_or_else(|| {
+                BuildError::new(
+                    side,
+                    BuildFailure::Sources,
+                    "a Rust solution needs lib.rs or src/lib.rs",
+                )
+            })?;
+            rustc
+                .rlib(
+                    &root,
+                    SOLUTION_CRATE,
+                    &[s.snapshot.hash.as_bytes()],
+                    &tc.build_dir("rlib"),
+                    &RlibOptions {
+                        solution: true,
+                        externs: &[],
+                    },
+                )
+                .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))
+        })
+    }
+
+    /// The facade crate `solution` a Rust test links against: the interface's items
+    /// re-exported from the solution's crate, no macro of the solution's, each stated type
+    /// checked. A solution that lacks an item or gives it another type fails here.
+    fn solution_facade<'s>(
+        &self,
+        tc: &Toolchains,
+        s: &'s Solution,
+    ) -> Result<&'s PathBuf, BuildError> {
+        once(&s.facade, || {
+            let side = CompileSide::Solution;
+            let real = self.solution_rlib(tc, s)?.clone();
+            let rustc = self.compiler(side)?;
+            let host = |e: std::io::Error| BuildError::new(side, BuildFailure::Host, e.to_string());
+            let dir = tempfile::tempdir().map_err(host)?;
+            let root = dir.path().join("interface.rs");
+            let src = interface::rust_facade(SOLUTION_CRATE, s.interface.items());
+            std::fs::write(&root, &src).map_err(host)?;
+            rustc
+                .rlib(
+                    &root,
+                    "solution",
+                    &[real.as_os_str().as_encoded_bytes(), src.as_bytes()],
+                    &tc.build_dir("rlib"),
+                    &RlibOptions {
+                        solution: false,
+                        externs: &[(SOLUTION_CRATE, &real)],
+                    },
+                )
+                .map_err(|e| {
+                    let log = format!(
+                        "the solution does not provide the project's interface ({}):\n{e}",
+                        s.interface.describe()
+                    );
+                    BuildError::new(side, BuildFailure::Interface, log)
+                })
+        })
+    }
+
+    /// dixit's guest crate (`dixit`: the panic hook tests install).
+    fn guest_rlib(&self, tc: &Toolchains) -> Result<PathBuf, BuildError> {
+        let side = CompileSide::Link;
+        let rustc = self.compiler(side)?;
+        let sdk = tc.sdk_for(side)?;
+        rustc
+            .rlib(
+                &sdk.path("rust/lib.rs"),
+                "dixit",
+                &[sdk.hash.as_bytes()],
+                &tc.build_dir("rlib"),
+                &RlibOptions {
+                    solution: false,
+                    externs: &[],
+                },
+            )
+            .map_err(|e| BuildError::new(side, BuildFailure::Host, e))
+    }
+
+    /// The binary cached under `key`, built by `build` (given where a failed build's log is
+    /// kept) on a miss; `Err` is the log.
+    fn binary(
+        tc: &Toolchains,
+        key: &str,
+        build: impl FnOnce(&Path) -> Result<Vec<u8>, String>,
+    ) -> Result<Program, String> {
+        let failed = tc.sandbox().cache().path("buildfail", key, "log");
+        tc.sandbox()
+            .load_keyed(key, || {
+                build(&failed).map_err(|message| SandboxError::Link { message })
+            })
+            .map_err(sandbox_message)
+    }
+}
+
+impl Toolchain for RustToolchain {
+    fn prepare_solution(&self, tc: &Toolchains, s: &Solution) -> Result<(), BuildError> {
+        self.solution_facade(tc, s).map(|_| ())
+    }
+
+    // A test builds against its solution's facade crate: with the solution, in `unit_test`.
+
+    fn unit_test(&self, tc: &Toolchains, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+        let rustc = self.compiler(CompileSide::Link)?;
+        let facade = self.solution_facade(tc, s)?.clone();
+        let real = self.solution_rlib(tc, s)?.clone();
+        let guest = self.guest_rlib(tc)?;
+        let test_path = t.snapshot.dir.join(&t.file_name);
+        let key = hash_parts([
+            b"rust-test-v4".as_slice(),
+            rustc.version.as_bytes(),
+            s.snapshot.hash.as_bytes(),
+            s.interface.key().as_bytes(),
+            t.snapshot.hash.as_bytes(),
+            guest.as_os_str().as_encoded_bytes(),
+            facade.as_os_str().as_encoded_bytes(),
+        ]);
+        let program = Self::binary(tc, &key, |failed| {
+            let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+            let root = dir.path().join("dixit_test_main.rs");
+            std::fs::write(&root, test_root(&test_path)).map_err(|e| e.to_string())?;
+            // The facade is the crate `solution`; the solution's own crate is only a dependency
+            // of it, which a test cannot name.
+            rustc.binary(
+                &root,
+                &t.snapshot.dir,
+                &[("solution", &facade), ("dixit", &guest)],
+                &[&real],
+                failed,
+            )
+        })
+        .map_err(|log| {
+            let log = s.interface.hint_unstated(log, t.kind);
+            BuildError::new(failed_side(&log, &t.file_name), BuildFailure::Compile, log)
+        })?;
+        Ok(Runnable::compiled_test(program))
+    }
+
+    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+        let side = CompileSide::Solution;
+        let rustc = self.compiler(side)?;
+        let root = crate_root(s, ["main.rs", "src/main.rs"]).ok_or_else(|| {
+            BuildError::new(
+                side,
+                BuildFailure::Sources,
+                "a Rust program needs main.rs or src/main.rs",
+            )
+        })?;
+        let key = hash_parts([
+            b"rust-bin-v3".as_slice(),
+            rustc.version.as_bytes(),
+            s.snapshot.hash.as_bytes(),
+        ]);
+        let program = Self::binary(tc, &key, |failed| {
+            rustc.binary(&root, &s.snapshot.dir, &[], &[], failed)
+        })
+        .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))?;
+        Ok(Runnable::compiled_program(program, s))
+    }
+}
+
+/// The first of `candidates` that is a file of the solution.
+fn crate_root(s: &Solution, candidates: [&str; 2]) -> Option<PathBuf> {
+    candidates
+        .iter()
+        .map(|r| s.snapshot.dir.join(r))
+        .find(|p| p.is_file())
+}
 
 /// How to compile a library crate.
 pub(crate) struct RlibOptions<'a> {
@@ -46,26 +243,33 @@ pub struct RustCompiler {
 
 impl RustCompiler {
     /// Finds rustc and checks that the wasm32-wasip1 target is installed.
-    pub fn discover() -> Result<RustCompiler, String> {
-        let trusted = || Policy::Trusted {
-            timeout: Duration::from_secs(30),
+    pub fn discover() -> Result<RustCompiler, ToolchainError> {
+        let missing = |message: String| ToolchainError::Missing {
+            tool: Tool::Rustc,
+            message,
+        };
+        let failed = |e: ToolError| ToolchainError::Failed {
+            message: e.to_string(),
         };
         let proxy = std::env::var_os("DIXIT_RUSTC")
             .map(PathBuf::from)
             .or_else(|| which("rustc"))
-            .ok_or("rustc not found (install rustup)")?;
-        let o = run_tool(Command::new(&proxy).arg("--version"), trusted())?;
+            .ok_or_else(|| missing("rustc not found (install rustup)".into()))?;
+        let o = run_tool(Command::new(&proxy).arg("--version"), PROBE).map_err(failed)?;
         let version = o.stdout.trim().to_string();
-        let o = run_tool(Command::new(&proxy).args(["--print", "sysroot"]), trusted())?;
+        let o =
+            run_tool(Command::new(&proxy).args(["--print", "sysroot"]), PROBE).map_err(failed)?;
         let sysroot = PathBuf::from(o.stdout.trim());
         if !sysroot.join("lib/rustlib").join(TARGET).is_dir() {
-            return Err(format!(
+            return Err(missing(format!(
                 "the {TARGET} target is not installed (rustup target add {TARGET})"
-            ));
+            )));
         }
         let rustc = sysroot.join("bin/rustc");
         if !rustc.is_file() {
-            return Err(format!("{}: not found", rustc.display()));
+            return Err(ToolchainError::Failed {
+                message: format!("{}: not found", rustc.display()),
+            });
         }
         // The shared libraries, and the dynamic loader, which the kernel opens for execution.
         let mut exec = vec![sysroot.clone()];
@@ -114,35 +318,40 @@ impl RustCompiler {
         c
     }
 
+    /// Runs rustc confined, reading `reads` and writing `work`. A build that fails or runs out
+    /// of time is a verdict on its input: it is recorded at `failed` and from then on returned
+    /// without running again.
     fn run(
         &self,
         c: &mut Command,
         reads: &[&Path],
         work: &Path,
-    ) -> Result<(bool, String), ToolError> {
+        failed: &Path,
+    ) -> Result<(), String> {
+        if let Ok(log) = std::fs::read_to_string(failed) {
+            return Err(log);
+        }
         let confinement = self
             .confinement
             .reading(reads.iter().copied())
             .writing([work]);
         let limits = ToolLimits::compiler(RUSTC_SECONDS);
         c.env("TMPDIR", work);
-        run_tool(
-            c,
-            Policy::Confined {
-                confinement: &confinement,
-                limits,
-            },
-        )
-        .map(|o| {
-            (
-                o.success,
-                trim(&failure_log(&o, &limits, &confinement.scrubs())),
-            )
-        })
-        .map_err(|e| match e {
-            ToolError::TimedOut(m) => ToolError::TimedOut(format!("{m}\n{}", limits.explain())),
-            other => other,
-        })
+        let policy = Policy::Confined {
+            confinement: &confinement,
+            limits,
+        };
+        let log = match run_tool(c, policy) {
+            Ok(o) if o.success => return Ok(()),
+            Ok(o) => trim(&failure_log(&o, &limits, &confinement.scrubs())),
+            Err(ToolError::TimedOut(m)) => format!("{m}\n{}", limits.explain()),
+            Err(ToolError::Setup(m)) => return Err(m),
+        };
+        if let Some(d) = failed.parent() {
+            let _ = std::fs::create_dir_all(d);
+        }
+        let _ = std::fs::write(failed, &log);
+        Err(log)
     }
 
     /// Compiles a library crate `name` from `root` into `out_dir` (cached by `key_parts`). A
@@ -176,9 +385,6 @@ impl RustCompiler {
             return Ok(out);
         }
         let failed = out_dir.join(&key[..2]).join(format!("{key}.failed"));
-        if let Ok(log) = std::fs::read_to_string(&failed) {
-            return Err(log);
-        }
         std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
         let tmp = tempfile::tempdir_in(out_dir).map_err(|e| e.to_string())?;
         let mut c = self.rustc();
@@ -196,15 +402,7 @@ impl RustCompiler {
             .arg(root)
             .arg("-o")
             .arg(tmp.path().join(format!("lib{name}.rlib")));
-        match self.run(&mut c, &reads, tmp.path()) {
-            Ok((true, _)) => {}
-            Ok((false, log)) | Err(ToolError::TimedOut(log)) => {
-                let _ = std::fs::create_dir_all(failed.parent().unwrap_or(out_dir));
-                let _ = std::fs::write(&failed, &log);
-                return Err(log);
-            }
-            Err(ToolError::Setup(m)) => return Err(m),
-        }
+        self.run(&mut c, &reads, tmp.path(), &failed)?;
         std::fs::create_dir_all(dir.parent().unwrap_or(out_dir)).map_err(|e| e.to_string())?;
         let kept = tmp.keep();
         if std::fs::rename(&kept, &dir).is_err() {
@@ -225,9 +423,6 @@ impl RustCompiler {
         deps: &[&Path],
         failed: &Path,
     ) -> Result<Vec<u8>, String> {
-        if let Ok(log) = std::fs::read_to_string(failed) {
-            return Err(log);
-        }
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let out = dir.path().join("bin.wasm");
         let mut c = self.rustc();
@@ -250,24 +445,15 @@ impl RustCompiler {
             }
         }
         c.arg(root).arg("-o").arg(&out);
-        match self.run(&mut c, &reads, dir.path()) {
-            Ok((true, _)) => std::fs::read(&out).map_err(|e| e.to_string()),
-            Ok((false, log)) | Err(ToolError::TimedOut(log)) => {
-                if let Some(d) = failed.parent() {
-                    let _ = std::fs::create_dir_all(d);
-                }
-                let _ = std::fs::write(failed, &log);
-                Err(log)
-            }
-            Err(ToolError::Setup(m)) => Err(m),
-        }
+        self.run(&mut c, &reads, dir.path(), failed)?;
+        std::fs::read(&out).map_err(|e| e.to_string())
     }
 }
 
 /// The generated crate root for a test: the test's own source (spans still point at its file),
 /// dixit's guest crate linked, and its panic hook installed before `main` by a static
 /// constructor (`.init_array`, which wasm-ld turns into a call from `_start`).
-pub fn test_root(test_path: &Path) -> String {
+fn test_root(test_path: &Path) -> String {
     format!(
         "extern crate dixit;\n\
          include!({path:?});\n\
@@ -281,7 +467,7 @@ pub fn test_root(test_path: &Path) -> String {
 /// Which side a failed test build is: a Rust test only builds together with the solution crate,
 /// so a failure is the pair's, except for syntax errors in the test file (rustc gives parse
 /// errors no error code), which no solution could fix.
-pub fn failed_side(log: &str, test_file: &str) -> crate::sandbox::CompileSide {
+pub(super) fn failed_side(log: &str, test_file: &str) -> CompileSide {
     let at_test = format!("--> {test_file}:");
     let mut lines = log.lines().peekable();
     while let Some(line) = lines.next() {
@@ -291,10 +477,10 @@ pub fn failed_side(log: &str, test_file: &str) -> crate::sandbox::CompileSide {
                 .peek()
                 .is_some_and(|l| l.trim_start().starts_with(&at_test))
         {
-            return crate::sandbox::CompileSide::Test;
+            return CompileSide::Test;
         }
     }
-    crate::sandbox::CompileSide::Link
+    CompileSide::Link
 }
 
 /// `--remap-path-prefix DIR/=`: diagnostics and panic messages name `lib.rs:3`, not a cache path.
@@ -317,7 +503,6 @@ fn trim(log: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::CompileSide;
 
     #[test]
     fn parse_errors_are_the_tests_type_errors_the_pairs() {

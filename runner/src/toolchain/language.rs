@@ -1,0 +1,158 @@
+//! The languages solutions are written in and the kinds of tests, as files name them.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A language coders write solutions in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    Python,
+    C,
+    Cpp,
+    Rust,
+    /// A prebuilt WebAssembly command module (`main.wasm`): I/O tests only.
+    Wasm,
+}
+
+impl Language {
+    /// The name used in config files and output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::C => "c",
+            Language::Cpp => "cpp",
+            Language::Rust => "rust",
+            Language::Wasm => "wasm",
+        }
+    }
+
+    /// Guesses the language of a solution folder from its files.
+    pub fn detect(files: &[PathBuf]) -> Option<Language> {
+        let has = |exts: &[&str]| {
+            files.iter().any(|f| {
+                f.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| exts.contains(&e))
+            })
+        };
+        if has(&["py"]) {
+            Some(Language::Python)
+        } else if has(&["rs"]) {
+            Some(Language::Rust)
+        } else if has(&["cpp", "cc", "cxx"]) {
+            Some(Language::Cpp)
+        } else if has(&["c"]) {
+            Some(Language::C)
+        } else if has(&["wasm"]) {
+            Some(Language::Wasm)
+        } else {
+            None
+        }
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "python" => Ok(Language::Python),
+            "c" => Ok(Language::C),
+            "cpp" | "c++" => Ok(Language::Cpp),
+            "rust" => Ok(Language::Rust),
+            "wasm" => Ok(Language::Wasm),
+            _ => Err(format!(
+                "unknown language `{s}` (expected python, c, cpp, rust or wasm)"
+            )),
+        }
+    }
+}
+
+/// What kind of test a file is, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TestKind {
+    Python,
+    C,
+    Cpp,
+    Rust,
+    Io,
+}
+
+impl TestKind {
+    /// The kind of a test file, by extension.
+    pub fn from_path(p: &Path) -> Option<TestKind> {
+        match p.extension().and_then(|e| e.to_str())? {
+            "py" => Some(TestKind::Python),
+            "c" => Some(TestKind::C),
+            "cpp" | "cc" | "cxx" => Some(TestKind::Cpp),
+            "rs" => Some(TestKind::Rust),
+            "toml" => Some(TestKind::Io),
+            _ => None,
+        }
+    }
+
+    /// The language a solution needs for this test kind (`None` for I/O: any).
+    pub fn language(self) -> Option<Language> {
+        match self {
+            TestKind::Python => Some(Language::Python),
+            TestKind::C => Some(Language::C),
+            TestKind::Cpp => Some(Language::Cpp),
+            TestKind::Rust => Some(Language::Rust),
+            TestKind::Io => None,
+        }
+    }
+
+    /// Whether a solution in `language` can take tests of this kind: a solution in the test's
+    /// language (C and C++ mix), or any program for an I/O test.
+    pub fn accepts(self, language: Language) -> bool {
+        let c_family = |l| matches!(l, Language::C | Language::Cpp);
+        match self.language() {
+            None => true,
+            Some(needed) => needed == language || (c_family(needed) && c_family(language)),
+        }
+    }
+
+    /// The file extension tests of this kind use.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TestKind::Python => "py",
+            TestKind::C => "c",
+            TestKind::Cpp => "cpp",
+            TestKind::Rust => "rs",
+            TestKind::Io => "toml",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_kinds_by_extension() {
+        let kind = |p: &str| TestKind::from_path(Path::new(p));
+        assert_eq!(kind("t.py"), Some(TestKind::Python));
+        assert_eq!(kind("dir/t.c"), Some(TestKind::C));
+        assert_eq!(kind("t.cc"), Some(TestKind::Cpp));
+        assert_eq!(kind("t.rs"), Some(TestKind::Rust));
+        assert_eq!(kind("t.toml"), Some(TestKind::Io));
+        assert_eq!(kind("t.txt"), None);
+        assert_eq!(kind("Makefile"), None);
+    }
+
+    #[test]
+    fn solution_languages_by_files() {
+        let detect =
+            |files: &[&str]| Language::detect(&files.iter().map(PathBuf::from).collect::<Vec<_>>());
+        assert_eq!(detect(&["solution.py"]), Some(Language::Python));
+        assert_eq!(detect(&["solution.c", "solution.h"]), Some(Language::C));
+        assert_eq!(detect(&["a.c", "b.cpp"]), Some(Language::Cpp));
+        assert_eq!(detect(&["src/lib.rs"]), Some(Language::Rust));
+        assert_eq!(detect(&["main.wasm"]), Some(Language::Wasm));
+        assert_eq!(detect(&["notes.txt"]), None);
+        assert_eq!("c++".parse::<Language>(), Ok(Language::Cpp));
+        assert!("cobol".parse::<Language>().is_err());
+    }
+}
