@@ -1,9 +1,14 @@
-//! End-to-end tests: the real `dixit` binary on the fixtures.
+//! End-to-end tests: the real `dixit` binary on the fixtures, and the library where a test needs
+//! to look inside (the sandbox, `dixit eval`). The only integration-test binary of the crate.
 //!
 //! - `support.rs`: running the binary (with a time limit: a hung host fails the test), fixture
-//!   paths, JSON, tree hashes.
+//!   paths and copies, JSON, tree hashes, the shared CodeT data, in-process toolchains, CodeT
+//!   corpora.
 //! - `classify.rs`: every class in every test kind; reruns reproducible by seed; `--reruns auto`.
 //! - `exec.rs`: single verdicts and exit codes; determinism.
+//! - `eval.rs`: `dixit eval` through the library and the binary: CodeT import counts, every
+//!   verdict at both isolation levels, the cache, shards and their merge, agreement with the
+//!   native harness, a malformed corpus (real-data tests skip without the shared CodeT half).
 //! - `hostile.rs`: the hostile corpus table (`fixtures/hostile/`), file-integrity checks, and the
 //!   check that every hostile file is exercised; confined and bounded compilers, I/O test paths,
 //!   sizes checked before reading.
@@ -27,6 +32,7 @@
 
 mod classify;
 mod cli;
+mod eval;
 mod exec;
 mod fault_server;
 mod hostile;

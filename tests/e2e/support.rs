@@ -1,4 +1,5 @@
-//! Running the binary and inspecting what it did.
+//! Running the binary and inspecting what it did; fixture copies; the shared CodeT data and
+//! toolchains for in-process tests; small CodeT corpora.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -242,4 +243,127 @@ pub fn classify_interface(kind: &str) -> Vec<String> {
         "rust" => vec!["--interface".into(), "is_leap: fn(u64) -> bool".into()],
         _ => vec![],
     }
+}
+
+/// A copy of the folder `from` (a project or a recorded run, without any `runs/`) at `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_name() == "runs" {
+            continue;
+        }
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// A copy of the scripted fixture `fixtures/projects/triangle` at `dir/triangle`, with `edit`
+/// applied to its dixit.toml.
+pub fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
+    let to = dir.join("triangle");
+    copy_tree(&fixture("projects/triangle"), &to);
+    let cfg = to.join("dixit.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, edit(text)).unwrap();
+    to
+}
+
+/// The one run a project has made (`PROJECT/runs/<id>`).
+pub fn the_run(project: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
+        .unwrap_or_else(|e| panic!("{}/runs: {e}", project.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// The records of a run's journal (`RUN/journal.jsonl`).
+pub fn journal(run: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(run.join("journal.jsonl"))
+        .unwrap_or_else(|e| panic!("{}/journal.jsonl: {e}", run.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The shared CodeT half above the checkout (`shared/data/codet-humaneval`), if there; tests
+/// that need it say so and skip.
+pub fn shared_data() -> Option<PathBuf> {
+    let found = root()
+        .ancestors()
+        .map(|a| a.join("shared/data/codet-humaneval"))
+        .find(|d| d.is_dir());
+    if found.is_none() {
+        eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
+    }
+    found
+}
+
+/// Toolchains over an in-process sandbox with `slots` concurrent runs, for tests that call the
+/// library instead of the binary (the artifact cache is the binary's: `$DIXIT_CACHE` or the
+/// default).
+pub fn toolchains(slots: u32) -> dixit::toolchain::Toolchains {
+    use dixit::sandbox::{Sandbox, SandboxConfig};
+    let config = SandboxConfig {
+        max_concurrent_runs: slots,
+        ..SandboxConfig::default()
+    };
+    dixit::toolchain::Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")))
+}
+
+/// One Python problem of a CodeT-format corpus (see [`write_codet`]).
+pub struct CodetProblem<'a> {
+    pub id: &'a str,
+    /// The function's signature line, e.g. `def f(x):\n`.
+    pub prompt: &'a str,
+    pub entry: &'a str,
+    pub canonical: &'a str,
+    /// The hidden `check(candidate)` function.
+    pub check: &'a str,
+    /// Sampled bodies of the function.
+    pub solutions: &'a [&'a str],
+    /// Sampled test samples, each the text after the prompt's final `assert `.
+    pub tests: &'a [&'a str],
+}
+
+/// Writes CodeT's four files (`X_*.jsonl`, one line per problem) for `problems` into `dir`.
+pub fn write_codet(dir: &Path, problems: &[CodetProblem]) {
+    let test_prompt = |p: &CodetProblem| {
+        format!(
+            "{}    pass\n\n# check the correctness of {}\nassert ",
+            p.prompt, p.entry
+        )
+    };
+    let lines = |f: &dyn Fn(&CodetProblem) -> serde_json::Value| -> String {
+        problems.iter().map(|p| format!("{}\n", f(p))).collect()
+    };
+    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
+    write(
+        "X_for_code_generation.jsonl",
+        lines(&|p| {
+            serde_json::json!({"task_id": p.id, "prompt": p.prompt, "entry_point": p.entry,
+                "canonical_solution": p.canonical, "test": p.check})
+        }),
+    );
+    write(
+        "X_for_test_case_generation.jsonl",
+        lines(&|p| {
+            serde_json::json!({"task_id": p.id, "prompt": test_prompt(p), "entry_point": p.entry,
+                "canonical_solution": p.canonical, "test": p.check})
+        }),
+    );
+    write(
+        "X_code_solution.jsonl",
+        lines(&|p| serde_json::json!({"prompt": p.prompt, "samples": p.solutions})),
+    );
+    write(
+        "X_test_case.jsonl",
+        lines(&|p| serde_json::json!({"prompt": test_prompt(p), "samples": p.tests})),
+    );
 }
