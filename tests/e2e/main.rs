@@ -3,7 +3,8 @@
 //!
 //! - `support.rs`: running the binary (with a time limit: a hung host fails the test), fixture
 //!   paths and copies, JSON, tree hashes, the shared CodeT data, in-process toolchains, CodeT
-//!   corpora.
+//!   corpora, and the redactor every snapshot goes through (`Redactor`: paths, run ids,
+//!   timestamps, durations).
 //! - `classify.rs`: every class in every test kind; reruns reproducible by seed; `--reruns auto`.
 //! - `exec.rs`: single verdicts and exit codes; determinism.
 //! - `eval.rs`: `dixit eval` through the library and the binary: CodeT import counts, every
@@ -23,6 +24,8 @@
 //!   `tests/browser/check_reports.mjs`; the disagreement finder on a fixture and the recorded
 //!   real run; every protocol's report; JUnit read by a real XML parser; what it refuses.
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
+//! - `transcripts.rs`: snapshots (`snapshots/`) of the exit code, stdout and stderr of `run`
+//!   under each protocol, `replay`, `exec`, `classify`, bad configurations and `--help`.
 //! - `scaleout.rs`: shards from a scheduler's variables, `dixit task`, `dixit merge DIR` naming
 //!   missing shards, `dixit slurm --dry-run` (the real cluster is `scripts/slurm-test`).
 //!
@@ -43,3 +46,4 @@ mod protocols;
 mod report;
 mod scaleout;
 mod support;
+mod transcripts;

@@ -20,7 +20,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{
-    copy_tree, dixit, dixit_at, fixture, root, the_run, write_codet, CodetProblem,
+    copy_tree, dixit, dixit_at, fixture, root, the_run, write_codet, CodetProblem, Output, Redactor,
 };
 
 const HOSTILE_SOLUTION: &str = "    return '</script><img src=x onerror=alert(1)>' and x + 1\n";
@@ -389,11 +389,6 @@ fn hostile_label(out: &Path) -> String {
     format!("s{}", k + 1)
 }
 
-/// Stderr with the temporary directory replaced, for snapshots.
-fn redact(text: &str, dir: &Path) -> String {
-    text.replace(dir.to_str().unwrap(), "[TMP]")
-}
-
 /// Not an eval output, a run directory, and a damaged eval output: exit 2 and a message that
 /// names the directory or the file.
 #[test]
@@ -406,22 +401,19 @@ fn report_refuses_what_it_cannot_render() {
     std::fs::create_dir(&run).unwrap();
     std::fs::write(run.join("journal.jsonl"), "").unwrap();
 
-    let mut transcript = String::new();
-    for args in [
+    let outs: Vec<Output> = [
         vec!["report", empty.to_str().unwrap()],
         vec!["report", run.to_str().unwrap()],
         vec!["report", w.join("missing").to_str().unwrap()],
-    ] {
-        let o = dixit(&args);
+    ]
+    .iter()
+    .map(|args| dixit(args))
+    .collect();
+    for o in &outs {
         o.expect_code(2);
         assert!(o.stdout.is_empty(), "{}", o.stdout);
-        transcript.push_str(&format!(
-            "$ dixit {}\n{}\n",
-            redact(&args.join(" "), w),
-            redact(&o.stderr, w)
-        ));
     }
-    insta::assert_snapshot!(transcript);
+    insta::assert_snapshot!(Redactor::new().path(w, "[TMP]").transcripts(&outs));
     // --junit exports runs only.
     dixit(&["report", empty.to_str().unwrap(), "--junit", "x.xml"]).expect_code(2);
 
