@@ -3,9 +3,9 @@
 //! Inputs that must exist only at run time (symlinks pointing out, secret and canary
 //! directories, a huge stdin, corrupt or oddly linked `.wasm`) are made here.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{dixit, fixture, root, s, tree_hash, Output};
+use crate::support::{dixit, fixture, root, s, toolchains, tree_hash, Output};
 
 /// A case: a solution folder and a test file under `fixtures/hostile/`, the expected verdict,
 /// and for `compile_error` the side that failed.
@@ -945,8 +945,8 @@ fn hostile_escapes_and_writes() {
 /// is preopened directly through the library.
 #[test]
 fn hostile_symlinks_in_a_preopen() {
-    use dixit::sandbox::{Preopen, RunSpec, Sandbox, SandboxConfig};
-    use dixit::toolchain::{TestKind, Toolchains};
+    use dixit::sandbox::{Preopen, RunSpec, SandboxConfig};
+    use dixit::toolchain::TestKind;
     crate::support::warm_up();
 
     let outside = tempfile::tempdir().expect("temp dir");
@@ -964,11 +964,7 @@ fn hostile_symlinks_in_a_preopen() {
     link(outside.path(), "dir_link");
     let before = (tree_hash(outside.path()), tree_hash(data.path()));
 
-    let mut config = SandboxConfig::default();
-    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
-        config.cache_dir = PathBuf::from(c);
-    }
-    let tc = Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")));
+    let tc = toolchains(SandboxConfig::default().max_concurrent_runs);
     let program = tc
         .solution_for(&fixture("hostile/io/follow_symlinks_c"), TestKind::Io, None)
         .expect("snapshot");
@@ -1303,17 +1299,6 @@ fn while_paging_out<R>(f: impl FnOnce() -> R) -> R {
     })
 }
 
-/// Toolchains over a sandbox with one run slot, so consecutive runs reuse one memory slot.
-fn one_slot_toolchains() -> dixit::toolchain::Toolchains {
-    use dixit::sandbox::{Sandbox, SandboxConfig};
-    let mut config = SandboxConfig::default();
-    if let Some(c) = std::env::var_os("DIXIT_CACHE") {
-        config.cache_dir = PathBuf::from(c);
-    }
-    config.max_concurrent_runs = 1;
-    dixit::toolchain::Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")))
-}
-
 /// A run never sees what an earlier run left in memory, even when that run's pages were swapped
 /// out while it ran (wasmtime 48's PAGEMAP_SCAN reset skips dirty pages that are not present, so
 /// the sandbox does not use it where swap is configured). The guest marks its pages, then spins
@@ -1324,7 +1309,8 @@ fn a_run_never_sees_an_earlier_runs_memory_even_after_swap_out() {
     use dixit::sandbox::RunSpec;
     use dixit::toolchain::TestKind;
     crate::support::warm_up();
-    let tc = one_slot_toolchains();
+    // One run slot, so consecutive runs reuse one memory slot.
+    let tc = toolchains(1);
     let solution = tc
         .solution_for(&fixture("hostile/io/leftover_memory_c"), TestKind::Io, None)
         .expect("snapshot");
@@ -1386,7 +1372,8 @@ fn a_python_run_never_sees_an_earlier_runs_state_even_after_swap_out() {
          assert seen == 0 and answer() == 42, seen\n",
     )
     .expect("write");
-    let tc = one_slot_toolchains();
+    // One run slot, so consecutive runs reuse one memory slot.
+    let tc = toolchains(1);
     let t = tc.test(&test).expect("test");
     let s = tc.solution_for(&sol, t.kind, None).expect("solution");
     let verdicts: Vec<String> = while_paging_out(|| {

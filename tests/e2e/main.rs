@@ -1,9 +1,15 @@
-//! End-to-end tests: the real `dixit` binary on the fixtures.
+//! End-to-end tests: the real `dixit` binary on the fixtures, and the library where a test needs
+//! to look inside (the sandbox, `dixit eval`). The only integration-test binary of the crate.
 //!
 //! - `support.rs`: running the binary (with a time limit: a hung host fails the test), fixture
-//!   paths, JSON, tree hashes.
+//!   paths and copies, JSON, tree hashes, the shared CodeT data, in-process toolchains, CodeT
+//!   corpora, and the redactor every snapshot goes through (`Redactor`: paths, run ids,
+//!   timestamps, durations).
 //! - `classify.rs`: every class in every test kind; reruns reproducible by seed; `--reruns auto`.
 //! - `exec.rs`: single verdicts and exit codes; determinism.
+//! - `eval.rs`: `dixit eval` through the library and the binary: CodeT import counts, every
+//!   verdict at both isolation levels, the cache, shards and their merge, agreement with the
+//!   native harness, a malformed corpus (real-data tests skip without the shared CodeT half).
 //! - `hostile.rs`: the hostile corpus table (`fixtures/hostile/`), file-integrity checks, and the
 //!   check that every hostile file is exercised; confined and bounded compilers, I/O test paths,
 //!   sizes checked before reading.
@@ -18,6 +24,8 @@
 //!   `tests/browser/check_reports.mjs`; the disagreement finder on a fixture and the recorded
 //!   real run; every protocol's report; JUnit read by a real XML parser; what it refuses.
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
+//! - `transcripts.rs`: snapshots (`snapshots/`) of the exit code, stdout and stderr of `run`
+//!   under each protocol, `replay`, `exec`, `classify`, bad configurations and `--help`.
 //! - `scaleout.rs`: shards from a scheduler's variables, `dixit task`, `dixit merge DIR` naming
 //!   missing shards, `dixit slurm --dry-run` (the real cluster is `scripts/slurm-test`).
 //!
@@ -27,6 +35,7 @@
 
 mod classify;
 mod cli;
+mod eval;
 mod exec;
 mod fault_server;
 mod hostile;
@@ -37,3 +46,4 @@ mod protocols;
 mod report;
 mod scaleout;
 mod support;
+mod transcripts;

@@ -6,6 +6,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::support::{journal, the_run};
+
 fn dixit(args: &[&str], cwd: &Path) -> Output {
     super::support::dixit_at(cwd, args, &[])
 }
@@ -41,23 +43,6 @@ fn test_src(body: &str) -> String {
 
 const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
 const NEG_BUG: &str = "def f(x):\n    return 2 * x";
-
-fn the_run(dir: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(dir.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs[0].clone()
-}
-
-fn journal(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("journal.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 /// The events of one lane, as (event name, record).
 fn lane<'a>(j: &'a [Value], lane: &str) -> Vec<(&'a str, &'a Value)> {

@@ -8,53 +8,10 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::support::{describe, dixit_at, fixture};
+use crate::support::{describe, dixit_at, fixture, journal, the_run, triangle};
 
 fn dixit(args: &[&str], cwd: &Path) -> Output {
     dixit_at(cwd, args, &[])
-}
-
-/// A copy of the triangle fixture in `dir/triangle`, with `edit` applied to its dixit.toml.
-fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
-    let to = dir.join("triangle");
-    copy_tree(&fixture("projects/triangle"), &to);
-    let cfg = to.join("dixit.toml");
-    let text = std::fs::read_to_string(&cfg).unwrap();
-    std::fs::write(&cfg, edit(text)).unwrap();
-    to
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let p = e.path();
-        if e.file_name() == "runs" {
-            continue;
-        }
-        if p.is_dir() {
-            copy_tree(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-fn the_run(project: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs[0].clone()
-}
-
-fn journal(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("journal.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn events<'a>(j: &'a [Value], lane: &str, event: &str) -> Vec<&'a Value> {

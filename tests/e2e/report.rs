@@ -19,7 +19,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{dixit, dixit_at, fixture, root};
+use crate::support::{
+    copy_tree, dixit, dixit_at, fixture, root, the_run, write_codet, CodetProblem, Output, Redactor,
+};
 
 const HOSTILE_SOLUTION: &str = "    return '</script><img src=x onerror=alert(1)>' and x + 1\n";
 
@@ -30,77 +32,42 @@ fn write_corpus(dir: &Path) {
 
 /// The corpus of [`write_corpus`] with its two problems named `ids`.
 fn write_corpus_with_ids(dir: &Path, ids: [&str; 2]) {
-    let problems = [
-        (
-            ids[0],
-            "def f(x):\n",
-            "f",
-            "    return x + 1\n",
-            "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(5) == 6\n",
-        ),
-        (
-            ids[1],
-            "def g(s):\n",
-            "g",
-            "    return s[::-1]\n",
-            "def check(candidate):\n    assert candidate('ab') == 'ba'\n    assert candidate('') == ''\n",
-        ),
-    ];
-    let solutions: [&[&str]; 2] = [
+    write_codet(
+        dir,
         &[
-            "    return x + 1\n",
-            "    return x + 1\n",
-            "    return x\n",
-            HOSTILE_SOLUTION,
-            "    s = 0\n    for i in range(200000):\n        s += i\n    return x + 1\n",
+            CodetProblem {
+                id: ids[0],
+                prompt: "def f(x):\n",
+                entry: "f",
+                canonical: "    return x + 1\n",
+                check: "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(5) == 6\n",
+                solutions: &[
+                    "    return x + 1\n",
+                    "    return x + 1\n",
+                    "    return x\n",
+                    HOSTILE_SOLUTION,
+                    "    s = 0\n    for i in range(200000):\n        s += i\n    return x + 1\n",
+                ],
+                tests: &[
+                    "f(1) == 2\nassert f(2) == 3\n",
+                    "f(0) == 0\n",
+                    "f(3) == 4  # </script><script>alert(2)</script>\n",
+                ],
+            },
+            CodetProblem {
+                id: ids[1],
+                prompt: "def g(s):\n",
+                entry: "g",
+                canonical: "    return s[::-1]\n",
+                check: "def check(candidate):\n    assert candidate('ab') == 'ba'\n    assert candidate('') == ''\n",
+                solutions: &[
+                    "    return s[::-1]\n",
+                    "    return s\n",
+                    "    return ''.join(reversed(s))\n",
+                ],
+                tests: &["g('ab') == 'ba'\n", "g('') == ''\n"],
+            },
         ],
-        &[
-            "    return s[::-1]\n",
-            "    return s\n",
-            "    return ''.join(reversed(s))\n",
-        ],
-    ];
-    let tests: [&[&str]; 2] = [
-        &[
-            "f(1) == 2\nassert f(2) == 3\n",
-            "f(0) == 0\n",
-            "f(3) == 4  # </script><script>alert(2)</script>\n",
-        ],
-        &["g('ab') == 'ba'\n", "g('') == ''\n"],
-    ];
-    let test_prompt = |prompt: &str, entry: &str| {
-        format!("{prompt}    pass\n\n# check the correctness of {entry}\nassert ")
-    };
-    let lines = |f: &dyn Fn(usize) -> Value| -> String {
-        (0..problems.len()).map(|k| format!("{}\n", f(k))).collect()
-    };
-    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
-    write(
-        "X_for_code_generation.jsonl",
-        lines(&|k| {
-            let (id, prompt, entry, canonical, test) = problems[k];
-            serde_json::json!({"task_id": id, "prompt": prompt, "entry_point": entry,
-                "canonical_solution": canonical, "test": test})
-        }),
-    );
-    write(
-        "X_for_test_case_generation.jsonl",
-        lines(&|k| {
-            let (id, prompt, entry, canonical, test) = problems[k];
-            serde_json::json!({"task_id": id, "prompt": test_prompt(prompt, entry),
-                "entry_point": entry, "canonical_solution": canonical, "test": test})
-        }),
-    );
-    write(
-        "X_code_solution.jsonl",
-        lines(&|k| serde_json::json!({"prompt": problems[k].1, "samples": solutions[k]})),
-    );
-    write(
-        "X_test_case.jsonl",
-        lines(&|k| {
-            let (_, prompt, entry, ..) = problems[k];
-            serde_json::json!({"prompt": test_prompt(prompt, entry), "samples": tests[k]})
-        }),
     );
 }
 
@@ -422,11 +389,6 @@ fn hostile_label(out: &Path) -> String {
     format!("s{}", k + 1)
 }
 
-/// Stderr with the temporary directory replaced, for snapshots.
-fn redact(text: &str, dir: &Path) -> String {
-    text.replace(dir.to_str().unwrap(), "[TMP]")
-}
-
 /// Not an eval output, a run directory, and a damaged eval output: exit 2 and a message that
 /// names the directory or the file.
 #[test]
@@ -439,22 +401,19 @@ fn report_refuses_what_it_cannot_render() {
     std::fs::create_dir(&run).unwrap();
     std::fs::write(run.join("journal.jsonl"), "").unwrap();
 
-    let mut transcript = String::new();
-    for args in [
+    let outs: Vec<Output> = [
         vec!["report", empty.to_str().unwrap()],
         vec!["report", run.to_str().unwrap()],
         vec!["report", w.join("missing").to_str().unwrap()],
-    ] {
-        let o = dixit(&args);
+    ]
+    .iter()
+    .map(|args| dixit(args))
+    .collect();
+    for o in &outs {
         o.expect_code(2);
         assert!(o.stdout.is_empty(), "{}", o.stdout);
-        transcript.push_str(&format!(
-            "$ dixit {}\n{}\n",
-            redact(&args.join(" "), w),
-            redact(&o.stderr, w)
-        ));
     }
-    insta::assert_snapshot!(transcript);
+    insta::assert_snapshot!(Redactor::new().path(w, "[TMP]").transcripts(&outs));
     // --junit exports runs only.
     dixit(&["report", empty.to_str().unwrap(), "--junit", "x.xml"]).expect_code(2);
 
@@ -573,33 +532,6 @@ fn problem_ids_that_look_alike_keep_their_own_files() {
 }
 
 // ---- run reports ----
-
-/// A copy of the folder `from` (without any `runs/`) at `to`.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_name() == "runs" {
-            continue;
-        }
-        let p = e.path();
-        if p.is_dir() {
-            copy_tree(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
-/// The one run a project has made.
-fn only_run(project: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs[0].clone()
-}
 
 /// `dixit ARGS` in `cwd`: (exit code, stdout, stderr).
 fn run_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
@@ -757,7 +689,7 @@ fn run_reports_in_chromium() {
     copy_tree(&fixture("projects/median"), &median);
     let (code, out, err) = run_in(w, &["run", "median"]);
     assert_eq!(code, 0, "converged: {out}{err}");
-    let converged = only_run(&median);
+    let converged = the_run(&median);
     assert_eq!(printed_report(&out), converged.join("report.html"));
 
     let human = w.join("to_roman");
@@ -782,7 +714,7 @@ fn run_reports_in_chromium() {
         &["run", "stalled", "--junit", stalled_junit.to_str().unwrap()],
     );
     assert_eq!(code, 1, "a stall is a stop for human judgement: {out}{err}");
-    let stalled = only_run(&stalled_p);
+    let stalled = the_run(&stalled_p);
     assert_eq!(printed_report(&out), stalled.join("report.html"));
     for run in [&converged, &human, &stalled] {
         let html = std::fs::read_to_string(run.join("report.html")).unwrap();
@@ -986,7 +918,7 @@ fn the_disagreement_finder_names_an_input_no_test_checks() {
     copy_tree(&fixture("projects/median"), &median);
     let (code, out, err) = run_in(w, &["run", "median"]);
     assert_eq!(code, 0, "{out}{err}");
-    let run = only_run(&median);
+    let run = the_run(&median);
     let summary = json(&run.join("summary.json"));
     let d = &summary["disagreements"];
     assert_eq!(
@@ -1118,7 +1050,7 @@ fn every_protocol_writes_its_report_and_junit() {
             ],
         );
         assert!(code == 0 || code == 1, "{protocol}: {out}{err}");
-        let run = only_run(&p);
+        let run = the_run(&p);
         let page = std::fs::read_to_string(printed_report(&out)).unwrap();
         assert!(page.contains(section), "{protocol}: no {section}");
         assert!(page.contains("class=\"dx-stop\""), "{protocol}");

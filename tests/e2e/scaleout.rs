@@ -4,21 +4,9 @@
 //! sbatch scripts. The real cluster (slurmctld, two slurmd, a node killed mid-array) is
 //! `scripts/slurm-test`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{describe, dixit, dixit_at, root, Output};
-
-/// The shared CodeT half above the checkout, if there (tests that need it say so and skip).
-fn shared_data() -> Option<PathBuf> {
-    let found = root()
-        .ancestors()
-        .map(|a| a.join("shared/data/codet-humaneval"))
-        .find(|d| d.is_dir());
-    if found.is_none() {
-        eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
-    }
-    found
-}
+use crate::support::{describe, dixit, dixit_at, root, shared_data, Output};
 
 /// Asserts a usage error (exit 2) whose stderr mentions every one of `needles`.
 fn usage_error(out: &Output, needles: &[&str]) {

@@ -1,4 +1,5 @@
-//! Running the binary and inspecting what it did.
+//! Running the binary and inspecting what it did; the shared CodeT data and toolchains for
+//! in-process tests; small CodeT corpora; and the one redactor every snapshot goes through.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -83,7 +84,14 @@ pub fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
 }
 
 fn run_raw(args: &[&str]) -> Output {
-    run_in(&root(), args, &[], HANG_LIMIT)
+    run_in(&root(), args, &[], &[], HANG_LIMIT)
+}
+
+/// Runs `dixit ARGS` in `cwd` after [`warm_up`], with the environment variables `unset`
+/// removed (beside those every invocation removes).
+pub fn dixit_in(cwd: &Path, args: &[&str], unset: &[&str]) -> Output {
+    warm_up();
+    run_in(cwd, args, &[], unset, HANG_LIMIT)
 }
 
 /// Runs `dixit ARGS` in `cwd` with extra environment variables, under the same hang limit and
@@ -100,7 +108,7 @@ pub fn dixit_at_within(
     limit: Duration,
 ) -> std::process::Output {
     warm_up();
-    let o = run_in(cwd, args, env, limit);
+    let o = run_in(cwd, args, env, &[], limit);
     std::process::Output {
         status: std::os::unix::process::ExitStatusExt::from_raw(o.code.clamp(0, 255) << 8),
         stdout: o.stdout.into_bytes(),
@@ -118,8 +126,18 @@ pub fn describe(o: &std::process::Output) -> String {
     )
 }
 
-fn run_in(cwd: &Path, args: &[&str], env: &[(&str, &str)], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+fn run_in(
+    cwd: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    unset: &[&str],
+    limit: Duration,
+) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dixit"));
+    for name in unset {
+        command.env_remove(name);
+    }
+    let mut child = command
         .args(args)
         .current_dir(cwd)
         // A test run inside a scheduler's array task must not shard the commands it tests.
@@ -242,4 +260,375 @@ pub fn classify_interface(kind: &str) -> Vec<String> {
         "rust" => vec!["--interface".into(), "is_leap: fn(u64) -> bool".into()],
         _ => vec![],
     }
+}
+
+/// A copy of the folder `from` (a project or a recorded run, without any `runs/`) at `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_name() == "runs" {
+            continue;
+        }
+        let p = e.path();
+        if p.is_dir() {
+            copy_tree(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// A copy of the scripted fixture `fixtures/projects/triangle` at `dir/triangle`, with `edit`
+/// applied to its dixit.toml.
+pub fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
+    let to = dir.join("triangle");
+    copy_tree(&fixture("projects/triangle"), &to);
+    let cfg = to.join("dixit.toml");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, edit(text)).unwrap();
+    to
+}
+
+/// The one run a project has made (`PROJECT/runs/<id>`).
+pub fn the_run(project: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
+        .unwrap_or_else(|e| panic!("{}/runs: {e}", project.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs[0].clone()
+}
+
+/// The records of a run's journal (`RUN/journal.jsonl`).
+pub fn journal(run: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(run.join("journal.jsonl"))
+        .unwrap_or_else(|e| panic!("{}/journal.jsonl: {e}", run.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The shared CodeT half above the checkout (`shared/data/codet-humaneval`), if there; tests
+/// that need it say so and skip.
+pub fn shared_data() -> Option<PathBuf> {
+    let found = root()
+        .ancestors()
+        .map(|a| a.join("shared/data/codet-humaneval"))
+        .find(|d| d.is_dir());
+    if found.is_none() {
+        eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
+    }
+    found
+}
+
+/// Toolchains over an in-process sandbox with `slots` concurrent runs, for tests that call the
+/// library instead of the binary (the artifact cache is the binary's: `$DIXIT_CACHE` or the
+/// default).
+pub fn toolchains(slots: u32) -> dixit::toolchain::Toolchains {
+    use dixit::sandbox::{Sandbox, SandboxConfig};
+    let config = SandboxConfig {
+        max_concurrent_runs: slots,
+        ..SandboxConfig::default()
+    };
+    dixit::toolchain::Toolchains::new(std::sync::Arc::new(Sandbox::new(config).expect("sandbox")))
+}
+
+/// One Python problem of a CodeT-format corpus (see [`write_codet`]).
+pub struct CodetProblem<'a> {
+    pub id: &'a str,
+    /// The function's signature line, e.g. `def f(x):\n`.
+    pub prompt: &'a str,
+    pub entry: &'a str,
+    pub canonical: &'a str,
+    /// The hidden `check(candidate)` function.
+    pub check: &'a str,
+    /// Sampled bodies of the function.
+    pub solutions: &'a [&'a str],
+    /// Sampled test samples, each the text after the prompt's final `assert `.
+    pub tests: &'a [&'a str],
+}
+
+/// Writes CodeT's four files (`X_*.jsonl`, one line per problem) for `problems` into `dir`.
+pub fn write_codet(dir: &Path, problems: &[CodetProblem]) {
+    let test_prompt = |p: &CodetProblem| {
+        format!(
+            "{}    pass\n\n# check the correctness of {}\nassert ",
+            p.prompt, p.entry
+        )
+    };
+    let lines = |f: &dyn Fn(&CodetProblem) -> serde_json::Value| -> String {
+        problems.iter().map(|p| format!("{}\n", f(p))).collect()
+    };
+    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).unwrap();
+    write(
+        "X_for_code_generation.jsonl",
+        lines(&|p| {
+            serde_json::json!({"task_id": p.id, "prompt": p.prompt, "entry_point": p.entry,
+                "canonical_solution": p.canonical, "test": p.check})
+        }),
+    );
+    write(
+        "X_for_test_case_generation.jsonl",
+        lines(&|p| {
+            serde_json::json!({"task_id": p.id, "prompt": test_prompt(p), "entry_point": p.entry,
+                "canonical_solution": p.canonical, "test": p.check})
+        }),
+    );
+    write(
+        "X_code_solution.jsonl",
+        lines(&|p| serde_json::json!({"prompt": p.prompt, "samples": p.solutions})),
+    );
+    write(
+        "X_test_case.jsonl",
+        lines(&|p| serde_json::json!({"prompt": test_prompt(p), "samples": p.tests})),
+    );
+}
+
+/// The one redactor of snapshot text: what varies between runs of the same command becomes a
+/// stable placeholder.
+///
+/// - paths given to [`Redactor::path`] (a test's temporary directories), as given and
+///   canonical, longest first, then the repository root: their placeholder (`[ROOT]` for the
+///   root);
+/// - any other temporary directory made by `tempfile` (`$TMPDIR/.tmpXXXXXX`): `[TMP]`;
+/// - run ids (`20261124-174816-5c07`): `[RUN]`;
+/// - timestamps (`2026-11-24T17:48:16.123Z`, `2026-11-24 17:48:16`, with or without a zone):
+///   `[TIMESTAMP]`;
+/// - durations (`1.23 s`, `456 ms`, `575 µs`, `0.1s`, `3 minutes`): `[DURATION]`.
+///
+/// Counts, fuel, verdicts and seeds are left alone: they are what a snapshot checks.
+pub struct Redactor {
+    paths: Vec<(String, String)>,
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Redactor {
+    /// A redactor of the repository root, temporary directories, run ids, timestamps and
+    /// durations.
+    pub fn new() -> Self {
+        Redactor { paths: Vec::new() }.path(&root(), "[ROOT]")
+    }
+
+    /// Also replaces `path` (as given and canonical) with `placeholder`.
+    pub fn path(mut self, path: &Path, placeholder: &str) -> Self {
+        let mut forms = vec![path.display().to_string()];
+        if let Ok(c) = std::fs::canonicalize(path) {
+            forms.push(c.display().to_string());
+        }
+        for form in forms {
+            if !form.is_empty() && !self.paths.iter().any(|(p, _)| *p == form) {
+                self.paths.push((form, placeholder.to_string()));
+            }
+        }
+        self.paths.sort_by_key(|(p, _)| std::cmp::Reverse(p.len()));
+        self
+    }
+
+    /// `text` with everything that varies replaced.
+    pub fn redact(&self, text: &str) -> String {
+        let mut text = text.to_string();
+        for (path, placeholder) in &self.paths {
+            text = text.replace(path, placeholder);
+        }
+        let tmp = std::env::temp_dir().join(".tmp").display().to_string();
+        let text = replace_matches(&text, |c, i| {
+            let prefix: Vec<char> = tmp.chars().collect();
+            let end = i + prefix.len() + 6;
+            (c[i..].starts_with(&prefix)
+                && end <= c.len()
+                && c[i + prefix.len()..end]
+                    .iter()
+                    .all(|x| x.is_ascii_alphanumeric())
+                && !c.get(end).is_some_and(|x| x.is_ascii_alphanumeric()))
+            .then_some((end, "[TMP]"))
+        });
+        let text = replace_matches(&text, |c, i| run_id(c, i).map(|end| (end, "[RUN]")));
+        let text = replace_matches(&text, |c, i| {
+            timestamp(c, i).map(|end| (end, "[TIMESTAMP]"))
+        });
+        replace_matches(&text, |c, i| duration(c, i).map(|end| (end, "[DURATION]")))
+    }
+
+    /// One invocation as a snapshot records it: the command line, the exit code, stdout and
+    /// stderr, all redacted.
+    pub fn transcript(&self, out: &Output) -> String {
+        let section = |name: &str, text: &str| {
+            if text.is_empty() {
+                format!("[{name}: empty]\n")
+            } else if text.ends_with('\n') {
+                format!("[{name}]\n{}", self.redact(text))
+            } else {
+                format!("[{name}, no final newline]\n{}\n", self.redact(text))
+            }
+        };
+        format!(
+            "$ dixit {}\n[exit code {}]\n{}{}",
+            self.redact(&out.args.join(" ")),
+            out.code,
+            section("stdout", &out.stdout),
+            section("stderr", &out.stderr)
+        )
+    }
+
+    /// The transcripts of several invocations, one after another.
+    pub fn transcripts<'a>(&self, outs: impl IntoIterator<Item = &'a Output>) -> String {
+        outs.into_iter()
+            .map(|o| self.transcript(o))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// `text` with every match of `at` replaced: `at(chars, i)` says where a match starting at
+/// character `i` ends and what replaces it. Matches start only at a word boundary.
+fn replace_matches(
+    text: &str,
+    at: impl Fn(&[char], usize) -> Option<(usize, &'static str)>,
+) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < c.len() {
+        let boundary = i == 0 || !(c[i - 1].is_alphanumeric() || c[i - 1] == '_');
+        match boundary.then(|| at(&c, i)).flatten() {
+            Some((end, placeholder)) => {
+                out.push_str(placeholder);
+                i = end;
+            }
+            None => {
+                out.push(c[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The end of `n` ASCII digits at `i`.
+fn digits(c: &[char], i: usize, n: usize) -> Option<usize> {
+    (i + n <= c.len() && c[i..i + n].iter().all(char::is_ascii_digit)).then_some(i + n)
+}
+
+/// The end of the character `want` at `i`.
+fn lit(c: &[char], i: usize, want: char) -> Option<usize> {
+    (c.get(i) == Some(&want)).then_some(i + 1)
+}
+
+/// Whether a word ends at `i` (no letter, digit or `_` follows).
+fn word_ends(c: &[char], i: usize) -> bool {
+    !c.get(i).is_some_and(|x| x.is_alphanumeric() || *x == '_')
+}
+
+/// A run id at `i`: `YYYYMMDD-HHMMSS-xxxx` (four lowercase hex digits).
+fn run_id(c: &[char], i: usize) -> Option<usize> {
+    let i = lit(c, digits(c, i, 8)?, '-')?;
+    let i = lit(c, digits(c, i, 6)?, '-')?;
+    let end = i + 4;
+    (end <= c.len()
+        && c[i..end]
+            .iter()
+            .all(|x| x.is_ascii_digit() || ('a'..='f').contains(x))
+        && word_ends(c, end))
+    .then_some(end)
+}
+
+/// A timestamp at `i`: `YYYY-MM-DD`, `T` or a space, `HH:MM:SS`, optional fraction, optional
+/// zone (`Z`, `+HH:MM`, `-HHMM`).
+fn timestamp(c: &[char], i: usize) -> Option<usize> {
+    let i = lit(c, digits(c, i, 4)?, '-')?;
+    let i = lit(c, digits(c, i, 2)?, '-')?;
+    let i = digits(c, i, 2)?;
+    let i = lit(c, i, 'T').or_else(|| lit(c, i, ' '))?;
+    let i = lit(c, digits(c, i, 2)?, ':')?;
+    let i = lit(c, digits(c, i, 2)?, ':')?;
+    let mut i = digits(c, i, 2)?;
+    if let Some(j) = lit(c, i, '.').filter(|&j| digits(c, j, 1).is_some()) {
+        i = j;
+        while digits(c, i, 1).is_some() {
+            i += 1;
+        }
+    }
+    if let Some(j) = lit(c, i, 'Z') {
+        i = j;
+    } else if let Some(j) = lit(c, i, '+').or_else(|| lit(c, i, '-')) {
+        if let Some(j) = digits(c, j, 2) {
+            let j = lit(c, j, ':').unwrap_or(j);
+            if let Some(j) = digits(c, j, 2) {
+                i = j;
+            }
+        }
+    }
+    word_ends(c, i).then_some(i)
+}
+
+/// A duration at `i`: a number (`1,234.5`), at most one space, and a unit of time.
+fn duration(c: &[char], i: usize) -> Option<usize> {
+    const UNITS: &[&str] = &[
+        "ns", "µs", "us", "ms", "s", "sec", "secs", "second", "seconds", "min", "mins", "minute",
+        "minutes",
+    ];
+    let mut j = digits(c, i, 1)?;
+    loop {
+        if digits(c, j, 1).is_some() {
+            j += 1;
+        } else if matches!(c.get(j), Some('.' | ',')) && digits(c, j + 1, 1).is_some() {
+            j += 2;
+        } else {
+            break;
+        }
+    }
+    let j = lit(c, j, ' ').unwrap_or(j);
+    let mut end = j;
+    while c.get(end).is_some_and(|x| x.is_alphabetic()) {
+        end += 1;
+    }
+    let unit: String = c[j..end].iter().collect();
+    (UNITS.contains(&unit.as_str()) && word_ends(c, end)).then_some(end)
+}
+
+/// The redactor replaces each kind of varying text, and keeps counts, fuel, seeds, words that
+/// merely start like a unit, and numbers inside words.
+#[test]
+fn the_redactor_replaces_what_varies_and_keeps_the_rest() {
+    let work = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let r = Redactor::new().path(work.path(), "[WORK]");
+    let w = work.path().display();
+    let text = format!(
+        "run 20261124-174816-5c07 in {w}/p/runs/20261124-174816-5c07/report.html\n\
+         fixture {}/fixtures/runs and {}/x\n\
+         at 2026-11-24T17:48:16.123Z, 2026-11-24 17:48:16 and 2026-11-24T17:48:16+01:00.\n\
+         took 0.13 s, 32.4 ms, 575 µs, 1.23s, 456 ms, 1,234.5 ms, 12ns, 3 minutes; (2 s)\n\
+         fuel 9,402 · peak memory 8.1 MiB · seed 9228610349785177884 · 20 runs · 3 secrets\n\
+         coder-1 3/3, v2s, run-20261124-174816-5c07x, 5 sec.\n",
+        root().display(),
+        other.path().display(),
+    );
+    assert_eq!(
+        r.redact(&text),
+        "run [RUN] in [WORK]/p/runs/[RUN]/report.html\n\
+         fixture [ROOT]/fixtures/runs and [TMP]/x\n\
+         at [TIMESTAMP], [TIMESTAMP] and [TIMESTAMP].\n\
+         took [DURATION], [DURATION], [DURATION], [DURATION], [DURATION], [DURATION], \
+         [DURATION], [DURATION]; ([DURATION])\n\
+         fuel 9,402 · peak memory 8.1 MiB · seed 9228610349785177884 · 20 runs · 3 secrets\n\
+         coder-1 3/3, v2s, run-20261124-174816-5c07x, [DURATION].\n"
+    );
+    let out = Output {
+        code: 2,
+        stdout: String::new(),
+        stderr: format!("error: {w}/dixit.toml: took 1.5 s"),
+        args: vec!["run".into(), w.to_string()],
+    };
+    assert_eq!(
+        r.transcript(&out),
+        "$ dixit run [WORK]\n[exit code 2]\n[stdout: empty]\n\
+         [stderr, no final newline]\nerror: [WORK]/dixit.toml: took [DURATION]\n"
+    );
 }

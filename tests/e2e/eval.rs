@@ -1,42 +1,25 @@
-//! Integration tests of `dixit eval` (issue 5): the CodeT importer with the compile check in the
-//! sandbox, the verdict matrix at both isolation levels, the cache, shards and their merge, and
-//! the CLI's handling of a malformed corpus.
+//! `dixit eval` (issue 5), through the library and the binary: the CodeT importer with the
+//! compile check in the sandbox, the verdict matrix at both isolation levels, the cache, shards
+//! and their merge, agreement with the native reference harness, and the CLI's handling of a
+//! malformed corpus.
 //!
 //! They need dixit's Python runtime (componentize-py, see `toolchains/setup`); the tests on real
 //! data also need the shared CodeT half (`shared/data/codet-humaneval` above the checkout) and
 //! are skipped, saying so, without it.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
 use dixit::eval::codet::{load_codet, ImportOptions};
 use dixit::eval::scoring::ScoringConfig;
 use dixit::eval::{
     evaluate, EvalOptions, EvalReport, Evaluation, Harness, Isolation, NoProgress, Shard,
 };
-use dixit::sandbox::{Limits, Sandbox, SandboxConfig};
+use dixit::sandbox::Limits;
 use dixit::toolchain::Toolchains;
 
-fn toolchains() -> Toolchains {
-    let config = SandboxConfig {
-        max_concurrent_runs: 16,
-        ..SandboxConfig::default()
-    };
-    Toolchains::new(Arc::new(Sandbox::new(config).expect("sandbox")))
-}
-
-fn shared_data() -> Option<PathBuf> {
-    let found = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .map(|a| a.join("shared/data/codet-humaneval"))
-        .find(|d| d.is_dir());
-    if found.is_none() {
-        eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
-    }
-    found
-}
+use crate::support::{dixit, root, shared_data, toolchains, write_codet, CodetProblem};
 
 fn options(
     corpus: &Path,
@@ -75,7 +58,7 @@ fn run_eval(tc: &Toolchains, o: &EvalOptions) -> Evaluation {
 #[test]
 fn import_counts_match_codet_postprocessing() {
     let Some(data) = shared_data() else { return };
-    let tc = toolchains();
+    let tc = toolchains(16);
     let runtime = tc.python_runtime().expect("python runtime");
     let import = ImportOptions {
         only: Some(
@@ -128,52 +111,34 @@ fn import_counts_match_codet_postprocessing() {
 }
 
 /// A tiny CodeT-format directory whose solutions exercise each verdict the harness must tell
-/// apart. The solution file gets `extra` appended as a raw line (to corrupt it).
-fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
-    let problem = |prompt: &str| {
-        serde_json::json!({
-            "task_id": "T/0", "prompt": prompt, "entry_point": "f",
-            "canonical_solution": "    return x + 1\n",
-            "test": "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(5) == 6\n",
-        })
-    };
-    let gen = "def f(x):\n";
-    let tgen = "def f(x):\n    pass\n\n# check the correctness of f\nassert ";
-    let write = |name: &str, lines: &[serde_json::Value], extra: Option<&str>| {
-        let mut f = std::fs::File::create(dir.join(name)).unwrap();
-        for l in lines {
-            writeln!(f, "{l}").unwrap();
-        }
-        if let Some(e) = extra {
-            writeln!(f, "{e}").unwrap();
-        }
-    };
-    write("X_for_code_generation.jsonl", &[problem(gen)], None);
-    write("X_for_test_case_generation.jsonl", &[problem(tgen)], None);
-    write(
-        "X_code_solution.jsonl",
-        &[serde_json::json!({"prompt": gen, "samples": [
-            "    return x + 1\n",
-            "    return x\n",
-            "    while True:\n        pass\n",
-            "    for _ in range(3000):\n        print('spam' * 250)\n    return x + 1\n",
-            "    raise SystemExit(0)\n",
-            "    return f(x)\n",
-            "    return x + 1\n",
-            "    return x + (1 if input() else 1)\n",
-            "    import os\n    os._exit(0)\n",
-            // Issue 19: walks up the frames to the harness's status codes and rebinds them.
-            "    import sys\n    fr = sys._getframe()\n    while fr is not None:\n        for k in ('_PASSED', '_FAILED', '_ERROR', '_EXITED'):\n            if k in fr.f_globals:\n                fr.f_globals[k] = 0\n        fr = fr.f_back\n    return -1\n",
-        ]})],
-        extra,
-    );
-    write(
-        "X_test_case.jsonl",
-        &[serde_json::json!({"prompt": tgen, "samples": [
-            "f(1) == 2\nassert f(2) == 3\n",
-            "f(0) == 0\n# a comment ends the test\n",
-        ]})],
-        None,
+/// apart.
+fn synthetic_corpus(dir: &Path) {
+    write_codet(
+        dir,
+        &[CodetProblem {
+            id: "T/0",
+            prompt: "def f(x):\n",
+            entry: "f",
+            canonical: "    return x + 1\n",
+            check: "def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(5) == 6\n",
+            solutions: &[
+                "    return x + 1\n",
+                "    return x\n",
+                "    while True:\n        pass\n",
+                "    for _ in range(3000):\n        print('spam' * 250)\n    return x + 1\n",
+                "    raise SystemExit(0)\n",
+                "    return f(x)\n",
+                "    return x + 1\n",
+                "    return x + (1 if input() else 1)\n",
+                "    import os\n    os._exit(0)\n",
+                // Issue 19: walks up the frames to the harness's status codes and rebinds them.
+                "    import sys\n    fr = sys._getframe()\n    while fr is not None:\n        for k in ('_PASSED', '_FAILED', '_ERROR', '_EXITED'):\n            if k in fr.f_globals:\n                fr.f_globals[k] = 0\n        fr = fr.f_back\n    return -1\n",
+            ],
+            tests: &[
+                "f(1) == 2\nassert f(2) == 3\n",
+                "f(0) == 0\n# a comment ends the test\n",
+            ],
+        }],
     );
 }
 
@@ -187,8 +152,8 @@ fn synthetic_corpus(dir: &Path, extra: Option<&str>) {
 #[test]
 fn harness_verdicts_on_a_synthetic_corpus() {
     let dir = tempfile::tempdir().unwrap();
-    synthetic_corpus(dir.path(), None);
-    let tc = toolchains();
+    synthetic_corpus(dir.path());
+    let tc = toolchains(16);
     let mut results = Vec::new();
     for isolation in [Isolation::Run, Isolation::Solution] {
         let mut o = options(dir.path(), &["T/0"], isolation, None);
@@ -232,7 +197,7 @@ fn harness_verdicts_on_a_synthetic_corpus() {
 fn cached_rescore_performs_no_runs() {
     let Some(data) = shared_data() else { return };
     let cache = tempfile::tempdir().unwrap();
-    let tc = toolchains();
+    let tc = toolchains(16);
     let only = ["HumanEval/2", "HumanEval/30", "HumanEval/42"];
     let o = options(&data, &only, Isolation::Solution, Some(cache.path()));
     let first = run_eval(&tc, &o);
@@ -278,7 +243,7 @@ fn cached_rescore_performs_no_runs() {
 fn shards_merged_equal_unsharded() {
     let Some(data) = shared_data() else { return };
     let cache = tempfile::tempdir().unwrap();
-    let tc = toolchains();
+    let tc = toolchains(16);
     let only = [
         "HumanEval/2",
         "HumanEval/30",
@@ -437,22 +402,30 @@ fn shards_partition_the_corpus_exactly_and_balance_expected_work() {
 #[test]
 fn malformed_corpus_line_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
-    synthetic_corpus(
-        dir.path(),
-        Some("{\"prompt\": \"def f(x):\\n\", \"samples\": [1]}"),
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_dixit"))
-        .args(["eval", "--no-cache", "--corpus"])
-        .arg(dir.path())
-        .output()
+    synthetic_corpus(dir.path());
+    let mut solutions = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("X_code_solution.jsonl"))
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    writeln!(
+        solutions,
+        "{{\"prompt\": \"def f(x):\\n\", \"samples\": [1]}}"
+    )
+    .unwrap();
+    let out = dixit(&[
+        "eval",
+        "--no-cache",
+        "--corpus",
+        dir.path().to_str().unwrap(),
+    ]);
+    out.expect_code(2);
     assert!(
-        stderr.contains("X_code_solution.jsonl:2: malformed jsonl line"),
-        "{stderr}"
+        out.stderr
+            .contains("X_code_solution.jsonl:2: malformed jsonl line"),
+        "{}",
+        out.stderr
     );
-    assert!(out.stdout.is_empty());
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
 
 /// The CLI on one real problem: the table states the isolation level, `--json` parses back as a
@@ -462,19 +435,12 @@ fn cli_table_json_and_out() {
     let Some(data) = shared_data() else { return };
     let out_dir = tempfile::tempdir().unwrap();
     let run = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_dixit"))
-            .args(["eval", "--quiet", "--no-cache", "--isolation", "solution"])
-            .args(["--only", "HumanEval/2", "--corpus"])
-            .arg(&data)
-            .args(extra)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        let mut args = vec!["eval", "--quiet", "--no-cache", "--isolation", "solution"];
+        args.extend(["--only", "HumanEval/2", "--corpus", data.to_str().unwrap()]);
+        args.extend(extra);
+        let out = dixit(&args);
+        out.expect_code(0);
+        out.stdout
     };
     let table = run(&[]);
     assert!(table.contains("isolation: solution"), "{table}");
@@ -496,13 +462,13 @@ fn cli_table_json_and_out() {
 fn native_harness_agrees_on_a_few_problems() {
     let Some(data) = shared_data() else { return };
     let work = tempfile::tempdir().unwrap();
-    let tc = toolchains();
+    let tc = toolchains(16);
     let only = ["HumanEval/2", "HumanEval/42", "HumanEval/50"];
     let e = run_eval(&tc, &options(&data, &only, Isolation::Solution, None));
     let corpus = work.path().join("corpus.json");
     let native = work.path().join("native.json");
     e.corpus.write(&corpus).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/native_eval.py");
+    let script = root().join("scripts/native_eval.py");
     let status = Command::new("python3")
         .arg(&script)
         .arg(&corpus)
