@@ -243,9 +243,7 @@ mod tests {
             let c = config(
                 "python",
                 "unit",
-                &format!(
-                    "[protocol]\nname = \"{name}\"\n[[coder]]\nprompt_variant = \"loud\"\n"
-                ),
+                &format!("[protocol]\nname = \"{name}\"\n[[coder]]\nprompt_variant = \"loud\"\n"),
             );
             let agents = select(&c).unwrap().agents;
             let e = Prompts::from_templates(builtin(*protocol), &c, name, &agents).unwrap_err();
