@@ -81,12 +81,13 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     });
     progress.finish();
     let outcome = outcome.map_err(protocol_error)?;
+    let page = write_page(&outcome)?;
     if a.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&outcome.summary).map_err(anyhow::Error::from)?
         );
-        if let Some(p) = &outcome.report {
+        if let Some(p) = &page {
             eprintln!("report: {}", p.display());
         }
     } else {
@@ -207,4 +208,14 @@ impl Observer for Progress {
         }
         bar.set_message(format!("round {} · suite {} tests · {}", s.0, s.1, s.2));
     }
+}
+
+/// `report.html` of a finished run (the engine runs; reporting is wired here).
+pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+    let Some(journal) = &outcome.journal else {
+        return Ok(None);
+    };
+    report::run_report::write_run_report(&outcome.run_dir, journal, &outcome.summary, None)
+        .map(Some)
+        .map_err(|e| CliError::new(exit::INTERNAL, anyhow::anyhow!("report.html: {e}")))
 }

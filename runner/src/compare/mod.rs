@@ -197,6 +197,15 @@ async fn run_cell(
             error: e.to_string(),
         },
         Ok(o) => {
+            if let Some(j) = &o.journal {
+                let page =
+                    crate::report::run_report::write_run_report(&o.run_dir, j, &o.summary, None);
+                if let Err(e) = page {
+                    return CellResult::Failed {
+                        error: format!("{}: report.html: {e}", o.run_dir.display()),
+                    };
+                }
+            }
             let s = &o.summary;
             let hidden: Vec<(usize, usize)> = s.coders.values().filter_map(|c| c.hidden).collect();
             CellResult::Ran {

@@ -33,8 +33,9 @@ pub struct RunOutcome {
     pub stop: StopReason,
     pub round: u32,
     pub summary: Summary,
-    /// `report.html`, when the run wrote one (not in a replay).
-    pub report: Option<PathBuf>,
+    /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
+    /// none in a replay, which writes nothing.
+    pub journal: Option<JournalFile>,
 }
 
 /// The agents of a run, by role, as the protocol receives them (and hands them back).
@@ -522,7 +523,7 @@ async fn execute(
         .iter()
         .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
         .collect();
-    // The report's inputs: the journal as written (a replay writes none and makes no report).
+    // The reporters' input: the journal as written (a replay writes none).
     let recorded = if matches!(ctx.mode, RunMode::Replay { .. }) {
         None
     } else {
@@ -533,20 +534,13 @@ async fn execute(
     }
     write_outputs(&ctx.run_dir, &summary, &implementations, ctx.test_kind())
         .map_err(|e| ProtocolError::Output(e.to_string()))?;
-    let report = match &recorded {
-        Some(j) => Some(
-            crate::report::run_report::write_run_report(&ctx.run_dir, j, &summary, None)
-                .map_err(|e| ProtocolError::Output(format!("report.html: {e}")))?,
-        ),
-        None => None,
-    };
     Ok(RunOutcome {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
         stop,
         round,
         summary,
-        report,
+        journal: recorded,
     })
 }
 
