@@ -209,15 +209,8 @@ pub async fn resume(
             )));
         }
     }
-    let protocol = recorded_protocol(protocols, &recorded)?;
     let config = project.config.with_protocol(recorded.protocol.clone());
-    let specs = config.agent_specs(&protocol.team(&config)?)?;
-    let prompts = Prompts::from_templates(
-        recorded.project.prompts.clone(),
-        &config,
-        protocol.name(),
-        &specs,
-    )?;
+    let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
     let recording = Arc::new(recorded.recording());
     let mut agents = BTreeMap::new();
     for spec in &specs {
@@ -277,14 +270,7 @@ pub async fn replay(
         &run_dir.join("journal.jsonl (recorded dixit.toml)"),
     )?
     .with_protocol(recorded.protocol.clone());
-    let protocol = recorded_protocol(protocols, &recorded)?;
-    let specs = config.agent_specs(&protocol.team(&config)?)?;
-    let prompts = Prompts::from_templates(
-        recorded.project.prompts.clone(),
-        &config,
-        protocol.name(),
-        &specs,
-    )?;
+    let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
     let inputs = recorded_inputs(&recorded, &work_dir.join("inputs"))?;
     let interface = recorded_interface(&config, &recorded, &work_dir.join("inputs"), &toolchains)?;
     let recording = Arc::new(recorded.recording());
@@ -328,12 +314,14 @@ pub async fn replay(
     })
 }
 
-/// The protocol of `protocols` a recorded run names.
-fn recorded_protocol(
+/// The protocol of `protocols` a recorded run names, its agents under `config`, and the
+/// prompts the journal recorded.
+fn recorded_setup(
     protocols: &[&'static dyn Protocol],
     recorded: &JournalFile,
-) -> Result<&'static dyn Protocol, ProtocolError> {
-    protocols
+    config: &Config,
+) -> Result<(&'static dyn Protocol, Vec<AgentSpec>, Prompts), ProtocolError> {
+    let protocol = protocols
         .iter()
         .copied()
         .find(|p| p.name() == recorded.protocol.as_str())
@@ -342,7 +330,15 @@ fn recorded_protocol(
                 "run {} ran protocol `{}`, which this version does not have",
                 recorded.run_id, recorded.protocol
             ))
-        })
+        })?;
+    let specs = config.agent_specs(&protocol.team(config)?)?;
+    let prompts = Prompts::from_templates(
+        recorded.project.prompts.clone(),
+        config,
+        protocol.name(),
+        &specs,
+    )?;
+    Ok((protocol, specs, prompts))
 }
 
 /// Digests of the guest runtimes a project's runs use (the Python runtime, for Python projects).
