@@ -131,10 +131,10 @@ pub fn resolve_run(runs_dir: &std::path::Path, id: &str) -> Result<PathBuf, Prot
         runs_dir.join(id)
     };
     if !dir.join("journal.jsonl").is_file() {
-        return Err(ProtocolError::Setup(format!(
-            "no run `{id}`: {} has no journal.jsonl",
-            dir.display()
-        )));
+        return Err(ProtocolError::NoRun {
+            id: id.to_string(),
+            dir,
+        });
     }
     Ok(dir)
 }
@@ -148,8 +148,18 @@ pub fn protocol_error(e: ProtocolError) -> CliError {
         ProtocolError::Journal(j) => CliError::usage(j),
         ProtocolError::Config(c) => CliError::usage(c),
         ProtocolError::Prompt(p) => CliError::usage(p),
-        ProtocolError::Setup(s) => CliError::usage(s),
-        ProtocolError::Output(s) => CliError::new(exit::INTERNAL, anyhow::anyhow!("{s}")),
+        e @ (ProtocolError::Read { .. }
+        | ProtocolError::Interface(_)
+        | ProtocolError::Test(_)
+        | ProtocolError::Backend { .. }
+        | ProtocolError::Lacks { .. }
+        | ProtocolError::Ended { .. }
+        | ProtocolError::NoRun { .. }
+        | ProtocolError::UnknownProtocol { .. }
+        | ProtocolError::NoRecordedHeader(_)) => CliError::usage(e),
+        e @ (ProtocolError::Write { .. }
+        | ProtocolError::Outputs(_)
+        | ProtocolError::Unexpected(_)) => CliError::new(exit::INTERNAL, e),
         ProtocolError::State(s) => CliError::new(exit::INTERNAL, s),
     }
 }

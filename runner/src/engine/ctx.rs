@@ -74,11 +74,60 @@ pub enum ProtocolError {
     State(#[from] crate::agents::StateError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    /// A project file or a run's folder could not be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The project's stated interface could not be loaded.
+    #[error("[project] interface: {0}")]
+    Interface(#[from] crate::toolchain::InterfaceError),
+    /// A test the project gives is not one dixit can run (its kind, its file).
     #[error("{0}")]
-    Setup(String),
+    Test(String),
+    /// An agent's backend could not be made (its script, its command, its settings).
+    #[error("{message}")]
+    Backend { agent: String, message: String },
+    /// The project lacks what the protocol needs (hidden tests, an acceptance suite).
+    #[error("{protocol} needs {what}")]
+    Lacks {
+        protocol: &'static str,
+        what: String,
+    },
+    /// `--resume` of a run that ended in a decision.
+    #[error("run {run_id} already ended in round {round} ({stop}); nothing to resume")]
+    Ended {
+        run_id: String,
+        round: u32,
+        stop: String,
+    },
+    /// No run has that id (or path).
+    #[error("no run `{id}`: {} has no journal.jsonl", dir.display())]
+    NoRun { id: String, dir: PathBuf },
+    /// A recorded run names a protocol this version does not have.
+    #[error("run {run_id} ran protocol `{protocol}`, which this version does not have")]
+    UnknownProtocol { run_id: String, protocol: String },
+    /// A recorded run lacks an interface header its config states.
+    #[error(
+        "the journal records no interface header `{0}` (a run recorded before `[project] \
+         interface` cannot be replayed under it)"
+    )]
+    NoRecordedHeader(String),
     /// Writing the run's outputs failed (a full disk, a permission): not bad input.
+    #[error("writing the run's outputs: {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing `implementations/`, `suite/` or `summary.json` failed.
     #[error("writing the run's outputs: {0}")]
-    Output(String),
+    Outputs(#[from] crate::report::OutputError),
+    /// A halt that only a protocol's own logic causes reached the engine (a bug of dixit).
+    #[error("unexpected halt: {0}")]
+    Unexpected(String),
 }
 
 impl From<ProtocolError> for Halt {

@@ -60,7 +60,12 @@ pub async fn ask_test(
     let path = dir.join(&name);
     std::fs::create_dir_all(path.parent().unwrap_or(&dir))
         .and_then(|()| std::fs::write(&path, &content))
-        .map_err(|e| Halt::Fatal(ProtocolError::Output(format!("{}: {e}", path.display()))))?;
+        .map_err(|source| {
+            Halt::Fatal(ProtocolError::Write {
+                path: path.clone(),
+                source,
+            })
+        })?;
     let test = ctx
         .toolchains
         .test(&path)

@@ -127,18 +127,16 @@ pub async fn start(
     let prompts = Prompts::load(&project.dir, config, protocol, &agents)?;
     let run_id = new_run_id();
     // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
-    let runs_dir = std::path::absolute(runs_dir)
-        .map_err(|e| ProtocolError::Setup(format!("{}: {e}", runs_dir.display())))?;
+    let runs_dir = std::path::absolute(runs_dir).map_err(|source| ProtocolError::Read {
+        path: runs_dir.to_path_buf(),
+        source,
+    })?;
     let run_dir = runs_dir.join(&run_id);
     let acceptance = match protocol.acceptance(config)? {
         Some(dir) => project.files_in(&dir),
         None => Vec::new(),
     };
-    let interface = Arc::new(
-        toolchains
-            .interface(&config.stated_interface(&project.dir))
-            .map_err(|e| ProtocolError::Setup(format!("[project] interface: {e}")))?,
-    );
+    let interface = Arc::new(toolchains.interface(&config.stated_interface(&project.dir))?);
     let snapshot = ProjectSnapshot {
         config: project.config_text.clone(),
         spec: project.spec.clone(),
@@ -160,8 +158,12 @@ pub async fn start(
     for spec in &agents {
         live.insert(
             spec.name.clone(),
-            backends(spec, &project.dir, config.project.seed, protocol.name())
-                .map_err(ProtocolError::Setup)?,
+            backends(spec, &project.dir, config.project.seed, protocol.name()).map_err(
+                |message| ProtocolError::Backend {
+                    agent: spec.name.clone(),
+                    message,
+                },
+            )?,
         );
     }
     let ctx = Ctx::new(CtxParts {
@@ -197,16 +199,18 @@ pub async fn resume(
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
 ) -> Result<RunOutcome, ProtocolError> {
-    let run_dir = &std::path::absolute(run_dir)
-        .map_err(|e| ProtocolError::Setup(format!("{}: {e}", run_dir.display())))?;
+    let run_dir = &std::path::absolute(run_dir).map_err(|source| ProtocolError::Read {
+        path: run_dir.to_path_buf(),
+        source,
+    })?;
     let recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
     if let Some((stop, round)) = recorded.stop() {
         if !stop.resumable() {
-            return Err(ProtocolError::Setup(format!(
-                "run {} already ended in round {round} ({}); nothing to resume",
-                recorded.run_id,
-                crate::report::describe_stop(&stop)
-            )));
+            return Err(ProtocolError::Ended {
+                run_id: recorded.run_id.clone(),
+                round,
+                stop: crate::report::describe_stop(&stop),
+            });
         }
     }
     let config = project.config.with_protocol(recorded.protocol.clone());
@@ -214,8 +218,12 @@ pub async fn resume(
     let recording = Arc::new(recorded.recording());
     let mut agents = BTreeMap::new();
     for spec in &specs {
-        let live = backends(spec, &project.dir, config.project.seed, protocol.name())
-            .map_err(ProtocolError::Setup)?;
+        let live = backends(spec, &project.dir, config.project.seed, protocol.name()).map_err(
+            |message| ProtocolError::Backend {
+                agent: spec.name.clone(),
+                message,
+            },
+        )?;
         agents.insert(
             spec.name.clone(),
             Arc::new(ReplayBackend::new(recording.clone(), Some(live))) as Arc<dyn Backend>,
@@ -325,11 +333,9 @@ fn recorded_setup(
         .iter()
         .copied()
         .find(|p| p.name() == recorded.protocol.as_str())
-        .ok_or_else(|| {
-            ProtocolError::Setup(format!(
-                "run {} ran protocol `{}`, which this version does not have",
-                recorded.run_id, recorded.protocol
-            ))
+        .ok_or_else(|| ProtocolError::UnknownProtocol {
+            run_id: recorded.run_id.clone(),
+            protocol: recorded.protocol.to_string(),
         })?;
     let specs = config.agent_specs(&protocol.team(config)?)?;
     let prompts = Prompts::from_templates(
@@ -366,7 +372,10 @@ fn read_files(files: &[PathBuf]) -> Result<BTreeMap<String, String>, ProtocolErr
                 .unwrap_or_default();
             std::fs::read_to_string(p)
                 .map(|t| (name, t))
-                .map_err(|e| ProtocolError::Setup(format!("{}: {e}", p.display())))
+                .map_err(|source| ProtocolError::Read {
+                    path: p.clone(),
+                    source,
+                })
         })
         .collect()
 }
@@ -375,15 +384,20 @@ fn read_files(files: &[PathBuf]) -> Result<BTreeMap<String, String>, ProtocolErr
 fn recorded_inputs(recorded: &JournalFile, dir: &Path) -> Result<Inputs, ProtocolError> {
     let write = |sub: &str, files: &BTreeMap<String, String>| {
         let d = dir.join(sub);
-        std::fs::create_dir_all(&d)
-            .map_err(|e| ProtocolError::Output(format!("{}: {e}", d.display())))?;
+        std::fs::create_dir_all(&d).map_err(|source| ProtocolError::Write {
+            path: d.to_path_buf(),
+            source,
+        })?;
         files
             .iter()
             .map(|(name, text)| {
                 let p = d.join(name);
                 std::fs::write(&p, text)
                     .map(|()| p.clone())
-                    .map_err(|e| ProtocolError::Output(format!("{}: {e}", p.display())))
+                    .map_err(|source| ProtocolError::Write {
+                        path: p.to_path_buf(),
+                        source,
+                    })
             })
             .collect::<Result<Vec<PathBuf>, ProtocolError>>()
     };
@@ -404,23 +418,26 @@ fn recorded_interface(
     let d = dir.join("interface");
     let stated = match config.stated_interface(&d) {
         StatedInterface::Headers(paths) => {
-            std::fs::create_dir_all(&d)
-                .map_err(|e| ProtocolError::Output(format!("{}: {e}", d.display())))?;
+            std::fs::create_dir_all(&d).map_err(|source| ProtocolError::Write {
+                path: d.to_path_buf(),
+                source,
+            })?;
             let mut written = Vec::new();
             for p in paths {
                 let name = p
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let text = recorded.project.interface.get(&name).ok_or_else(|| {
-                    ProtocolError::Setup(format!(
-                        "the journal records no interface header `{name}` (a run recorded \
-                         before `[project] interface` cannot be replayed under it)"
-                    ))
-                })?;
+                let text = recorded
+                    .project
+                    .interface
+                    .get(&name)
+                    .ok_or_else(|| ProtocolError::NoRecordedHeader(name.clone()))?;
                 let at = d.join(&name);
-                std::fs::write(&at, text)
-                    .map_err(|e| ProtocolError::Output(format!("{}: {e}", at.display())))?;
+                std::fs::write(&at, text).map_err(|source| ProtocolError::Write {
+                    path: at.to_path_buf(),
+                    source,
+                })?;
                 written.push(at);
             }
             StatedInterface::Headers(written)
@@ -430,7 +447,7 @@ fn recorded_interface(
     toolchains
         .interface(&stated)
         .map(Arc::new)
-        .map_err(|e| ProtocolError::Setup(format!("[project] interface: {e}")))
+        .map_err(ProtocolError::from)
 }
 
 /// Creates the agents, runs the protocol to its stop; then the hidden tests, the stop event and
@@ -453,7 +470,10 @@ async fn execute(
         )?;
         let backend = backends
             .remove(&spec.name)
-            .ok_or_else(|| ProtocolError::Setup(format!("no backend for {}", spec.name)))?;
+            .ok_or_else(|| ProtocolError::Backend {
+                agent: spec.name.clone(),
+                message: format!("no backend for {}", spec.name),
+            })?;
         let agent = Agent {
             name: spec.name.clone(),
             role: spec.role,
@@ -528,8 +548,7 @@ async fn execute(
     if let Some(j) = &recorded {
         summary.disagreements = disagreements(ctx, j, &implementations).await;
     }
-    write_outputs(&ctx.run_dir, &summary, &implementations, ctx.test_kind())
-        .map_err(|e| ProtocolError::Output(e.to_string()))?;
+    write_outputs(&ctx.run_dir, &summary, &implementations, ctx.test_kind())?;
     Ok(RunOutcome {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
@@ -568,7 +587,7 @@ async fn disagreements(
 fn halt_to_error(h: Halt) -> ProtocolError {
     match h {
         Halt::Fatal(e) => e,
-        other => ProtocolError::Setup(format!("unexpected halt: {other:?}")),
+        other => ProtocolError::Unexpected(format!("{other:?}")),
     }
 }
 

@@ -37,7 +37,10 @@ impl Suite {
         author: &str,
     ) -> Result<Suite, ProtocolError> {
         let files: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| ProtocolError::Setup(format!("{}: {e}", dir.display())))?
+            .map_err(|source| ProtocolError::Read {
+                path: dir.to_path_buf(),
+                source,
+            })?
             .flatten()
             .map(|e| e.path())
             .collect();
@@ -65,7 +68,7 @@ impl Suite {
         files.sort();
         let mut suite = Suite::default();
         for path in files {
-            let test = ctx.toolchains.test(&path).map_err(ProtocolError::Setup)?;
+            let test = ctx.toolchains.test(&path).map_err(ProtocolError::Test)?;
             let source = std::fs::read_to_string(&path).unwrap_or_default();
             let file = path
                 .file_name()
@@ -109,18 +112,24 @@ impl Suite {
         accepted: Vec<(String, Proposal)>,
     ) -> Result<Vec<SuiteEntry>, Halt> {
         let dir = dir.to_path_buf();
-        let fatal = |p: &Path, e: String| {
-            Halt::Fatal(ProtocolError::Output(format!("{}: {e}", p.display())))
+        let fatal = |p: &Path, source: std::io::Error| {
+            Halt::Fatal(ProtocolError::Write {
+                path: p.to_path_buf(),
+                source,
+            })
         };
-        std::fs::create_dir_all(&dir).map_err(|e| fatal(&dir, e.to_string()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| fatal(&dir, e))?;
         let mut added = Vec::new();
         for (author, p) in accepted {
             let number = self.tests.len() + 1;
             let file = format!("test_{number:03}.{}", ctx.test_kind().extension());
             let source = p.source.clone().unwrap_or_default();
             let path = dir.join(&file);
-            std::fs::write(&path, &source).map_err(|e| fatal(&path, e.to_string()))?;
-            let test = ctx.toolchains.test(&path).map_err(|e| fatal(&path, e))?;
+            std::fs::write(&path, &source).map_err(|e| fatal(&path, e))?;
+            let test = ctx
+                .toolchains
+                .test(&path)
+                .map_err(|e| Halt::Fatal(ProtocolError::Test(e)))?;
             let entry = SuiteEntry {
                 number,
                 author,

@@ -21,7 +21,7 @@ mod summary;
 mod text;
 
 pub use compare::compare_table;
-pub use outputs::write_outputs;
+pub use outputs::{write_outputs, OutputError};
 pub use summary::{
     AttemptStats, BlindCoder, BlindSummary, ClassCounts, CoderStats, DebateEpoch, DebateSummary,
     DixitSummary, ProtocolPart, RepairCoder, RepairSummary, SuiteItem, Summary, TesterStats,

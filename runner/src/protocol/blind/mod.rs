@@ -128,10 +128,13 @@ impl Protocol for Blind {
 pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Halt> {
     let hidden = Suite::from_files(ctx, &inputs.hidden, ctx.test_kind(), "hidden")?;
     if hidden.is_empty() {
-        return Err(Halt::Fatal(ProtocolError::Setup(format!(
-            "blind verification needs hidden tests: no .{} test in the project's hidden/ folder",
-            ctx.test_kind().extension()
-        ))));
+        return Err(Halt::Fatal(ProtocolError::Lacks {
+            protocol: "blind verification",
+            what: format!(
+                "hidden tests: no .{} test in the project's hidden/ folder",
+                ctx.test_kind().extension()
+            ),
+        }));
     }
     let results =
         first_halt(join_all(team.coders.iter_mut().map(|c| verify(ctx, c, &hidden))).await)?;
@@ -227,7 +230,12 @@ async fn write_tests(
         let path = dir.join(format!("test_{}.{}", i + 1, kind.extension()));
         std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(&path, body))
-            .map_err(|e| Halt::Fatal(ProtocolError::Output(format!("{}: {e}", path.display()))))?;
+            .map_err(|source| {
+                Halt::Fatal(ProtocolError::Write {
+                    path: path.clone(),
+                    source,
+                })
+            })?;
         let (category, confidence) = labels(body);
         described.push(SelfTest {
             id: id.clone(),

@@ -124,11 +124,14 @@ impl Protocol for Repair {
 pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Halt> {
     let suite = Suite::from_files(ctx, &inputs.acceptance, ctx.test_kind(), "acceptance")?;
     if suite.is_empty() {
-        return Err(Halt::Fatal(ProtocolError::Setup(format!(
-            "repair needs an acceptance suite: no .{} test in the project's `{}` folder ([repair] tests)",
-            ctx.test_kind().extension(),
-            Settings::of(ctx)?.tests.display()
-        ))));
+        return Err(Halt::Fatal(ProtocolError::Lacks {
+            protocol: "repair",
+            what: format!(
+                "an acceptance suite: no .{} test in the project's `{}` folder ([repair] tests)",
+                ctx.test_kind().extension(),
+                Settings::of(ctx)?.tests.display()
+            ),
+        }));
     }
     let mut reviewers = team.reviewers.iter_mut().map(Some).collect::<Vec<_>>();
     reviewers.resize_with(team.coders.len(), || None);
