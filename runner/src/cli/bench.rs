@@ -5,8 +5,9 @@ use std::process::Command;
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
-use super::{output, toolchains, GlobalArgs};
+use super::{toolchains, GlobalArgs};
 use crate::bench::{self, BenchOptions, LoadRow, Report};
+use crate::report::format::thousands;
 use crate::sandbox::SandboxConfig;
 
 #[derive(Debug, Args)]
@@ -127,7 +128,7 @@ fn per_run(us: f64) -> String {
 }
 
 fn rate(r: f64) -> String {
-    output::thousands(r.round() as u64)
+    thousands(r.round() as u64)
 }
 
 /// The human-readable report.

@@ -8,12 +8,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
-use super::{output, toolchains, GlobalArgs};
+use super::{toolchains, GlobalArgs};
 use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig, VerdictFile};
 use crate::eval::{
     evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation,
     MergeError, Progress, Report, ScoringConfig, Shard,
 };
+use crate::report::format::{bytes, thousands};
 use crate::sandbox::Limits;
 use crate::scaleout::{
     check_shard_file, process_env, write_atomic, ShardEnvError, ShardFiles, ShardSpec,
@@ -271,7 +272,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             "evaluated {} problems in {:.1} s: {} runs, {} of {} matrices from the cache{}",
             e.corpus.problems,
             e.seconds.total,
-            output::thousands(e.runs),
+            thousands(e.runs),
             e.cached_problems,
             e.corpus.problems,
             saved
@@ -476,11 +477,11 @@ fn pct(num: u64, den: u64) -> String {
 fn class_line(name: &str, c: &ClassCount) -> String {
     format!(
         "  {name:<9} {:>7} {:>8} {:>8}   {:>8} {:>8} {:>8}\n",
-        output::thousands(c.tests),
-        output::thousands(c.correct_tests),
+        thousands(c.tests),
+        thousands(c.correct_tests),
         pct(c.correct_tests, c.tests),
-        output::thousands(c.samples),
-        output::thousands(c.correct_samples),
+        thousands(c.samples),
+        thousands(c.correct_samples),
         pct(c.correct_samples, c.samples),
     )
 }
@@ -501,28 +502,28 @@ pub fn table(r: &EvalReport) -> String {
     ));
     out.push_str(&format!(
         "{} unique solutions ({} samples) + references · {} unique tests ({} samples) · hidden tests\n",
-        output::thousands(c.solutions),
-        output::thousands(c.solution_samples),
-        output::thousands(c.tests),
-        output::thousands(c.test_samples),
+        thousands(c.solutions),
+        thousands(c.solution_samples),
+        thousands(c.tests),
+        thousands(c.test_samples),
     ));
     out.push_str(&format!(
         "isolation: {} ({})\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
         setup.isolation,
         setup.isolation.describe(),
-        output::thousands(setup.limits.fuel),
-        output::bytes(setup.limits.memory_bytes),
+        thousands(setup.limits.fuel),
+        bytes(setup.limits.memory_bytes),
         setup.wasmtime,
     ));
     out.push_str(&results_table(&r.results));
     let verdicts: Vec<String> = e
         .verdicts
         .iter()
-        .map(|(k, v)| format!("{k} {}", output::thousands(*v)))
+        .map(|(k, v)| format!("{k} {}", thousands(*v)))
         .collect();
     out.push_str(&format!(
         "\nverdicts of {} cells: {}\n",
-        output::thousands(c.cells),
+        thousands(c.cells),
         verdicts.join(" · ")
     ));
     if !e.reference_failures.is_empty() {
@@ -534,8 +535,8 @@ pub fn table(r: &EvalReport) -> String {
     let t = &e.seconds;
     out.push_str(&format!(
         "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
-        output::thousands(e.runs),
-        output::thousands(e.instances),
+        thousands(e.runs),
+        thousands(e.instances),
         e.threads,
         t.total,
         t.import,

@@ -4,6 +4,7 @@
 //!
 //! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
 //! - `text.rs`: the terminal summary and [`describe_stop`].
+//! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: the table of `dixit compare`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
@@ -12,6 +13,7 @@
 
 mod compare;
 pub mod eval_report;
+pub mod format;
 pub mod html;
 pub mod input;
 pub mod junit;
@@ -21,10 +23,11 @@ mod summary;
 mod text;
 
 pub use compare::compare_table;
+pub use format::and_list;
 pub use outputs::write_outputs;
 pub use summary::{
     AttemptStats, BlindCoder, BlindSummary, ClassCounts, CoderStats, DebateEpoch, DebateSummary,
     DixitSummary, ProtocolPart, RepairCoder, RepairSummary, SuiteItem, Summary, TesterStats,
     UsageTotals,
 };
-pub use text::{and_list, describe_stop, render};
+pub use text::{describe_stop, render};

@@ -17,12 +17,13 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::super::format::{percent, thousands};
 use super::super::html::{
     band_legend, bar_chart, dot_chart, histogram, html, legend, verdict_legend, Bar, Cell, Column,
     Markup, Page, Series, Table,
 };
 use super::super::input::ReportError;
-use super::{pct, thousands, EvalOutput, Provenance, STRATEGIES};
+use super::{EvalOutput, Provenance, STRATEGIES};
 use crate::eval::scoring::{pool_bands, Band, ProblemReport};
 use crate::eval::{EvalReport, ProblemVerdicts};
 
@@ -356,7 +357,7 @@ fn band_precision(r: &EvalReport) -> Markup {
             if b == 0 {
                 Cell::num(f64::NAN, "–")
             } else {
-                Cell::num(a as f64 / b as f64, pct(a, b))
+                Cell::num(a as f64 / b as f64, percent(a, b, 1, "–"))
             }
         };
         t.row(vec![
@@ -452,7 +453,7 @@ fn plots(eval: &EvalOutput) -> Markup {
             Some(Bar {
                 label: format!("{} {}", e.code, e.name),
                 value: n as f64,
-                shown: format!("{} ({})", thousands(n), pct(n, total)),
+                shown: format!("{} ({})", thousands(n), percent(n, total, 1, "–")),
                 class: Some(format!("v-{}", e.code)),
             })
         })
@@ -551,7 +552,7 @@ fn problem_table(eval: &EvalOutput) -> Markup {
             if cells == 0 {
                 Cell::num(f64::NAN, "–")
             } else {
-                Cell::num(ce as f64 / cells as f64, pct(ce, cells))
+                Cell::num(ce as f64 / cells as f64, percent(ce, cells, 1, "–"))
             },
             if v.reference_hidden == 'P' {
                 Cell::text("✓ pass")
