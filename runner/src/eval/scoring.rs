@@ -625,6 +625,14 @@ impl BandPrecision {
         self.ideal.add(&other.ideal);
         self.too_hard.add(&other.too_hard);
     }
+
+    /// The three bands together (the reports' `all` row).
+    pub fn all(&self) -> ClassCount {
+        let mut all = self.too_easy;
+        all.add(&self.ideal);
+        all.add(&self.too_hard);
+        all
+    }
 }
 
 /// Counts tests per pool band ([`pool_bands`]) and how many are correct

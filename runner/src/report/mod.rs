@@ -6,13 +6,14 @@
 //! - `text.rs`: the terminal summary and [`describe_stop`].
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
-//! - `compare.rs`: the table of `dixit compare`.
+//! - `compare.rs`: the table of `dixit compare`; `eval_table.rs`: the tables of `dixit eval`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
 //!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
 
 mod compare;
 pub mod eval_report;
+mod eval_table;
 pub mod format;
 pub mod html;
 pub mod input;
@@ -23,6 +24,7 @@ mod summary;
 mod text;
 
 pub use compare::compare_table;
+pub use eval_table::{eval_table, verdicts_table};
 pub use format::and_list;
 pub use outputs::write_outputs;
 pub use summary::{

@@ -340,13 +340,7 @@ fn band_precision(r: &EvalReport) -> Markup {
             Column::num("share"),
         ],
     );
-    let mut all = p.too_easy;
-    for x in [&p.ideal, &p.too_hard] {
-        all.tests += x.tests;
-        all.correct_tests += x.correct_tests;
-        all.samples += x.samples;
-        all.correct_samples += x.correct_samples;
-    }
+    let all = p.all();
     for (name, letter, cc) in [
         ("TOO_EASY", Some('E'), &p.too_easy),
         ("IDEAL", Some('I'), &p.ideal),
