@@ -6,11 +6,13 @@
 //! - `text.rs`: the terminal summary and [`describe_stop`].
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
-//! - `compare.rs`: the table of `dixit compare`; `eval_table.rs`: the tables of `dixit eval`.
+//! - `compare.rs`: the table of `dixit compare`; `eval_table.rs`: the tables of `dixit eval`;
+//!   `bench.rs`: the table of `dixit bench`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
 //!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
 
+mod bench;
 mod compare;
 pub mod eval_report;
 mod eval_table;
@@ -23,6 +25,7 @@ pub mod run_report;
 mod summary;
 mod text;
 
+pub use bench::bench_table;
 pub use compare::compare_table;
 pub use eval_table::{eval_table, verdicts_table};
 pub use format::and_list;
