@@ -78,7 +78,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub no_cache: bool,
     /// More than this share of failing solutions makes a test TOO_HARD.
-    #[arg(long, default_value_t = crate::eval::scoring::MINORITY, value_parser = parse_share)]
+    #[arg(long, default_value_t = crate::classify::DEFAULT_MINORITY, value_parser = parse_share)]
     pub minority: f64,
     /// Coders in the Dixit loop simulation.
     #[arg(long, default_value_t = crate::eval::scoring::DEFAULT_CODERS, value_name = "N")]

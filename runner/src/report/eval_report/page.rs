@@ -24,7 +24,8 @@ use super::super::html::{
 };
 use super::super::input::ReportError;
 use super::{EvalOutput, Provenance, STRATEGIES};
-use crate::eval::scoring::{pool_bands, Band, ProblemReport};
+use crate::classify::Class;
+use crate::eval::scoring::{pool_bands, ProblemReport};
 use crate::eval::{EvalReport, ProblemVerdicts};
 
 /// The page script of the eval report.
@@ -36,15 +37,16 @@ pub(crate) const NOTE_ALPHABET: &str =
     "!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~";
 
 /// The band letter of a test.
-pub(crate) fn band_letter(b: Band) -> char {
+pub(crate) fn band_letter(b: Class) -> char {
     match b {
-        Band::Ideal => 'I',
-        Band::TooHard => 'H',
-        Band::TooEasy => 'E',
+        Class::Ideal => 'I',
+        Class::TooHard => 'H',
+        // `class_of` never says INVALID: a test that does not build fails here.
+        Class::TooEasy | Class::Invalid => 'E',
     }
 }
 
-/// The bands of `v`'s tests over its pool (the band rule of `eval::scoring`).
+/// The bands of `v`'s tests over its pool (the band rule, `classify::class_of`).
 pub(crate) fn bands(v: &ProblemVerdicts, minority: f64) -> String {
     match v.matrix() {
         Ok(m) => pool_bands(&m, minority)
