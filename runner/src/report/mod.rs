@@ -6,7 +6,7 @@
 //! - `text.rs`: the terminal summary and [`describe_stop`].
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
-//! - `compare.rs`: the table of `dixit compare`; `eval_table.rs`: the tables of `dixit eval`;
+//! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
 //!   `bench.rs`: the table of `dixit bench`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
@@ -26,7 +26,7 @@ mod summary;
 mod text;
 
 pub use bench::bench_table;
-pub use compare::compare_table;
+pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
 pub use format::and_list;
 pub use outputs::write_outputs;
