@@ -3,7 +3,7 @@
 //!
 //! Data flow: embedded programs (`fixtures/bench/`) → [`programs::Programs`] (built for the
 //! sandbox and natively) → [`measure`] loops on 1..n threads → [`Report`] (rows, ratios, targets)
-//! → the CLI prints a table or JSON.
+//! → `report::bench_table` (the CLI prints it) or JSON.
 //!
 //! - `suite.rs`: the whole benchmark, step by step ([`run`], [`load_python_once`]).
 //! - `programs.rs`: the benchmark programs, written to a temp dir, built as guests and natively.

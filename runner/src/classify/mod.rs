@@ -124,8 +124,9 @@ impl std::fmt::Display for Class {
 }
 
 /// The rule itself: `failures` of `pool` solutions failed a test that builds.
-/// 0 → TOO_EASY; more than `minority × pool` → TOO_HARD; otherwise IDEAL.
-pub fn class_of(failures: usize, pool: usize, minority: f64) -> Class {
+/// 0 → TOO_EASY; more than `minority × pool` → TOO_HARD; otherwise IDEAL. One rule for runs
+/// (coders) and `dixit eval` (recorded pools, counted with multiplicity).
+pub fn class_of(failures: u64, pool: u64, minority: f64) -> Class {
     if failures == 0 {
         Class::TooEasy
     } else if failures as f64 > pool as f64 * minority {
@@ -177,7 +178,7 @@ impl Classification {
             };
         }
         Classification {
-            class: class_of(failures, pool, minority),
+            class: class_of(failures as u64, pool as u64, minority),
             failures,
             pool,
             minority,
@@ -204,6 +205,8 @@ mod tests {
         );
         assert_eq!(class_of(2, 7, 0.4), Class::Ideal);
         assert_eq!(class_of(3, 7, 0.4), Class::TooHard);
+        assert_eq!(class_of(40, 100, 0.4), Class::Ideal);
+        assert_eq!(class_of(41, 100, 0.4), Class::TooHard);
     }
 
     fn cell(kind: VerdictKind, side: Option<CompileSide>) -> Cell {

@@ -5,8 +5,9 @@ use std::process::Command;
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
-use super::{output, toolchains, GlobalArgs};
-use crate::bench::{self, BenchOptions, LoadRow, Report};
+use super::{toolchains, GlobalArgs};
+use crate::bench::{self, BenchOptions, LoadRow};
+use crate::report::bench_table;
 use crate::sandbox::SandboxConfig;
 
 #[derive(Debug, Args)]
@@ -73,7 +74,7 @@ pub fn run(g: &GlobalArgs, a: &BenchArgs) -> CliResult {
             serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
         );
     } else {
-        print!("{}", table(&report, a.seconds));
+        print!("{}", bench_table(&report, a.seconds));
     }
     Ok(exit::OK)
 }
@@ -116,124 +117,4 @@ pub fn load_python(g: &GlobalArgs) -> CliResult {
         serde_json::to_string(&row).map_err(anyhow::Error::from)?
     );
     Ok(exit::OK)
-}
-
-fn per_run(us: f64) -> String {
-    if us < 1_000.0 {
-        format!("{us:.1} µs")
-    } else {
-        format!("{:.2} ms", us / 1e3)
-    }
-}
-
-fn rate(r: f64) -> String {
-    output::thousands(r.round() as u64)
-}
-
-/// The human-readable report.
-pub fn table(r: &Report, seconds: f64) -> String {
-    let load = match r.load_average {
-        (Some(a), Some(b)) => format!(", load average {a:.1} → {b:.1}"),
-        _ => String::new(),
-    };
-    let mut s = format!(
-        "dixit bench: wasmtime {}, {} CPUs{load}, {seconds} s per measurement\n\
-         memory reset: compiled guests by wasmtime's {}; the Python runtime by dixit's own{}\n\
-         native Python: {}\n\n",
-        r.wasmtime,
-        r.cpus,
-        if r.pagemap {
-            "PAGEMAP_SCAN"
-        } else {
-            "madvise (no PAGEMAP_SCAN, or swap is on)"
-        },
-        match &r.python_memory {
-            Some(m) if m.restores + m.clears > 0 => format!(
-                " ({:.0} pages copied back per reset, {} slots, {} of {} resets by madvise)",
-                m.pages_restored as f64 / m.restores.max(1) as f64,
-                m.slots,
-                m.clears,
-                m.restores + m.clears
-            ),
-            _ => String::new(),
-        },
-        r.python
-    );
-    let threads: Vec<usize> = r
-        .guests
-        .first()
-        .map(|g| g.throughput.iter().map(|t| t.threads).collect())
-        .unwrap_or_default();
-    s.push_str(&format!("{:<31} {:>10} {:>10}", "per run", "median", "p90"));
-    for t in &threads {
-        s.push_str(&format!(" {:>12}", format!("runs/s ×{t}")));
-    }
-    s.push_str("  vs native\n");
-    for g in &r.guests {
-        s.push_str(&format!(
-            "{:<31} {:>10} {:>10}",
-            g.name,
-            per_run(g.latency.median_us),
-            per_run(g.latency.p90_us)
-        ));
-        for t in &threads {
-            let v = g
-                .throughput
-                .iter()
-                .find(|x| x.threads == *t)
-                .map(|x| rate(x.runs_per_sec))
-                .unwrap_or_default();
-            s.push_str(&format!(" {v:>12}"));
-        }
-        if let (Some(b), Some(x)) = (&g.baseline, g.speedup) {
-            s.push_str(&format!("  {x:.0}× faster than {b}"));
-        }
-        s.push('\n');
-    }
-    s.push_str(&format!(
-        "\n{:<31} {:>10} {:>10} {:>12} {:>12}\n",
-        "classify 1 Python test", "median", "p90", "solutions", "runs"
-    ));
-    for c in &r.classify {
-        s.push_str(&format!(
-            "{:<31} {:>10} {:>10} {:>12} {:>12}\n",
-            format!("  reruns {}", c.reruns),
-            per_run(c.time.median_us),
-            per_run(c.time.p90_us),
-            c.solutions,
-            c.runs
-        ));
-    }
-    if let Some(l) = &r.runtime_load {
-        s.push_str(&format!(
-            "\nsecond invocation (fresh process, {} samples): engine {}, Python runtime load {}, compiled: {}\n",
-            l.samples,
-            per_run(l.engine_us),
-            per_run(l.load_us),
-            if l.compiled { "YES" } else { "nothing" }
-        ));
-    }
-    s.push_str("\ntargets\n");
-    for t in &r.targets {
-        let fmt = |v: f64| {
-            if t.unit == "×" && v < 10.0 {
-                format!("{v:.1}×")
-            } else if t.unit == "×" {
-                format!("{v:.0}×")
-            } else if t.unit == "compilations" {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.2} {}", t.unit)
-            }
-        };
-        s.push_str(&format!(
-            "  {:<7} {:<62} {} {} {}\n",
-            if t.met { "met" } else { "MISSED" },
-            t.what,
-            fmt(t.measured),
-            t.op,
-            fmt(t.limit)
-        ));
-    }
-    s
 }

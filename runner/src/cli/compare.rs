@@ -10,15 +10,12 @@ use clap::Args;
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
 use super::{toolchains, GlobalArgs};
-use crate::compare::{self, CompareError, CompareReport, Plan};
+use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
 use crate::config::ProtocolName;
 use crate::engine::{self, Quiet};
 use crate::eval::Shard;
-use crate::report;
+use crate::report::{self, CellResult, CompareReport};
 use crate::scaleout::{check_shard_file, shard_file_name, write_atomic, ShardFiles};
-
-/// The file `--out DIR` saves an unsharded (or merged) comparison in.
-pub const COMPARE_FILE: &str = "compare.json";
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -113,7 +110,7 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
     let failed = report
         .cells
         .iter()
-        .any(|c| matches!(c.result, compare::CellResult::Failed { .. }));
+        .any(|c| matches!(c.result, CellResult::Failed { .. }));
     Ok(if failed { exit::FAILED } else { exit::OK })
 }
 
@@ -181,7 +178,7 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
             )
         }
     };
-    CompareReport::merge(parts).map_err(|e| match &e {
+    compare::merge(parts).map_err(|e| match &e {
         CompareError::Missing { .. } => {
             let hint = dir.map(|d| format!("is every shard's file in {}?", d.display()));
             let err = CliError::usage(e);

@@ -8,12 +8,14 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
-use super::{output, toolchains, GlobalArgs};
-use crate::eval::scoring::{BandPrecision, ClassCount, LoopConfig, VerdictFile};
+use super::{toolchains, GlobalArgs};
+use crate::eval::scoring::{LoopConfig, VerdictFile};
 use crate::eval::{
     evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation,
     MergeError, Progress, Report, ScoringConfig, Shard,
 };
+use crate::report::format::thousands;
+use crate::report::{eval_table, verdicts_table};
 use crate::sandbox::Limits;
 use crate::scaleout::{
     check_shard_file, process_env, write_atomic, ShardEnvError, ShardFiles, ShardSpec,
@@ -76,7 +78,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub no_cache: bool,
     /// More than this share of failing solutions makes a test TOO_HARD.
-    #[arg(long, default_value_t = crate::eval::scoring::MINORITY, value_parser = parse_share)]
+    #[arg(long, default_value_t = crate::classify::DEFAULT_MINORITY, value_parser = parse_share)]
     pub minority: f64,
     /// Coders in the Dixit loop simulation.
     #[arg(long, default_value_t = crate::eval::scoring::DEFAULT_CODERS, value_name = "N")]
@@ -263,7 +265,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             serde_json::to_string_pretty(report).map_err(anyhow::Error::from)?
         );
     } else {
-        print!("{}", table(report));
+        print!("{}", eval_table(report));
     }
     if !g.quiet {
         let e = &report.execution;
@@ -271,7 +273,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             "evaluated {} problems in {:.1} s: {} runs, {} of {} matrices from the cache{}",
             e.corpus.problems,
             e.seconds.total,
-            output::thousands(e.runs),
+            thousands(e.runs),
             e.cached_problems,
             e.corpus.problems,
             saved
@@ -294,15 +296,7 @@ fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult 
             serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
         );
     } else {
-        println!(
-            "verdicts from {} · {} problems{}\n",
-            path.display(),
-            report.summary.problems,
-            file.wall_seconds
-                .map(|w| format!(" · harness wall time {w:.1} s"))
-                .unwrap_or_default()
-        );
-        print!("{}", results_table(&report));
+        print!("{}", verdicts_table(path, file.wall_seconds, &report));
     }
     Ok(exit::OK)
 }
@@ -339,7 +333,7 @@ pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
             serde_json::to_string_pretty(&merged).map_err(anyhow::Error::from)?
         );
     } else {
-        print!("{}", table(&merged));
+        print!("{}", eval_table(&merged));
     }
     if !g.quiet {
         eprintln!(
@@ -463,130 +457,4 @@ impl Progress for Bars {
             bar.finish_and_clear();
         }
     }
-}
-
-fn pct(num: u64, den: u64) -> String {
-    if den == 0 {
-        "-".into()
-    } else {
-        format!("{:.1} %", 100.0 * num as f64 / den as f64)
-    }
-}
-
-fn class_line(name: &str, c: &ClassCount) -> String {
-    format!(
-        "  {name:<9} {:>7} {:>8} {:>8}   {:>8} {:>8} {:>8}\n",
-        output::thousands(c.tests),
-        output::thousands(c.correct_tests),
-        pct(c.correct_tests, c.tests),
-        output::thousands(c.samples),
-        output::thousands(c.correct_samples),
-        pct(c.correct_samples, c.samples),
-    )
-}
-
-/// The human-readable report: strategies side by side, band precision, and how it was run.
-pub fn table(r: &EvalReport) -> String {
-    let e = &r.execution;
-    let c = &e.corpus;
-    let setup = &r.setup;
-    let mut out = String::new();
-    out.push_str(&format!(
-        "dixit eval · {} corpus {} · {} problem{}{}\n",
-        setup.corpus_format,
-        &setup.corpus_hash[..12.min(setup.corpus_hash.len())],
-        c.problems,
-        if c.problems == 1 { "" } else { "s" },
-        r.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
-    ));
-    out.push_str(&format!(
-        "{} unique solutions ({} samples) + references · {} unique tests ({} samples) · hidden tests\n",
-        output::thousands(c.solutions),
-        output::thousands(c.solution_samples),
-        output::thousands(c.tests),
-        output::thousands(c.test_samples),
-    ));
-    out.push_str(&format!(
-        "isolation: {} ({})\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
-        setup.isolation,
-        setup.isolation.describe(),
-        output::thousands(setup.limits.fuel),
-        output::bytes(setup.limits.memory_bytes),
-        setup.wasmtime,
-    ));
-    out.push_str(&results_table(&r.results));
-    let verdicts: Vec<String> = e
-        .verdicts
-        .iter()
-        .map(|(k, v)| format!("{k} {}", output::thousands(*v)))
-        .collect();
-    out.push_str(&format!(
-        "\nverdicts of {} cells: {}\n",
-        output::thousands(c.cells),
-        verdicts.join(" · ")
-    ));
-    if !e.reference_failures.is_empty() {
-        out.push_str(&format!(
-            "warning: reference solutions failing their hidden tests: {}\n",
-            e.reference_failures.join(", ")
-        ));
-    }
-    let t = &e.seconds;
-    out.push_str(&format!(
-        "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
-        output::thousands(e.runs),
-        output::thousands(e.instances),
-        e.threads,
-        t.total,
-        t.import,
-        t.compile_check,
-        t.matrix,
-        t.scoring,
-        e.cached_problems,
-        c.problems,
-    ));
-    out
-}
-
-/// Pass@1 per strategy, side by side, and the band precision table.
-pub fn results_table(r: &Report) -> String {
-    let s = &r.summary;
-    let cfg = &r.config;
-    let mut out = String::new();
-    let rows = [
-        ("random baseline", s.random_pct),
-        ("CodeT dual agreement", s.dual_agreement_pct),
-        ("  counting unique tests", s.dual_agreement_unique_tests_pct),
-        ("Dixit band (most IDEAL tests)", s.dixit_band_pct),
-        ("  counting unique tests", s.dixit_band_unique_tests_pct),
-        (
-            &*format!(
-                "Dixit loop ({} coders, {} seeds)",
-                cfg.dixit_loop.coders, cfg.dixit_loop.seeds
-            ),
-            s.dixit_loop_pct,
-        ),
-    ];
-    out.push_str("  strategy                             pass@1\n");
-    for (name, v) in rows {
-        out.push_str(&format!("  {name:<34} {v:>6.2} %\n"));
-    }
-    out.push_str(&format!(
-        "\nband precision: tests classified over the recorded pool (MINORITY {}); correct = the reference solution passes\n",
-        cfg.minority
-    ));
-    out.push_str("  band        tests  correct    share    samples  correct    share\n");
-    let p: &BandPrecision = &s.band_precision;
-    out.push_str(&class_line("TOO_EASY", &p.too_easy));
-    out.push_str(&class_line("IDEAL", &p.ideal));
-    out.push_str(&class_line("TOO_HARD", &p.too_hard));
-    let mut all = p.too_easy;
-    for x in [&p.ideal, &p.too_hard] {
-        all.tests += x.tests;
-        all.correct_tests += x.correct_tests;
-        all.samples += x.samples;
-        all.correct_samples += x.correct_samples;
-    }
-    out.push_str(&class_line("all", &all));
-    out
 }

@@ -1,8 +1,10 @@
-//! Human-readable formatting shared by commands. Data goes to stdout; progress and logs to
-//! stderr. Colour only on a terminal and never when `NO_COLOR` is set.
+//! Terminal output shared by commands: verdicts, colour, guest text made safe to print (numbers
+//! are `report::format`'s). Data goes to stdout; progress and logs to stderr. Colour only on a
+//! terminal and never when `NO_COLOR` is set.
 
 use std::io::IsTerminal;
 
+use crate::report::format::{bytes, micros, thousands};
 use crate::sandbox::{Verdict, VerdictKind};
 
 /// Whether to colour stdout.
@@ -36,46 +38,6 @@ pub fn printable(s: &str) -> String {
         }
     }
     out
-}
-
-/// `12 345 678` style integers.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Bytes as `1.5 MiB`.
-pub fn bytes(n: u64) -> String {
-    const U: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut v = n as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i < U.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", U[i])
-    }
-}
-
-/// Microseconds as `0.41 ms` / `1.23 s`.
-pub fn micros(us: u64) -> String {
-    if us < 1_000 {
-        format!("{us} µs")
-    } else if us < 1_000_000 {
-        format!("{:.2} ms", us as f64 / 1e3)
-    } else {
-        format!("{:.2} s", us as f64 / 1e6)
-    }
 }
 
 /// The one-line summary of a verdict plus its detail and a tail of its output.
@@ -128,15 +90,6 @@ pub fn verdict_block(v: &Verdict) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn formats() {
-        assert_eq!(super::thousands(1234567), "1,234,567");
-        assert_eq!(super::thousands(12), "12");
-        assert_eq!(super::bytes(1536), "1.5 KiB");
-        assert_eq!(super::micros(410), "410 µs");
-        assert_eq!(super::micros(1410), "1.41 ms");
-    }
-
     #[test]
     fn guest_text_cannot_drive_the_terminal() {
         let evil = "ok\x1b]0;pwned\x07\x1b[2J\rline\n\tnext\u{9b}31m";

@@ -51,7 +51,7 @@ pub(super) fn merge_step(command: &Command, dir: &Path) -> Option<(Vec<String>, 
                 "--out".into(),
                 dir.display().to_string(),
             ],
-            dir.join(super::compare::COMPARE_FILE),
+            dir.join(crate::compare::COMPARE_FILE),
         )),
         _ => None,
     }

@@ -1,78 +1,24 @@
 //! `dixit compare`: several protocols over several projects, the experiment the seeds ask for.
 //! Each (project, protocol) cell is an ordinary run (its own run directory: resumable,
-//! replayable), with the project's agents and seeds; the cells are then tabulated by hidden-test
+//! replayable), with the project's agents and seeds; what the cells found is a
+//! [`CompareReport`] (defined in `report/compare.rs` with its table), tabulated by hidden-test
 //! results, calls, tokens, cost and time (`crate::report::compare_table`).
 //!
 //! Cells are numbered project-major; `--shard i/n` runs cell `k` when `k % n == i - 1`, so an
-//! array job can spread them, and [`CompareReport::merge`] joins the shards' reports.
+//! array job can spread them, and [`merge`] joins the shards' reports.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
 
 use crate::config::{Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Observer};
 use crate::eval::Shard;
 use crate::journal::{ExitClass, StopReason};
-use crate::report::describe_stop;
+use crate::report::{describe_stop, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 use crate::toolchain::Toolchains;
 
-/// The version of the report format (`dixit compare --json`).
-pub const COMPARE_FORMAT: &str = "dixit-compare/1";
-
-/// What one cell of the comparison found.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum CellResult {
-    /// The protocol ran on the project.
-    Ran {
-        run_id: String,
-        run_dir: PathBuf,
-        /// The stop, in words, and its class (`done`, `human_needed`, `capped`, `failed`).
-        stop: String,
-        exit: String,
-        coders: usize,
-        /// Final implementations that pass every hidden test.
-        all_hidden: usize,
-        hidden_passed: usize,
-        hidden_total: usize,
-        calls: u64,
-        prompt_tokens: u64,
-        completion_tokens: u64,
-        usd: f64,
-        seconds: f64,
-    },
-    /// The protocol cannot run on this project (blind without hidden tests, repair without an
-    /// acceptance suite, a config it rejects).
-    Skipped { why: String },
-    /// The run failed to start or broke (an error of dixit or the machine, not of the agents).
-    Failed { error: String },
-}
-
-/// One (project, protocol) cell.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Cell {
-    /// Its number in the full comparison (project-major).
-    pub index: usize,
-    pub project: String,
-    pub protocol: ProtocolName,
-    /// Whether the project is held out (`--holdout`): reported apart from the development ones.
-    pub holdout: bool,
-    pub result: CellResult,
-}
-
-/// A comparison (or one shard of it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CompareReport {
-    pub format: String,
-    pub projects: Vec<String>,
-    pub protocols: Vec<ProtocolName>,
-    /// The shard this report covers, if it is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    pub cells: Vec<Cell>,
-}
+/// The file `--out DIR` saves an unsharded (or merged) comparison in.
+pub const COMPARE_FILE: &str = "compare.json";
 
 /// Why a comparison could not be set up, or shards not merged.
 #[derive(Debug, thiserror::Error)]
@@ -208,7 +154,7 @@ async fn run_cell(
             }
             let s = &o.summary;
             let hidden: Vec<(usize, usize)> = s.coders.values().filter_map(|c| c.hidden).collect();
-            CellResult::Ran {
+            CellResult::Ran(CellRun {
                 run_id: o.run_id.clone(),
                 run_dir: o.run_dir.clone(),
                 stop: describe_stop(&o.stop),
@@ -222,7 +168,7 @@ async fn run_cell(
                 completion_tokens: s.usage.completion_tokens,
                 usd: s.usage.usd,
                 seconds,
-            }
+            })
         }
     }
 }
@@ -236,56 +182,54 @@ fn exit_name(stop: &StopReason) -> &'static str {
     }
 }
 
-impl CompareReport {
-    /// Joins shard reports into the report of the whole comparison: they must cover the same
-    /// projects and protocols, and every cell exactly once.
-    pub fn merge(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
-        let first = parts
-            .first()
-            .ok_or_else(|| CompareError::Mismatch("no reports given".into()))?;
-        let (projects, protocols) = (first.projects.clone(), first.protocols.clone());
-        let mut cells: Vec<Cell> = Vec::new();
-        for p in &parts {
-            if p.format != COMPARE_FORMAT {
+/// Joins shard reports into the report of the whole comparison: they must cover the same
+/// projects and protocols, and every cell exactly once.
+pub fn merge(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
+    let first = parts
+        .first()
+        .ok_or_else(|| CompareError::Mismatch("no reports given".into()))?;
+    let (projects, protocols) = (first.projects.clone(), first.protocols.clone());
+    let mut cells: Vec<Cell> = Vec::new();
+    for p in &parts {
+        if p.format != COMPARE_FORMAT {
+            return Err(CompareError::Mismatch(format!(
+                "format `{}`, expected `{COMPARE_FORMAT}`",
+                p.format
+            )));
+        }
+        if p.projects != projects || p.protocols != protocols {
+            return Err(CompareError::Mismatch(
+                "they compare other projects or protocols".into(),
+            ));
+        }
+        for c in &p.cells {
+            if cells.iter().any(|x| x.index == c.index) {
                 return Err(CompareError::Mismatch(format!(
-                    "format `{}`, expected `{COMPARE_FORMAT}`",
-                    p.format
+                    "cell {} ({}, {}) is in two reports",
+                    c.index, c.project, c.protocol
                 )));
             }
-            if p.projects != projects || p.protocols != protocols {
-                return Err(CompareError::Mismatch(
-                    "they compare other projects or protocols".into(),
-                ));
-            }
-            for c in &p.cells {
-                if cells.iter().any(|x| x.index == c.index) {
-                    return Err(CompareError::Mismatch(format!(
-                        "cell {} ({}, {}) is in two reports",
-                        c.index, c.project, c.protocol
-                    )));
-                }
-                cells.push(c.clone());
-            }
+            cells.push(c.clone());
         }
-        cells.sort_by_key(|c| c.index);
-        let expected = projects.len() * protocols.len();
-        for index in 0..expected {
-            if !cells.iter().any(|c| c.index == index) {
-                return Err(CompareError::Missing {
-                    index,
-                    project: projects[index / protocols.len()].clone(),
-                    protocol: protocols[index % protocols.len()].clone(),
-                });
-            }
-        }
-        Ok(CompareReport {
-            format: COMPARE_FORMAT.into(),
-            projects,
-            protocols,
-            shard: None,
-            cells,
-        })
     }
+    cells.sort_by_key(|c| c.index);
+    let expected = projects.len() * protocols.len();
+    for index in 0..expected {
+        if !cells.iter().any(|c| c.index == index) {
+            return Err(CompareError::Missing {
+                index,
+                project: projects[index / protocols.len()].clone(),
+                protocol: protocols[index % protocols.len()].clone(),
+            });
+        }
+    }
+    Ok(CompareReport {
+        format: COMPARE_FORMAT.into(),
+        projects,
+        protocols,
+        shard: None,
+        cells,
+    })
 }
 
 #[cfg(test)]
@@ -330,18 +274,14 @@ mod tests {
                 cell(3, "b", ProtocolName::new("two")),
             ],
         );
-        let m = CompareReport::merge(vec![b.clone(), a.clone()]).unwrap();
+        let m = merge(vec![b.clone(), a.clone()]).unwrap();
         assert_eq!(
             m.cells.iter().map(|c| c.index).collect::<Vec<_>>(),
             [0, 1, 2, 3]
         );
-        let e = CompareReport::merge(vec![a.clone()])
-            .unwrap_err()
-            .to_string();
+        let e = merge(vec![a.clone()]).unwrap_err().to_string();
         assert!(e.contains("cell 1 (a, two) is missing"), "{e}");
-        let e = CompareReport::merge(vec![a.clone(), a])
-            .unwrap_err()
-            .to_string();
+        let e = merge(vec![a.clone(), a]).unwrap_err().to_string();
         assert!(e.contains("in two reports"), "{e}");
     }
 }

@@ -27,10 +27,8 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::corpus::Weighted;
+use crate::classify::{class_of, Class, DEFAULT_MINORITY};
 
-/// TOO_HARD threshold: a test failed by more than this share of the
-/// population (pool or current coders) is TOO_HARD.
-pub const MINORITY: f64 = 0.4;
 /// Default number of simulated coders in the Dixit loop.
 pub const DEFAULT_CODERS: usize = 5;
 /// Default number of seeds the Dixit loop simulation is averaged over.
@@ -245,29 +243,6 @@ impl Fraction {
     }
 }
 
-/// The class of a test relative to a population of solutions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Band {
-    /// Nobody fails it: it separates nothing.
-    TooEasy,
-    /// A minority (at most `minority` of the population, at least one) fails it.
-    Ideal,
-    /// More than `minority` of the population fails it.
-    TooHard,
-}
-
-/// Classifies a test failed by `failures` of `population` solutions:
-/// 0 → TOO_EASY, `failures > minority × population` → TOO_HARD, else IDEAL.
-pub fn classify(failures: u64, population: u64, minority: f64) -> Band {
-    if failures == 0 {
-        Band::TooEasy
-    } else if failures as f64 > minority * population as f64 {
-        Band::TooHard
-    } else {
-        Band::Ideal
-    }
-}
-
 /// Random baseline: the unbiased pass@1 estimator over the samples, c/n, with
 /// multiplicity (CodeT's `pass_at_K` with k = 1).
 pub fn random_baseline(m: &ProblemMatrix) -> Fraction {
@@ -322,11 +297,11 @@ pub fn dual_agreement(m: &ProblemMatrix, test_multiplicity: bool) -> Fraction {
 }
 
 /// The band of every test over the whole pool (failures counted with
-/// solution multiplicity).
-pub fn pool_bands(m: &ProblemMatrix, minority: f64) -> Vec<Band> {
+/// solution multiplicity): [`class_of`], the band rule of a run.
+pub fn pool_bands(m: &ProblemMatrix, minority: f64) -> Vec<Class> {
     let pool = m.pool();
     (0..m.test_counts.len())
-        .map(|j| classify(m.failures(j), pool, minority))
+        .map(|j| class_of(m.failures(j), pool, minority))
         .collect()
 }
 
@@ -343,7 +318,7 @@ pub fn dixit_band(m: &ProblemMatrix, minority: f64, test_multiplicity: bool) -> 
         .iter()
         .map(|row| {
             (0..row.len())
-                .filter(|&j| row[j] && bands[j] == Band::Ideal)
+                .filter(|&j| row[j] && bands[j] == Class::Ideal)
                 .map(|j| {
                     if test_multiplicity {
                         u64::from(m.test_counts[j])
@@ -379,7 +354,7 @@ impl Default for LoopConfig {
             coders: DEFAULT_CODERS,
             seeds: DEFAULT_SEEDS,
             base_seed: 0,
-            minority: MINORITY,
+            minority: DEFAULT_MINORITY,
         }
     }
 }
@@ -451,13 +426,13 @@ struct LoopRun<'a> {
 }
 
 impl LoopRun<'_> {
-    fn band(&self, t: usize) -> Band {
+    fn band(&self, t: usize) -> Class {
         let failures = self
             .coders
             .iter()
             .filter(|&&c| !self.m.passes[c][t])
             .count();
-        classify(failures as u64, self.coders.len() as u64, self.minority)
+        class_of(failures as u64, self.coders.len() as u64, self.minority)
     }
 
     /// Adds an IDEAL test, replaces coders failing the suite, then revives
@@ -471,7 +446,11 @@ impl LoopRun<'_> {
                 *ok &= self.m.passes[i][t];
             }
             self.replace_failing(rng);
-            let Some(pos) = self.aside.iter().position(|&a| self.band(a) == Band::Ideal) else {
+            let Some(pos) = self
+                .aside
+                .iter()
+                .position(|&a| self.band(a) == Class::Ideal)
+            else {
                 break;
             };
             t = self.aside.remove(pos);
@@ -567,12 +546,13 @@ pub fn dixit_loop(m: &ProblemMatrix, config: &LoopConfig) -> LoopOutcome {
                 continue;
             }
             match run.band(t) {
-                Band::TooEasy => {}
-                Band::TooHard => {
+                // `class_of` never says INVALID: a test that does not build fails here.
+                Class::TooEasy | Class::Invalid => {}
+                Class::TooHard => {
                     run.aside.push(t);
                     run.in_aside[t] = true;
                 }
-                Band::Ideal => run.admit(t, &mut rng),
+                Class::Ideal => run.admit(t, &mut rng),
             }
         }
         total = run.outcome;
@@ -625,6 +605,14 @@ impl BandPrecision {
         self.ideal.add(&other.ideal);
         self.too_hard.add(&other.too_hard);
     }
+
+    /// The three bands together (the reports' `all` row).
+    pub fn all(&self) -> ClassCount {
+        let mut all = self.too_easy;
+        all.add(&self.ideal);
+        all.add(&self.too_hard);
+        all
+    }
 }
 
 /// Counts tests per pool band ([`pool_bands`]) and how many are correct
@@ -633,9 +621,10 @@ pub fn band_precision(m: &ProblemMatrix, minority: f64) -> BandPrecision {
     let mut out = BandPrecision::default();
     for (j, band) in pool_bands(m, minority).into_iter().enumerate() {
         let class = match band {
-            Band::TooEasy => &mut out.too_easy,
-            Band::Ideal => &mut out.ideal,
-            Band::TooHard => &mut out.too_hard,
+            Class::Ideal => &mut out.ideal,
+            Class::TooHard => &mut out.too_hard,
+            // `class_of` never says INVALID: a test that does not build fails here.
+            Class::TooEasy | Class::Invalid => &mut out.too_easy,
         };
         let count = u64::from(m.test_counts[j]);
         let correct = m.reference_passes[j];
@@ -661,7 +650,7 @@ pub struct ScoringConfig {
 impl Default for ScoringConfig {
     fn default() -> Self {
         Self {
-            minority: MINORITY,
+            minority: DEFAULT_MINORITY,
             dixit_loop: LoopConfig::default(),
         }
     }
@@ -863,16 +852,6 @@ mod tests {
     }
 
     #[test]
-    fn classify_thresholds() {
-        assert_eq!(classify(0, 5, MINORITY), Band::TooEasy);
-        assert_eq!(classify(1, 5, MINORITY), Band::Ideal);
-        assert_eq!(classify(2, 5, MINORITY), Band::Ideal);
-        assert_eq!(classify(3, 5, MINORITY), Band::TooHard);
-        assert_eq!(classify(40, 100, MINORITY), Band::Ideal);
-        assert_eq!(classify(41, 100, MINORITY), Band::TooHard);
-    }
-
-    #[test]
     fn random_counts_multiplicity() {
         let m = matrix(&[3, 1], &[], &["", ""], &[true, false]);
         assert_eq!(random_baseline(&m), frac(3, 4));
@@ -945,10 +924,10 @@ mod tests {
             &[true, false, false],
         );
         assert_eq!(
-            pool_bands(&m, MINORITY),
-            vec![Band::TooEasy, Band::Ideal, Band::Ideal]
+            pool_bands(&m, DEFAULT_MINORITY),
+            vec![Class::TooEasy, Class::Ideal, Class::Ideal]
         );
-        assert_eq!(dixit_band(&m, MINORITY, true), frac(6, 6));
+        assert_eq!(dixit_band(&m, DEFAULT_MINORITY, true), frac(6, 6));
         // With s0 only x5 (pool 9): t2 has 4 > 3.6 failures → TOO_HARD;
         // s0 and s1 tie on t1 → 5/8.
         let m = matrix(
@@ -958,10 +937,10 @@ mod tests {
             &[true, false, false],
         );
         assert_eq!(
-            pool_bands(&m, MINORITY),
-            vec![Band::TooEasy, Band::Ideal, Band::TooHard]
+            pool_bands(&m, DEFAULT_MINORITY),
+            vec![Class::TooEasy, Class::Ideal, Class::TooHard]
         );
-        assert_eq!(dixit_band(&m, MINORITY, true), frac(5, 8));
+        assert_eq!(dixit_band(&m, DEFAULT_MINORITY, true), frac(5, 8));
     }
 
     #[test]
@@ -969,7 +948,7 @@ mod tests {
         // Pool 2 (minority 0.5, so one failure of two is IDEAL): s0 (right)
         // passes t0, sampled 3 times; s1 (wrong) passes t1 and t2, once each.
         let m = matrix(&[1, 1], &[3, 1, 1], &["100", "011"], &[true, false]);
-        assert_eq!(pool_bands(&m, 0.5), vec![Band::Ideal; 3]);
+        assert_eq!(pool_bands(&m, 0.5), vec![Class::Ideal; 3]);
         // With multiplicity s0 scores 3, s1 scores 2.
         assert_eq!(dixit_band(&m, 0.5, true), frac(1, 1));
         // As unique tests s0 scores 1, s1 scores 2.
@@ -979,11 +958,11 @@ mod tests {
     #[test]
     fn band_without_ideal_tests_is_random() {
         let m = matrix(&[2, 2], &[1], &["0", "0"], &[true, false]);
-        assert_eq!(dixit_band(&m, MINORITY, true), frac(2, 4));
+        assert_eq!(dixit_band(&m, DEFAULT_MINORITY, true), frac(2, 4));
         let m = matrix(&[2, 2], &[], &["", ""], &[true, false]);
-        assert_eq!(dixit_band(&m, MINORITY, true), frac(2, 4));
+        assert_eq!(dixit_band(&m, DEFAULT_MINORITY, true), frac(2, 4));
         let empty = matrix(&[], &[], &[], &[]);
-        assert_eq!(dixit_band(&empty, MINORITY, true).value(), 0.0);
+        assert_eq!(dixit_band(&empty, DEFAULT_MINORITY, true).value(), 0.0);
     }
 
     #[test]
@@ -1008,7 +987,7 @@ mod tests {
             &[true, false, false],
         );
         m.reference_passes = vec![true, false, true];
-        let p = band_precision(&m, MINORITY);
+        let p = band_precision(&m, DEFAULT_MINORITY);
         assert_eq!(
             p.too_easy,
             ClassCount {

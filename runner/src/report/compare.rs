@@ -1,8 +1,75 @@
-//! The table of `dixit compare`: one row per (project, protocol), then totals per protocol, for
-//! development and held-out projects apart.
+//! What `dixit compare` found, as plain data ([`CompareReport`], the `dixit-compare/1` format
+//! that `--json`, `--out` and `--merge` read and write), and its table: one row per (project,
+//! protocol), then totals per protocol, for development and held-out projects apart. `compare/`
+//! fills the report in; this module depends on nothing of it.
 
-use crate::compare::{CellResult, CompareReport};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::format::percent;
 use crate::config::ProtocolName;
+use crate::eval::Shard;
+
+/// The version of the report format (`dixit compare --json`).
+pub const COMPARE_FORMAT: &str = "dixit-compare/1";
+
+/// What one cell of the comparison found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CellResult {
+    /// The protocol ran on the project.
+    Ran(CellRun),
+    /// The protocol cannot run on this project (blind without hidden tests, repair without an
+    /// acceptance suite, a config it rejects).
+    Skipped { why: String },
+    /// The run failed to start or broke (an error of dixit or the machine, not of the agents).
+    Failed { error: String },
+}
+
+/// A cell whose protocol ran: its run, its stop, its hidden-test results and what it cost.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellRun {
+    pub run_id: String,
+    pub run_dir: PathBuf,
+    /// The stop, in words, and its class (`done`, `human_needed`, `capped`, `failed`).
+    pub stop: String,
+    pub exit: String,
+    pub coders: usize,
+    /// Final implementations that pass every hidden test.
+    pub all_hidden: usize,
+    pub hidden_passed: usize,
+    pub hidden_total: usize,
+    pub calls: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub usd: f64,
+    pub seconds: f64,
+}
+
+/// One (project, protocol) cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// Its number in the full comparison (project-major).
+    pub index: usize,
+    pub project: String,
+    pub protocol: ProtocolName,
+    /// Whether the project is held out (`--holdout`): reported apart from the development ones.
+    pub holdout: bool,
+    pub result: CellResult,
+}
+
+/// A comparison (or one shard of it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CompareReport {
+    pub format: String,
+    pub projects: Vec<String>,
+    pub protocols: Vec<ProtocolName>,
+    /// The shard this report covers, if it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    pub cells: Vec<Cell>,
+}
 
 /// Totals of one protocol over a set of projects.
 #[derive(Default)]
@@ -19,12 +86,23 @@ struct Totals {
     skipped: usize,
 }
 
-fn pct(n: usize, d: usize) -> String {
-    if d == 0 {
-        "-".into()
-    } else {
-        format!("{:.0} %", 100.0 * n as f64 / d as f64)
+impl Totals {
+    fn add(&mut self, run: &CellRun) {
+        self.cells += 1;
+        self.coders += run.coders;
+        self.all_hidden += run.all_hidden;
+        self.hidden_passed += run.hidden_passed;
+        self.hidden_total += run.hidden_total;
+        self.calls += run.calls;
+        self.tokens += run.prompt_tokens + run.completion_tokens;
+        self.usd += run.usd;
+        self.seconds += run.seconds;
     }
+}
+
+/// A share in whole percent, `-` for 0 of 0.
+fn pct(n: usize, d: usize) -> String {
+    percent(n as u64, d as u64, 0, "-")
 }
 
 fn short_stop(stop: &str) -> String {
@@ -54,29 +132,22 @@ pub fn compare_table(r: &CompareReport) -> String {
             c.project.clone()
         };
         match &c.result {
-            CellResult::Ran {
-                stop,
-                coders,
-                all_hidden,
-                hidden_passed,
-                hidden_total,
-                calls,
-                prompt_tokens,
-                completion_tokens,
-                usd,
-                seconds,
-                ..
-            } => o.push_str(&format!(
+            CellResult::Ran(run) => o.push_str(&format!(
                 "{:<16} {:<8} {:>12} {:>13} {:>6} {:>9} {:>8.4} {:>8.1}  {}\n",
                 name,
                 c.protocol.as_str(),
-                format!("{all_hidden}/{coders} {}", pct(*all_hidden, *coders)),
-                format!("{hidden_passed}/{hidden_total}"),
-                calls,
-                prompt_tokens + completion_tokens,
-                usd,
-                seconds,
-                short_stop(stop)
+                format!(
+                    "{}/{} {}",
+                    run.all_hidden,
+                    run.coders,
+                    pct(run.all_hidden, run.coders)
+                ),
+                format!("{}/{}", run.hidden_passed, run.hidden_total),
+                run.calls,
+                run.prompt_tokens + run.completion_tokens,
+                run.usd,
+                run.seconds,
+                short_stop(&run.stop)
             )),
             CellResult::Skipped { why } => o.push_str(&format!(
                 "{:<16} {:<8} {:>12}  skipped: {why}\n",
@@ -147,28 +218,7 @@ fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
         .filter(|c| &c.protocol == protocol && c.holdout == holdout)
     {
         match &c.result {
-            CellResult::Ran {
-                coders,
-                all_hidden,
-                hidden_passed,
-                hidden_total,
-                calls,
-                prompt_tokens,
-                completion_tokens,
-                usd,
-                seconds,
-                ..
-            } => {
-                t.cells += 1;
-                t.coders += coders;
-                t.all_hidden += all_hidden;
-                t.hidden_passed += hidden_passed;
-                t.hidden_total += hidden_total;
-                t.calls += calls;
-                t.tokens += prompt_tokens + completion_tokens;
-                t.usd += usd;
-                t.seconds += seconds;
-            }
+            CellResult::Ran(run) => t.add(run),
             _ => t.skipped += 1,
         }
     }

@@ -4,14 +4,19 @@
 //!
 //! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
 //! - `text.rs`: the terminal summary and [`describe_stop`].
+//! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
-//! - `compare.rs`: the table of `dixit compare`.
+//! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
+//!   `bench.rs`: the table of `dixit bench`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
 //!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
 
+mod bench;
 mod compare;
 pub mod eval_report;
+mod eval_table;
+pub mod format;
 pub mod html;
 pub mod input;
 pub mod junit;
@@ -20,11 +25,14 @@ pub mod run_report;
 mod summary;
 mod text;
 
-pub use compare::compare_table;
+pub use bench::bench_table;
+pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
+pub use eval_table::{eval_table, verdicts_table};
+pub use format::and_list;
 pub use outputs::{write_outputs, OutputError};
 pub use summary::{
     AttemptStats, BlindCoder, BlindSummary, ClassCounts, CoderStats, DebateEpoch, DebateSummary,
     DixitSummary, ProtocolPart, RepairCoder, RepairSummary, SuiteItem, Summary, TesterStats,
     UsageTotals,
 };
-pub use text::{and_list, describe_stop, render};
+pub use text::{describe_stop, render};

@@ -1,11 +1,8 @@
 //! The terminal summary of a run, and a stop in words.
 
+use super::format::{and_list, plural, repair_attempts};
 use super::summary::{ProtocolPart, Summary};
 use crate::journal::{CannotPass, StopReason};
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", n, if n == 1 { one } else { many })
-}
 
 fn numbers(n: &[usize]) -> String {
     n.iter()
@@ -198,25 +195,9 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
         }
         ProtocolPart::Repair(r) => {
             for (name, c) in &r.coders {
-                let attempts: Vec<String> = c
-                    .attempts
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{}/{}{}",
-                            a.passed,
-                            a.total,
-                            if a.outcome == "reverted" {
-                                " (reverted)"
-                            } else {
-                                ""
-                            }
-                        )
-                    })
-                    .collect();
                 o.push_str(&format!(
                     "  {name:10} attempts: {}; shipped attempt {}{}\n",
-                    attempts.join(" → "),
+                    repair_attempts(&c.attempts),
                     c.shipped.map(|a| a.to_string()).unwrap_or("-".into()),
                     c.review
                         .as_ref()
@@ -290,19 +271,4 @@ pub fn render(s: &Summary, run_dir: &std::path::Path) -> String {
         o.push_str(&format!("  report: {}\n", page.display()));
     }
     o
-}
-
-/// "1, 2 and 3".
-pub fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
-    match items {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [init @ .., last] => format!(
-            "{} and {last}",
-            init.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }

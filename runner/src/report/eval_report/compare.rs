@@ -17,10 +17,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use super::super::format::thousands;
 use super::super::html::{diff, html, verdict_legend, Cell, Column, DiffSide, Page, Table};
 use super::super::input::ReportError;
 use super::page::common_line_prefix;
-use super::{thousands, EvalOutput, Provenance, STRATEGIES};
+use super::{EvalOutput, Provenance, STRATEGIES};
 use crate::eval::ProblemVerdicts;
 
 const COMPARE_JS: &str = include_str!("compare.js");

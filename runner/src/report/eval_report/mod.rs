@@ -16,7 +16,7 @@ mod load;
 mod page;
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 pub use compare::render_comparison;
 pub use load::EvalOutput;
@@ -24,6 +24,9 @@ pub use page::render_eval;
 
 use super::input::ReportError;
 use crate::eval::scoring::{Fraction, ProblemReport, Summary};
+
+/// `run_report` imports these from here; their home is [`super::format`].
+pub(crate) use super::format::{thousands, utc_timestamp};
 
 /// Where a page came from, for its footer.
 #[derive(Clone, Debug)]
@@ -42,27 +45,6 @@ impl Provenance {
             generator: concat!("dixit ", env!("CARGO_PKG_VERSION")).to_string(),
         }
     }
-}
-
-/// `YYYY-MM-DD HH:MM UTC`.
-pub fn utc_timestamp(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rest / 3_600,
-        rest % 3_600 / 60
-    )
 }
 
 /// A selection strategy as the reports show it.
@@ -125,28 +107,6 @@ pub(crate) const STRATEGIES: &[Strategy] = &[
     },
 ];
 
-/// `1234567` → `1,234,567`.
-pub(crate) fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A share in percent with one decimal, `–` for 0/0.
-pub(crate) fn pct(num: u64, den: u64) -> String {
-    if den == 0 {
-        "–".into()
-    } else {
-        format!("{:.1} %", 100.0 * num as f64 / den as f64)
-    }
-}
-
 /// Writes `html` to `path` and returns it.
 pub(crate) fn write_page(path: &Path, html: &str) -> Result<PathBuf, ReportError> {
     std::fs::write(path, html).map_err(|e| ReportError::io(path, e))?;
@@ -169,27 +129,4 @@ pub fn write_comparison(a: &Path, b: &Path, out: Option<&Path>) -> Result<PathBu
     let html = render_comparison(&ea?, &eb?, &Provenance::now())?;
     let path = out.map_or_else(|| b.join("compare.html"), Path::to_path_buf);
     write_page(&path, &html)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_civil_utc() {
-        assert_eq!(utc_timestamp(UNIX_EPOCH), "1970-01-01 00:00 UTC");
-        let t = UNIX_EPOCH + Duration::from_secs(1_795_000_000);
-        assert_eq!(utc_timestamp(t), "2026-11-18 11:06 UTC");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
-        assert_eq!(utc_timestamp(leap), "2000-02-29 00:00 UTC");
-    }
-
-    #[test]
-    fn numbers() {
-        assert_eq!(thousands(322_330), "322,330");
-        assert_eq!(thousands(12), "12");
-        assert_eq!(pct(1, 3), "33.3 %");
-        assert_eq!(pct(0, 0), "–");
-    }
 }

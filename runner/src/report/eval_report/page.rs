@@ -17,13 +17,15 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::super::format::{percent, thousands};
 use super::super::html::{
     band_legend, bar_chart, dot_chart, histogram, html, legend, verdict_legend, Bar, Cell, Column,
     Markup, Page, Series, Table,
 };
 use super::super::input::ReportError;
-use super::{pct, thousands, EvalOutput, Provenance, STRATEGIES};
-use crate::eval::scoring::{pool_bands, Band, ProblemReport};
+use super::{EvalOutput, Provenance, STRATEGIES};
+use crate::classify::Class;
+use crate::eval::scoring::{pool_bands, ProblemReport};
 use crate::eval::{EvalReport, ProblemVerdicts};
 
 /// The page script of the eval report.
@@ -35,15 +37,16 @@ pub(crate) const NOTE_ALPHABET: &str =
     "!#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~";
 
 /// The band letter of a test.
-pub(crate) fn band_letter(b: Band) -> char {
+pub(crate) fn band_letter(b: Class) -> char {
     match b {
-        Band::Ideal => 'I',
-        Band::TooHard => 'H',
-        Band::TooEasy => 'E',
+        Class::Ideal => 'I',
+        Class::TooHard => 'H',
+        // `class_of` never says INVALID: a test that does not build fails here.
+        Class::TooEasy | Class::Invalid => 'E',
     }
 }
 
-/// The bands of `v`'s tests over its pool (the band rule of `eval::scoring`).
+/// The bands of `v`'s tests over its pool (the band rule, `classify::class_of`).
 pub(crate) fn bands(v: &ProblemVerdicts, minority: f64) -> String {
     match v.matrix() {
         Ok(m) => pool_bands(&m, minority)
@@ -339,13 +342,7 @@ fn band_precision(r: &EvalReport) -> Markup {
             Column::num("share"),
         ],
     );
-    let mut all = p.too_easy;
-    for x in [&p.ideal, &p.too_hard] {
-        all.tests += x.tests;
-        all.correct_tests += x.correct_tests;
-        all.samples += x.samples;
-        all.correct_samples += x.correct_samples;
-    }
+    let all = p.all();
     for (name, letter, cc) in [
         ("TOO_EASY", Some('E'), &p.too_easy),
         ("IDEAL", Some('I'), &p.ideal),
@@ -356,7 +353,7 @@ fn band_precision(r: &EvalReport) -> Markup {
             if b == 0 {
                 Cell::num(f64::NAN, "–")
             } else {
-                Cell::num(a as f64 / b as f64, pct(a, b))
+                Cell::num(a as f64 / b as f64, percent(a, b, 1, "–"))
             }
         };
         t.row(vec![
@@ -452,7 +449,7 @@ fn plots(eval: &EvalOutput) -> Markup {
             Some(Bar {
                 label: format!("{} {}", e.code, e.name),
                 value: n as f64,
-                shown: format!("{} ({})", thousands(n), pct(n, total)),
+                shown: format!("{} ({})", thousands(n), percent(n, total, 1, "–")),
                 class: Some(format!("v-{}", e.code)),
             })
         })
@@ -551,7 +548,7 @@ fn problem_table(eval: &EvalOutput) -> Markup {
             if cells == 0 {
                 Cell::num(f64::NAN, "–")
             } else {
-                Cell::num(ce as f64 / cells as f64, pct(ce, cells))
+                Cell::num(ce as f64 / cells as f64, percent(ce, cells, 1, "–"))
             },
             if v.reference_hidden == 'P' {
                 Cell::text("✓ pass")

@@ -1,0 +1,133 @@
+//! The terminal tables of `dixit eval` and `dixit merge`: pass@1 per strategy side by side, band
+//! precision, and how the evaluation was run.
+
+use std::path::Path;
+
+use super::format::{bytes, percent, thousands};
+use crate::eval::scoring::{ClassCount, Report};
+use crate::eval::EvalReport;
+
+/// An eval report: the corpus and setup, [`results_table`], the verdict mix and the execution.
+pub fn eval_table(r: &EvalReport) -> String {
+    let e = &r.execution;
+    let c = &e.corpus;
+    let setup = &r.setup;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "dixit eval · {} corpus {} · {} problem{}{}\n",
+        setup.corpus_format,
+        &setup.corpus_hash[..12.min(setup.corpus_hash.len())],
+        c.problems,
+        if c.problems == 1 { "" } else { "s" },
+        r.shard.map(|s| format!(" (shard {s})")).unwrap_or_default(),
+    ));
+    out.push_str(&format!(
+        "{} unique solutions ({} samples) + references · {} unique tests ({} samples) · hidden tests\n",
+        thousands(c.solutions),
+        thousands(c.solution_samples),
+        thousands(c.tests),
+        thousands(c.test_samples),
+    ));
+    out.push_str(&format!(
+        "isolation: {} ({})\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
+        setup.isolation,
+        setup.isolation.describe(),
+        thousands(setup.limits.fuel),
+        bytes(setup.limits.memory_bytes),
+        setup.wasmtime,
+    ));
+    out.push_str(&results_table(&r.results));
+    let verdicts: Vec<String> = e
+        .verdicts
+        .iter()
+        .map(|(k, v)| format!("{k} {}", thousands(*v)))
+        .collect();
+    out.push_str(&format!(
+        "\nverdicts of {} cells: {}\n",
+        thousands(c.cells),
+        verdicts.join(" · ")
+    ));
+    if !e.reference_failures.is_empty() {
+        out.push_str(&format!(
+            "warning: reference solutions failing their hidden tests: {}\n",
+            e.reference_failures.join(", ")
+        ));
+    }
+    let t = &e.seconds;
+    out.push_str(&format!(
+        "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
+        thousands(e.runs),
+        thousands(e.instances),
+        e.threads,
+        t.total,
+        t.import,
+        t.compile_check,
+        t.matrix,
+        t.scoring,
+        e.cached_problems,
+        c.problems,
+    ));
+    out
+}
+
+/// Recorded verdicts scored (`dixit eval --score-verdicts`): where they came from, then
+/// [`results_table`].
+pub fn verdicts_table(source: &Path, wall_seconds: Option<f64>, r: &Report) -> String {
+    format!(
+        "verdicts from {} · {} problems{}\n\n{}",
+        source.display(),
+        r.summary.problems,
+        wall_seconds
+            .map(|w| format!(" · harness wall time {w:.1} s"))
+            .unwrap_or_default(),
+        results_table(r)
+    )
+}
+
+/// Pass@1 per strategy, side by side, and the band precision table.
+fn results_table(r: &Report) -> String {
+    let s = &r.summary;
+    let cfg = &r.config;
+    let mut out = String::new();
+    let rows = [
+        ("random baseline", s.random_pct),
+        ("CodeT dual agreement", s.dual_agreement_pct),
+        ("  counting unique tests", s.dual_agreement_unique_tests_pct),
+        ("Dixit band (most IDEAL tests)", s.dixit_band_pct),
+        ("  counting unique tests", s.dixit_band_unique_tests_pct),
+        (
+            &*format!(
+                "Dixit loop ({} coders, {} seeds)",
+                cfg.dixit_loop.coders, cfg.dixit_loop.seeds
+            ),
+            s.dixit_loop_pct,
+        ),
+    ];
+    out.push_str("  strategy                             pass@1\n");
+    for (name, v) in rows {
+        out.push_str(&format!("  {name:<34} {v:>6.2} %\n"));
+    }
+    out.push_str(&format!(
+        "\nband precision: tests classified over the recorded pool (MINORITY {}); correct = the reference solution passes\n",
+        cfg.minority
+    ));
+    out.push_str("  band        tests  correct    share    samples  correct    share\n");
+    let p = &s.band_precision;
+    out.push_str(&class_line("TOO_EASY", &p.too_easy));
+    out.push_str(&class_line("IDEAL", &p.ideal));
+    out.push_str(&class_line("TOO_HARD", &p.too_hard));
+    out.push_str(&class_line("all", &p.all()));
+    out
+}
+
+fn class_line(name: &str, c: &ClassCount) -> String {
+    format!(
+        "  {name:<9} {:>7} {:>8} {:>8}   {:>8} {:>8} {:>8}\n",
+        thousands(c.tests),
+        thousands(c.correct_tests),
+        percent(c.correct_tests, c.tests, 1, "-"),
+        thousands(c.samples),
+        thousands(c.correct_samples),
+        percent(c.correct_samples, c.samples, 1, "-"),
+    )
+}

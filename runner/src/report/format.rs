@@ -1,0 +1,166 @@
+//! Numbers, dates and lists in words, one way everywhere: the terminal tables, the HTML pages
+//! and the CLI's messages all format through these, so `1,234` or `2026-11-23 10:04 UTC` reads
+//! the same wherever it appears.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::summary::AttemptStats;
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `num` of `den` in percent with `decimals` decimals (`33.3 %`), or `none` when `den` is 0.
+pub fn percent(num: u64, den: u64, decimals: usize, none: &str) -> String {
+    if den == 0 {
+        none.into()
+    } else {
+        format!("{:.decimals$} %", 100.0 * num as f64 / den as f64)
+    }
+}
+
+/// Bytes as `1.5 MiB`.
+pub fn bytes(n: u64) -> String {
+    const U: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < U.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", U[i])
+    }
+}
+
+/// Microseconds as `410 µs` / `1.41 ms` / `1.23 s`.
+pub fn micros(us: u64) -> String {
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        format!("{:.2} ms", us as f64 / 1e3)
+    } else {
+        format!("{:.2} s", us as f64 / 1e6)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM UTC`.
+pub fn utc_timestamp(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rest / 3_600,
+        rest % 3_600 / 60
+    )
+}
+
+/// `n` and the noun's form for it: `1 test was`, `2 tests were`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", n, if n == 1 { one } else { many })
+}
+
+/// "1, 2 and 3".
+pub fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
+    match items {
+        [] => String::new(),
+        [a] => a.to_string(),
+        [init @ .., last] => format!(
+            "{} and {last}",
+            init.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A repair coder's attempts in order, passed of total, reverted ones marked:
+/// `2/5 → 1/5 (reverted) → 4/5`.
+pub fn repair_attempts(attempts: &[AttemptStats]) -> String {
+    attempts
+        .iter()
+        .map(|a| {
+            format!(
+                "{}/{}{}",
+                a.passed,
+                a.total,
+                if a.outcome == "reverted" {
+                    " (reverted)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" → ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(322_330), "322,330");
+        assert_eq!(thousands(12), "12");
+        assert_eq!(percent(1, 3, 1, "–"), "33.3 %");
+        assert_eq!(percent(2, 3, 0, "-"), "67 %");
+        assert_eq!(percent(0, 0, 1, "–"), "–");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(micros(410), "410 µs");
+        assert_eq!(micros(1410), "1.41 ms");
+    }
+
+    #[test]
+    fn timestamps_are_civil_utc() {
+        assert_eq!(utc_timestamp(UNIX_EPOCH), "1970-01-01 00:00 UTC");
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_000_000);
+        assert_eq!(utc_timestamp(t), "2026-11-18 11:06 UTC");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
+        assert_eq!(utc_timestamp(leap), "2000-02-29 00:00 UTC");
+    }
+
+    #[test]
+    fn lists() {
+        assert_eq!(and_list::<u32>(&[]), "");
+        assert_eq!(and_list(&[1]), "1");
+        assert_eq!(and_list(&[1, 2, 3]), "1, 2 and 3");
+        assert_eq!(plural(1, "test was", "tests were"), "1 test was");
+        let attempt = |passed, outcome: &str| AttemptStats {
+            passed,
+            total: 5,
+            outcome: outcome.into(),
+            ..AttemptStats::default()
+        };
+        let attempts = [
+            attempt(2, "first"),
+            attempt(1, "reverted"),
+            attempt(4, "kept"),
+        ];
+        assert_eq!(repair_attempts(&attempts), "2/5 → 1/5 (reverted) → 4/5");
+    }
+}
