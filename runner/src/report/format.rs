@@ -57,6 +57,16 @@ pub fn micros(us: u64) -> String {
 
 /// `YYYY-MM-DD HH:MM UTC`.
 pub fn utc_timestamp(t: SystemTime) -> String {
+    let (y, m, d, rest) = civil(t);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rest / 3_600,
+        rest % 3_600 / 60
+    )
+}
+
+/// `t` as a UTC civil date (year, month, day) and the seconds since its midnight.
+pub fn civil(t: SystemTime) -> (i64, i64, i64, u64) {
     let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (days, rest) = (secs / 86_400, secs % 86_400);
     // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
@@ -68,12 +78,7 @@ pub fn utc_timestamp(t: SystemTime) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rest / 3_600,
-        rest % 3_600 / 60
-    )
+    (yoe + era * 400 + i64::from(m <= 2), m, d, rest)
 }
 
 /// `n` and the noun's form for it: `1 test was`, `2 tests were`.

@@ -22,11 +22,9 @@ pub use compare::render_comparison;
 pub use load::EvalOutput;
 pub use page::render_eval;
 
+use super::format::utc_timestamp;
 use super::input::ReportError;
 use crate::eval::scoring::{Fraction, ProblemReport, Summary};
-
-/// `run_report` imports these from here; their home is [`super::format`].
-pub(crate) use super::format::{thousands, utc_timestamp};
 
 /// Where a page came from, for its footer.
 #[derive(Clone, Debug)]

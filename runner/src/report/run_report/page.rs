@@ -20,7 +20,8 @@ use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
 use crate::journal::{CannotPass, CellRecord, StopReason};
-use crate::report::eval_report::{utc_timestamp, Provenance};
+use crate::report::eval_report::Provenance;
+use crate::report::format::{repair_attempts, thousands, utc_timestamp};
 use crate::report::summary::ProtocolPart;
 use crate::report::{and_list, describe_stop};
 
@@ -338,8 +339,6 @@ fn capitalise(s: &str) -> String {
         .map(|f| f.to_uppercase().chain(c).collect())
         .unwrap_or_default()
 }
-
-use crate::report::eval_report::thousands;
 
 fn suite(v: &RunView) -> Markup {
     if v.suite.is_empty() {
@@ -1045,24 +1044,7 @@ fn protocol_part(v: &RunView) -> Option<(&'static str, &'static str, Markup)> {
                 t.row(vec![
                     Cell::markup(coder_link(v, name), name.clone()),
                     Cell::text(c.review.clone().unwrap_or_else(|| "–".into())),
-                    Cell::text(
-                        c.attempts
-                            .iter()
-                            .map(|a| {
-                                format!(
-                                    "{}/{}{}",
-                                    a.passed,
-                                    a.total,
-                                    if a.outcome == "reverted" {
-                                        " (reverted)"
-                                    } else {
-                                        ""
-                                    }
-                                )
-                            })
-                            .collect::<Vec<_>>()
-                            .join(" → "),
-                    ),
+                    Cell::text(repair_attempts(&c.attempts)),
                     Cell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
                 ]);
             }
