@@ -604,6 +604,29 @@ impl Config {
         Ok(out)
     }
 
+    /// The key that sets `field` for agent `index` of `role`: its own `[[role]]` table, its
+    /// role's table, or `[agents]` (settings layer in that order).
+    fn where_set(
+        &self,
+        role: Role,
+        index: usize,
+        field: &str,
+        set: impl Fn(&AgentSettings) -> bool,
+    ) -> String {
+        let (own, defaults) = match role {
+            Role::Coder => (self.coder.get(index), &self.coders),
+            Role::Tester => (self.tester.get(index), &self.testers),
+            Role::Reviewer => (self.reviewer.get(index), &self.reviewers),
+        };
+        if own.is_some_and(&set) {
+            format!("{}.{field}", role.as_str())
+        } else if set(defaults) {
+            format!("{}s.{field}", role.as_str())
+        } else {
+            format!("agents.{field}")
+        }
+    }
+
     fn check_agents(&self, specs: &[AgentSpec]) -> Result<(), ConfigError> {
         let bad = |key: &str, message: String| Err(self.invalid(key, message));
         // An agent's name is the name of its folders (`agents/<name>`, `implementations/<name>`),
@@ -624,8 +647,11 @@ impl Config {
                 return bad(&key, format!("two agents are named `{}`", spec.name));
             }
         }
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
         for spec in specs {
-            let key = format!("{}s", spec.role.as_str());
+            let index = seen.entry(spec.role.as_str()).or_default();
+            let key = self.where_set(spec.role, *index, "backend", |s| s.backend.is_some());
+            *index += 1;
             match spec.settings.backend.as_deref() {
                 None => {
                     return bad(
@@ -661,7 +687,7 @@ impl Config {
                 Some("script" | "command" | "openai" | "anthropic") => {}
                 Some(other) => {
                     return bad(
-                        &format!("{key}.backend"),
+                        &key,
                         format!(
                         "unknown backend `{other}` (expected script, openai, anthropic or command)"
                     ),
@@ -1065,6 +1091,29 @@ mod tests {
         )
         .unwrap();
         assert!(Project::load(dir.path()).is_ok());
+    }
+
+    /// An unknown backend is named where it is set: `[agents]`, a role's table or an agent's.
+    #[test]
+    fn an_unknown_backend_names_the_table_that_sets_it() {
+        let err = |text: String| {
+            Config::parse(&text, Path::new("p/dixit.toml"))
+                .unwrap()
+                .agent_specs(&TEAM)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(MIN.replace("\"script\"\nscript", "\"telepathy\"\nscript"));
+        assert!(
+            e.contains("`agents.backend` (line 4): unknown backend `telepathy`"),
+            "{e}"
+        );
+        let e = err(format!("{MIN}[testers]\nbackend = \"telepathy\"\n"));
+        assert!(e.contains("`testers.backend` (line 7)"), "{e}");
+        let e = err(format!(
+            "{MIN}[[coder]]\n[[coder]]\nbackend = \"telepathy\"\n"
+        ));
+        assert!(e.contains("`coder.backend`"), "{e}");
     }
 
     #[test]
