@@ -340,18 +340,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn round_trip_and_tolerant_tail() {
-        let t = tempfile::tempdir().unwrap();
-        let p = t.path().join("journal.jsonl");
-        let j = Journal::create(
-            &p,
+    /// A new journal of run `r1` at `p`.
+    fn create(p: &Path) -> Journal {
+        Journal::create(
+            p,
             "r1",
             crate::config::ProtocolName::new("any"),
             snapshot(),
             Default::default(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn round_trip_and_tolerant_tail() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let j = create(&p);
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("coder-1", Event::Thanks).unwrap();
         j.emit(
@@ -378,14 +383,7 @@ mod tests {
     fn corrupt_middle_line_names_the_line() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(
-            &p,
-            "r1",
-            crate::config::ProtocolName::new("any"),
-            snapshot(),
-            Default::default(),
-        )
-        .unwrap();
+        let j = create(&p);
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         drop(j);
         let text = std::fs::read_to_string(&p).unwrap();
@@ -398,14 +396,7 @@ mod tests {
     fn newer_major_is_refused() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        Journal::create(
-            &p,
-            "r1",
-            crate::config::ProtocolName::new("any"),
-            snapshot(),
-            Default::default(),
-        )
-        .unwrap();
+        create(&p);
         let text = std::fs::read_to_string(&p).unwrap().replace(
             &format!("dixit-journal/{FORMAT_MAJOR}.{FORMAT_MINOR}"),
             "dixit-journal/2.0",
@@ -419,14 +410,7 @@ mod tests {
     fn verify_names_the_first_divergence() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(
-            &p,
-            "r1",
-            crate::config::ProtocolName::new("any"),
-            snapshot(),
-            Default::default(),
-        )
-        .unwrap();
+        let j = create(&p);
         j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
         j.emit("run", Event::Round { round: 2, suite: 3 }).unwrap();
         drop(j);
@@ -456,14 +440,7 @@ mod tests {
     fn resume_supersedes_earlier_stop() {
         let t = tempfile::tempdir().unwrap();
         let p = t.path().join("journal.jsonl");
-        let j = Journal::create(
-            &p,
-            "r1",
-            crate::config::ProtocolName::new("any"),
-            snapshot(),
-            Default::default(),
-        )
-        .unwrap();
+        let j = create(&p);
         j.emit(
             "coder-1",
             Event::Refused {
