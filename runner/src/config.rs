@@ -15,7 +15,7 @@
 //! memory_mb = 256
 //!
 //! [protocol]
-//! name = "dixit"           # a protocol of the registry (`dixit protocols` lists them)
+//! name = "…"               # a protocol of the registry (`dixit protocols` lists them)
 //! reruns = "auto"          # runs per (solution, test) pair: a number, or auto
 //!
 //! # [<protocol name>]      # each protocol's own table, read and checked by that protocol
@@ -385,9 +385,9 @@ struct Source {
 pub enum Role {
     /// Writes code (in `debate` and `blind`, tests too).
     Coder,
-    /// Writes tests (`dixit`).
+    /// Writes tests.
     Tester,
-    /// Reviews a first attempt (`repair`).
+    /// Reviews a first attempt (a protocol with reviewers).
     Reviewer,
 }
 

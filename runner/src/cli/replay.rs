@@ -47,10 +47,10 @@ pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
     println!(
         "replayed run {} ({}): {} events reproduced exactly in {:.2} s; {}",
         out.run_id,
-        out.protocol,
+        out.protocol.name(),
         out.events,
         started.elapsed().as_secs_f64(),
-        report::describe_stop(&out.stop)
+        report::describe_stop(out.protocol, &out.stop)
     );
     if !out.fuel_compared {
         println!("note: fuel was not compared: this machine's Python runtime is not byte-identical to the recording's (verdicts and decisions were)");

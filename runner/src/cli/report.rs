@@ -64,18 +64,25 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
 /// (the same, by construction, as `dixit run` found), the page, and the JUnit file if asked.
 fn run_report(g: &GlobalArgs, dir: &Path, a: &ReportArgs) -> CliResult {
     let journal = read_journal(dir).map_err(report_error)?;
-    let mut summary = Summary::of_journal(&journal);
+    let protocol = crate::protocol::named(&journal.protocol).map_err(|e| {
+        CliError::new(
+            exit::USAGE,
+            anyhow::anyhow!("{}: {e}", journal.path.display()),
+        )
+    })?;
+    let mut summary = Summary::of_journal(&journal, protocol);
     summary.disagreements = match toolchains(g) {
-        Ok(tc) => crate::consensus::for_run(&tc, &journal, dir),
+        Ok(tc) => crate::consensus::for_run(&tc, &journal, &|e| protocol.named_tests(e), dir),
         Err(e) => Some(crate::consensus::Disagreements {
             error: Some(e.error.to_string()),
             ..Default::default()
         }),
     };
-    let page =
-        write_run_report(dir, &journal, &summary, a.output.as_deref()).map_err(report_error)?;
+    let page = write_run_report(dir, &journal, &summary, protocol, a.output.as_deref())
+        .map_err(report_error)?;
     if let Some(file) = &a.junit {
-        crate::report::junit::write_junit(dir, &journal, &summary, file).map_err(report_error)?;
+        crate::report::junit::write_junit(dir, &journal, &summary, protocol, file)
+            .map_err(report_error)?;
         eprintln!("JUnit XML: {}", file.display());
     }
     println!("{}", page.display());

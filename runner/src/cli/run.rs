@@ -91,16 +91,25 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
             eprintln!("report: {}", p.display());
         }
     } else {
-        print!("{}", report::render(&outcome.summary, &outcome.run_dir));
+        print!(
+            "{}",
+            report::render(&outcome.summary, outcome.protocol, &outcome.run_dir)
+        );
     }
     if let Some(file) = &a.junit {
         let journal = report::run_report::read_journal(&outcome.run_dir)
             .map_err(|e| CliError::new(exit::INTERNAL, e))?;
-        report::junit::write_junit(&outcome.run_dir, &journal, &outcome.summary, file)
-            .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+        report::junit::write_junit(
+            &outcome.run_dir,
+            &journal,
+            &outcome.summary,
+            outcome.protocol,
+            file,
+        )
+        .map_err(|e| CliError::new(exit::INTERNAL, e))?;
         eprintln!("JUnit XML: {}", file.display());
     }
-    Ok(match outcome.stop.exit_class() {
+    Ok(match report::exit_class(outcome.protocol, &outcome.stop) {
         ExitClass::Done => exit::OK,
         ExitClass::HumanNeeded => exit::FAILED,
         ExitClass::Capped => {
@@ -225,7 +234,13 @@ pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>
     let Some(journal) = &outcome.journal else {
         return Ok(None);
     };
-    report::run_report::write_run_report(&outcome.run_dir, journal, &outcome.summary, None)
-        .map(Some)
-        .map_err(|e| CliError::new(exit::INTERNAL, anyhow::anyhow!("report.html: {e}")))
+    report::run_report::write_run_report(
+        &outcome.run_dir,
+        journal,
+        &outcome.summary,
+        outcome.protocol,
+        None,
+    )
+    .map(Some)
+    .map_err(|e| CliError::new(exit::INTERNAL, anyhow::anyhow!("report.html: {e}")))
 }

@@ -13,8 +13,10 @@ use std::sync::Arc;
 use crate::config::{Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Observer};
 use crate::eval::Shard;
-use crate::journal::{ExitClass, StopReason};
-use crate::report::{describe_stop, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
+use crate::journal::ExitClass;
+use crate::report::{
+    describe_stop, exit_class, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT,
+};
 use crate::toolchain::Toolchains;
 
 /// The file `--out DIR` saves an unsharded (or merged) comparison in.
@@ -144,8 +146,9 @@ async fn run_cell(
         },
         Ok(o) => {
             if let Some(j) = &o.journal {
-                let page =
-                    crate::report::run_report::write_run_report(&o.run_dir, j, &o.summary, None);
+                let page = crate::report::run_report::write_run_report(
+                    &o.run_dir, j, &o.summary, o.protocol, None,
+                );
                 if let Err(e) = page {
                     return CellResult::Failed {
                         error: format!("{}: report.html: {e}", o.run_dir.display()),
@@ -157,8 +160,8 @@ async fn run_cell(
             CellResult::Ran(CellRun {
                 run_id: o.run_id.clone(),
                 run_dir: o.run_dir.clone(),
-                stop: describe_stop(&o.stop),
-                exit: exit_name(&o.stop).into(),
+                stop: describe_stop(o.protocol, &o.stop),
+                exit: exit_name(exit_class(o.protocol, &o.stop)).into(),
                 coders: s.coders.len(),
                 all_hidden: hidden.iter().filter(|(p, t)| p == t && *t > 0).count(),
                 hidden_passed: hidden.iter().map(|(p, _)| p).sum(),
@@ -173,8 +176,8 @@ async fn run_cell(
     }
 }
 
-fn exit_name(stop: &StopReason) -> &'static str {
-    match stop.exit_class() {
+fn exit_name(class: ExitClass) -> &'static str {
+    match class {
         ExitClass::Done => "done",
         ExitClass::HumanNeeded => "human_needed",
         ExitClass::Capped => "capped",

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::agents::code_blocks;
-use crate::journal::{Event, JournalFile};
+use crate::journal::{Event, JournalFile, Open};
 
 /// A test's source and how the report names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,11 +15,24 @@ pub struct RecordedTest {
     pub source: String,
 }
 
-/// The Python tests of a run, in this order: the suite, the other proposals (rejected, or not
-/// kept by debate), blind self-tests, the acceptance suite, the hidden tests. A source that
-/// appears twice (an accepted proposal is also a suite test) is kept once, under its first
-/// label.
-pub fn tests_of_journal(j: &JournalFile) -> Vec<RecordedTest> {
+/// A test a protocol's own event names: the reply that holds it and how the report labels it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedTest {
+    /// The reply's id (`agent#call`).
+    pub reply: String,
+    /// Which Python code block of the reply's text (from 1); none: the reply's first file.
+    pub block: Option<usize>,
+    pub label: String,
+}
+
+/// The Python tests of a run, in this order: the suite, the other proposals (classified, or
+/// named by the protocol's own events through `named`), the acceptance suite, the hidden tests.
+/// A source that appears twice (an accepted proposal is also a suite test) is kept once, under
+/// its first label.
+pub fn tests_of_journal(
+    j: &JournalFile,
+    named: &dyn Fn(&Open) -> Vec<NamedTest>,
+) -> Vec<RecordedTest> {
     let records = j.effective();
     // Each reply's files and text, by (agent, call).
     let mut replies: BTreeMap<(&str, u64), (&[crate::agents::FileWrite], &str)> = BTreeMap::new();
@@ -38,7 +51,6 @@ pub fn tests_of_journal(j: &JournalFile) -> Vec<RecordedTest> {
     };
     let mut suite = Vec::new();
     let mut proposals = Vec::new();
-    let mut self_tests = Vec::new();
     for r in &records {
         match &r.event {
             Event::SuiteChanged { added, .. } => {
@@ -57,25 +69,21 @@ pub fn tests_of_journal(j: &JournalFile) -> Vec<RecordedTest> {
                     });
                 }
             }
-            Event::DebateTest { test, kept, .. } => {
-                if let Some(source) = reply_of(test).and_then(|(files, _)| first_file(files)) {
-                    proposals.push(RecordedTest {
-                        label: format!("{test} ({})", if *kept { "kept" } else { "not kept" }),
-                        source,
-                    });
-                }
-            }
-            Event::SelfTests { tests } => {
-                for t in tests {
-                    let nth =
-                        t.id.rsplit_once('.')
-                            .and_then(|(_, i)| i.parse::<usize>().ok());
-                    let body = reply_of(&t.id).zip(nth).and_then(|((_, text), i)| {
-                        code_blocks(text, "py").into_iter().nth(i.checked_sub(1)?)
-                    });
-                    if let Some(source) = body {
-                        self_tests.push(RecordedTest {
-                            label: format!("{} (self-test)", t.id),
+            Event::Protocol(o) => {
+                for t in named(o) {
+                    let Some((files, text)) = reply_of(&t.reply) else {
+                        continue;
+                    };
+                    let source = match t.block {
+                        None => first_file(files),
+                        Some(i) => code_blocks(text, "py")
+                            .into_iter()
+                            .nth(i.saturating_sub(1))
+                            .filter(|_| i > 0),
+                    };
+                    if let Some(source) = source {
+                        proposals.push(RecordedTest {
+                            label: t.label,
                             source,
                         });
                     }
@@ -98,7 +106,6 @@ pub fn tests_of_journal(j: &JournalFile) -> Vec<RecordedTest> {
     for t in suite
         .into_iter()
         .chain(proposals)
-        .chain(self_tests)
         .chain(given("acceptance", &j.project.acceptance))
         .chain(given("hidden", &j.project.hidden))
     {

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use crate::sandbox::{Limits, Preopen, VerdictKind};
 use crate::toolchain::Toolchains;
 
-pub use collect::{tests_of_journal, RecordedTest};
+pub use collect::{tests_of_journal, NamedTest, RecordedTest};
 use value::Value;
 
 /// The guest program (run by the Python runtime in mode `main`).
@@ -561,6 +561,7 @@ fn find_inner(
 pub fn for_run(
     tc: &Toolchains,
     journal: &crate::journal::JournalFile,
+    named: &dyn Fn(&crate::journal::Open) -> Vec<NamedTest>,
     run_dir: &Path,
 ) -> Option<Disagreements> {
     let config = match crate::config::Config::parse(&journal.project.config, &journal.path) {
@@ -591,7 +592,7 @@ pub fn for_run(
         .collect();
     Some(find(
         tc,
-        &tests_of_journal(journal),
+        &tests_of_journal(journal, named),
         &implementations,
         config.project.seed,
         &config.limits.limits(),

@@ -42,12 +42,12 @@ pub struct Coder {
 /// How much of a judgement an agent is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
-    /// Test numbers and pass/fail only (dixit's judgement vector).
+    /// Test numbers and pass/fail only (a judgement vector).
     Numbers,
     /// The failing tests' names and their relevant output, nothing about the passing ones
-    /// (repair's focused fix prompt).
+    /// (a focused fix prompt).
     Failures,
-    /// Every test with its result and output (a blind coder's own tests).
+    /// Every test with its result and output (a coder's own tests).
     Everything,
 }
 
@@ -241,7 +241,7 @@ impl Coder {
     }
 
     /// The coder's verdicts on `suite`, without journaling them (the caller journals what it
-    /// decided from them, as blind verification does with the hidden suite).
+    /// decided from them, e.g. pass or fail only against the hidden suite).
     pub async fn judge_quietly(&self, ctx: &Ctx, suite: &Suite) -> Judgement {
         let sol = match &self.solution {
             Err(e) => {

@@ -1,5 +1,5 @@
 //! Hidden tests: never shown to any agent, run against every coder's final code at the end of a
-//! run (and, in blind verification, answered pass or fail only).
+//! run (or, by a protocol that says so, answered pass or fail only).
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! The high-water mark (BestTracker, `shared/seeds/test-driven-termination.txt`): retries are a
-//! random walk, so keep the best attempt and revert anything worse before the next one. Used by
-//! `dixit` (ensure_passes), `repair` (every attempt) and `debate` (each refinement).
+//! random walk, so keep the best attempt and revert anything worse before the next one. Every
+//! protocol that lets a coder retry uses it.
 
 use crate::agents::Checkpoint;
 
@@ -12,7 +12,7 @@ use super::ctx::{Ctx, Halt};
 pub enum Keep {
     /// Only a better one: more tests passed, or as many with fewer errors.
     Better,
-    /// One at least as good (debate: "kept only if it passes at least as many tests").
+    /// One at least as good ("kept only if it passes at least as many tests").
     AtLeastAsGood,
 }
 

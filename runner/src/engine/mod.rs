@@ -10,7 +10,7 @@
 //!   [`Judgement`] at a [`Detail`] level.
 //! - `proposal.rs`: [`ask_test`] and [`classify`] (the band rule) for tests agents write.
 //! - `suite.rs`: the numbered [`Suite`], grown by a run or given (`Suite::from_dir`).
-//! - `hwm.rs`: the [`HighWaterMark`] (BestTracker) shared by dixit, repair and debate.
+//! - `hwm.rs`: the [`HighWaterMark`] (BestTracker) the protocols share.
 //! - `hidden.rs`: hidden-suite runs at the end of a run.
 //! - `prompts.rs`: templates (common + per protocol) and the forbidden-word guard.
 

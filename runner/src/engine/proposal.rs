@@ -24,7 +24,7 @@ pub struct Proposal {
 
 /// Asks `agent` for one test with `prompt`. The test is taken from the reply (its first code
 /// block of the test kind) and kept in `runs/<id>/tests/<agent>/<call>/`, never in the
-/// agent's workspace: an agent that also writes code (debate, blind) keeps its solution apart
+/// agent's workspace: an agent that also writes code keeps its solution apart
 /// from its tests.
 pub async fn ask_test(
     ctx: &Ctx,

@@ -3,12 +3,11 @@
 //! (`crate::protocol`) lists them. The trait lives here, beside its only caller, so that
 //! `protocol/` depends on `engine/` and never the reverse.
 
-use std::path::PathBuf;
-
 use futures::future::BoxFuture;
 
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::journal::StopReason;
+use crate::report::ProtocolReport;
 
 use super::{Ctx, Halt, Inputs, Team};
 
@@ -18,11 +17,9 @@ pub struct Stop {
     pub round: u32,
 }
 
-/// One protocol: its name, its table of `dixit.toml`, its prompts and its run.
-pub trait Protocol: Send + Sync {
-    /// The name `[protocol] name`, journals and output use.
-    fn name(&self) -> &'static str;
-
+/// One protocol: its table of `dixit.toml`, its prompts and its run; and, as a
+/// [`ProtocolReport`], its name, its own events and stops and its part of the report.
+pub trait Protocol: ProtocolReport {
     /// One line for `--help` and the docs: what a run of it does.
     fn about(&self) -> &'static str;
 
@@ -41,12 +38,6 @@ pub trait Protocol: Send + Sync {
 
     /// Words its prompts must never contain (agents are never told there is a game).
     fn forbidden(&self) -> &'static [&'static str];
-
-    /// The folder of the project whose tests are the acceptance suite coders are shown, if the
-    /// protocol has one.
-    fn acceptance(&self, _config: &Config) -> Result<Option<PathBuf>, ConfigError> {
-        Ok(None)
-    }
 
     /// Why `project` cannot run this protocol meaningfully (what it lacks), if it cannot: a
     /// comparison skips such a cell instead of running it.

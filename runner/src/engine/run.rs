@@ -26,16 +26,39 @@ use super::prompts::Prompts;
 use super::protocol::Protocol;
 
 /// How a run ended.
-#[derive(Debug)]
 pub struct RunOutcome {
     pub run_id: String,
     pub run_dir: PathBuf,
+    /// The protocol that ran (it describes its stop and says how the CLI exits).
+    pub protocol: &'static dyn Protocol,
     pub stop: StopReason,
     pub round: u32,
     pub summary: Summary,
     /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
     /// none in a replay, which writes nothing.
     pub journal: Option<JournalFile>,
+}
+
+impl std::fmt::Debug for RunOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOutcome")
+            .field("run_id", &self.run_id)
+            .field("protocol", &self.protocol.name())
+            .field("stop", &self.stop)
+            .field("round", &self.round)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for ReplayOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayOutcome")
+            .field("run_id", &self.run_id)
+            .field("protocol", &self.protocol.name())
+            .field("events", &self.events)
+            .field("stop", &self.stop)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The agents of a run, by role, as the protocol receives them (and hands them back).
@@ -52,7 +75,7 @@ pub struct Team {
 pub struct Inputs {
     /// Tests no agent ever sees.
     pub hidden: Vec<PathBuf>,
-    /// The acceptance suite (`repair`): shown to coders, never changed by them.
+    /// The acceptance suite, if the protocol has one: shown to coders, never changed by them.
     pub acceptance: Vec<PathBuf>,
 }
 
@@ -189,18 +212,19 @@ pub async fn resume(
         path: run_dir.to_path_buf(),
         source,
     })?;
-    let recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
+    let mut recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
+    let config = project.config.with_protocol(recorded.protocol.clone());
+    let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
+    recorded.upgrade(&|o| protocol.upgrade(o));
     if let Some((stop, round)) = recorded.stop() {
         if !stop.resumable() {
             return Err(ProtocolError::Ended {
                 run_id: recorded.run_id.clone(),
                 round,
-                stop: crate::report::describe_stop(&stop),
+                stop: crate::report::describe_stop(protocol, &stop),
             });
         }
     }
-    let config = project.config.with_protocol(recorded.protocol.clone());
-    let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
     let recording = Arc::new(recorded.recording());
     let mut agents = BTreeMap::new();
     for spec in &specs {
@@ -237,10 +261,9 @@ pub async fn resume(
 }
 
 /// What a replay found.
-#[derive(Debug)]
 pub struct ReplayOutcome {
     pub run_id: String,
-    pub protocol: ProtocolName,
+    pub protocol: &'static dyn Protocol,
     pub events: usize,
     pub stop: StopReason,
     pub round: u32,
@@ -258,13 +281,14 @@ pub async fn replay(
     toolchains: Arc<Toolchains>,
     work_dir: &Path,
 ) -> Result<ReplayOutcome, ProtocolError> {
-    let recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
+    let mut recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
     let config = Config::parse(
         &recorded.project.config,
         &run_dir.join("journal.jsonl (recorded dixit.toml)"),
     )?
     .with_protocol(recorded.protocol.clone());
     let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
+    recorded.upgrade(&|o| protocol.upgrade(o));
     let inputs = recorded_inputs(&recorded, &work_dir.join("inputs"))?;
     let interface = recorded_interface(&config, &recorded, &work_dir.join("inputs"), &toolchains)?;
     let recording = Arc::new(recorded.recording());
@@ -300,7 +324,7 @@ pub async fn replay(
     ctx.journal.finish()?;
     Ok(ReplayOutcome {
         run_id: recorded.run_id.clone(),
-        protocol: recorded.protocol.clone(),
+        protocol: ctx.protocol,
         events: recorded.effective().len(),
         stop: out.stop,
         round: out.round,
@@ -534,10 +558,17 @@ async fn execute(
     if let Some(j) = &recorded {
         summary.disagreements = disagreements(ctx, j, &implementations).await;
     }
-    write_outputs(&ctx.run_dir, &summary, &implementations, ctx.test_kind())?;
+    write_outputs(
+        &ctx.run_dir,
+        &summary,
+        ctx.protocol,
+        &implementations,
+        ctx.test_kind(),
+    )?;
     Ok(RunOutcome {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
+        protocol: ctx.protocol,
         stop,
         round,
         summary,
@@ -557,7 +588,8 @@ async fn disagreements(
     {
         return None;
     }
-    let tests = crate::consensus::tests_of_journal(journal);
+    let protocol = ctx.protocol;
+    let tests = crate::consensus::tests_of_journal(journal, &|e| protocol.named_tests(e));
     let impls: Vec<(String, PathBuf)> = implementations
         .iter()
         .filter(|(_, dir)| crate::consensus::has_python(dir))

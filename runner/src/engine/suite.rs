@@ -1,6 +1,6 @@
-//! A numbered test suite: tests that joined it during a run (dixit's IDEAL tests, debate's
-//! breaking tests, a blind coder's self-tests) or a given one (`Suite::from_dir`: repair's
-//! acceptance suite, the hidden tests).
+//! A numbered test suite: tests that joined it during a run (admitted by the protocol's rule, or
+//! a coder's own tests) or a given one (`Suite::from_dir`: an acceptance suite, the hidden
+//! tests).
 
 use std::path::Path;
 use std::sync::Arc;

@@ -13,9 +13,8 @@ use crate::classify::{Cell, Class};
 use crate::config::ProtocolName;
 use crate::sandbox::{CompileSide, VerdictKind};
 
-/// The current journal format. A reader refuses a newer major version; of a newer minor
-/// version it skips the events it does not know. 1.1: the header names the protocol; events of
-/// the debate, repair and blind protocols. 1.2: the `finished` stop.
+/// The current journal format. A reader refuses a newer major version. 1.1: the header names the
+/// protocol; protocols write events and stops of their own ([`Open`]). 1.2: the `finished` stop.
 pub const FORMAT_MAJOR: u32 = 1;
 pub const FORMAT_MINOR: u32 = 2;
 
@@ -44,7 +43,7 @@ pub struct ProjectSnapshot {
     /// Hidden tests (file name → contents), run against the final implementations.
     #[serde(default)]
     pub hidden: BTreeMap<String, String>,
-    /// The acceptance suite (`repair`), file name → contents.
+    /// The acceptance suite (if the protocol has one), file name → contents.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub acceptance: BTreeMap<String, String>,
     /// The interface headers C/C++ tests compile against (`[project] interface`), file name →
@@ -98,13 +97,6 @@ pub struct SuiteEntry {
     pub source: String,
 }
 
-/// A coder that could not pass the suite, and the tests (1-based) it fails at its best.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CannotPass {
-    pub coder: String,
-    pub failing: Vec<usize>,
-}
-
 /// A coder's standing at the end of a run: tests passed of those run, and which attempt (or
 /// epoch) it stands on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,48 +106,16 @@ pub struct Standing {
     pub total: usize,
 }
 
-/// Why a run stopped. Each protocol ends with its own decision stops; caps and errors are
-/// common, and resumable.
+/// Why a run stopped: a decision of the protocol (its own stop, in the open shape), or one of
+/// the stops every protocol shares, which a person can resume from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(remote = "Self", tag = "reason", rename_all = "snake_case")]
 pub enum StopReason {
-    /// dixit: a round added no test because every proposal was too easy: the coders agree on
-    /// everything asked.
-    Converged,
-    /// dixit: a round added no test because the proposals were too hard (or did not build) or a
-    /// tester hibernates: either the tests or the coders are wrong.
-    Stalled {
-        /// Tests classified TOO_HARD in the last round.
-        too_hard: Vec<String>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        invalid: Vec<String>,
-        /// Testers asleep with their too-hard tests.
-        hibernated: Vec<String>,
-    },
-    /// dixit: coders could not pass the suite after their retries: a person should look at
-    /// these tests (perhaps they are wrong).
-    HumanNeeded { cannot_pass: Vec<CannotPass> },
-    /// `dixit.max_rounds` reached.
+    /// The protocol decided to stop; what it decided is its own ([`Open`], named by `reason`).
+    #[serde(skip)]
+    Decided(Open),
+    /// The protocol's round (or epoch) limit was reached.
     RoundCap { rounds: u32 },
-    /// debate: the debate ended (`why`) and `winner` passes the most tests (`standings`, best
-    /// first; ties broken by fewer errors, then agent order, as `tie_break` says).
-    Debated {
-        winner: String,
-        why: String,
-        standings: Vec<Standing>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        tie_break: Option<String>,
-    },
-    /// repair: every coder shipped its best attempt; `standings` against the acceptance suite.
-    Repaired { standings: Vec<Standing> },
-    /// blind: the hidden suite answered for every coder (pass or fail only).
-    Verified {
-        passed: Vec<String>,
-        failed: Vec<String>,
-    },
-    /// The protocol ran its course with no decision of its own to report: what each coder
-    /// last wrote is what the run ships, and the hidden tests (if any) judge it.
-    Finished,
     /// A budget cap would be exceeded by the next call.
     Budget { agent: String, cap: String },
     /// A backend failed after its retries (network, API, command).
@@ -190,62 +150,124 @@ impl StopReason {
         !matches!(self, StopReason::Budget { .. } | StopReason::Error { .. })
     }
 
-    /// The stop's exit class.
-    pub fn exit_class(&self) -> ExitClass {
+    /// The exit class of a shared stop; of a decision, `None`: the protocol that decided says.
+    pub fn shared_exit_class(&self) -> Option<ExitClass> {
         match self {
-            StopReason::Converged | StopReason::Debated { .. } | StopReason::Finished => {
-                ExitClass::Done
-            }
-            StopReason::Repaired { standings } => {
-                if standings.iter().all(|s| s.passed == s.total) {
-                    ExitClass::Done
-                } else {
-                    ExitClass::HumanNeeded
-                }
-            }
-            StopReason::Verified { failed, .. } => {
-                if failed.is_empty() {
-                    ExitClass::Done
-                } else {
-                    ExitClass::HumanNeeded
-                }
-            }
-            StopReason::Stalled { .. } | StopReason::HumanNeeded { .. } => ExitClass::HumanNeeded,
-            StopReason::RoundCap { .. } | StopReason::Budget { .. } => ExitClass::Capped,
-            StopReason::Error { .. } => ExitClass::Failed,
+            StopReason::Decided(_) => None,
+            StopReason::RoundCap { .. } | StopReason::Budget { .. } => Some(ExitClass::Capped),
+            StopReason::Error { .. } => Some(ExitClass::Failed),
+        }
+    }
+
+    /// A protocol's own stop `value`.
+    pub fn own<T: Named>(value: &T) -> StopReason {
+        StopReason::Decided(Open::of(value))
+    }
+
+    /// The protocol's decision, if this stop is one.
+    pub fn decided(&self) -> Option<&Open> {
+        match self {
+            StopReason::Decided(o) => Some(o),
+            _ => None,
         }
     }
 }
 
 impl Serialize for StopReason {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        StopReason::serialize(self, s)
+        match self {
+            StopReason::Decided(o) => o.serialize_tagged("reason", s),
+            _ => StopReason::serialize(self, s),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for StopReason {
-    /// Also reads journals of format 1.0, whose human-judgement stop named one coder:
-    /// `{"reason": "human_needed", "coder": …, "failing": […]}`.
+    /// A shared stop by its `reason`; any other reason is the protocol's own.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut v = serde_json::Value::deserialize(d)?;
-        if let Some(o) = v.as_object_mut() {
-            if o.get("reason").and_then(|r| r.as_str()) == Some("human_needed")
-                && o.contains_key("coder")
-            {
-                let one = serde_json::json!({
-                    "coder": o.remove("coder"),
-                    "failing": o.remove("failing"),
-                });
-                o.insert("cannot_pass".into(), serde_json::Value::Array(vec![one]));
-            }
+        let v = serde_json::Value::deserialize(d)?;
+        match Open::untag("reason", v, SHARED_STOPS).map_err(serde::de::Error::custom)? {
+            Ok(open) => Ok(StopReason::Decided(open)),
+            Err(v) => StopReason::deserialize(v).map_err(serde::de::Error::custom),
         }
-        StopReason::deserialize(v).map_err(serde::de::Error::custom)
     }
 }
 
-/// One event.
+/// The stops every protocol shares (the others are a protocol's own).
+const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error"];
+
+/// An event or a stop of a protocol's own vocabulary, as the journal keeps it: its name and its
+/// fields. The journal names no protocol: the protocol that wrote it reads it back typed
+/// ([`Open::read`]), and a reader that does not know the name passes it by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Open {
+    pub name: String,
+    pub fields: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A protocol's typed event or stop, and the name it goes by in the journal.
+pub trait Named: Serialize + serde::de::DeserializeOwned {
+    const NAME: &'static str;
+}
+
+impl Open {
+    /// `value` in the open shape.
+    pub fn of<T: Named>(value: &T) -> Open {
+        let fields = match serde_json::to_value(value) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        Open {
+            name: T::NAME.to_string(),
+            fields,
+        }
+    }
+
+    /// The typed value, if this is a `T` (and reads as one).
+    pub fn read<T: Named>(&self) -> Option<T> {
+        (self.name == T::NAME)
+            .then(|| serde_json::from_value(serde_json::Value::Object(self.fields.clone())).ok())
+            .flatten()
+    }
+
+    fn serialize_tagged<S: serde::Serializer>(&self, tag: &str, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.fields.len() + 1))?;
+        m.serialize_entry(tag, &self.name)?;
+        for (k, v) in &self.fields {
+            if k != tag {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+
+    /// Splits `v` by its `tag`: a name of `shared` gives `v` back for the shared type to read;
+    /// any other name is an open entry.
+    fn untag(
+        tag: &str,
+        v: serde_json::Value,
+        shared: &[&str],
+    ) -> Result<Result<Open, serde_json::Value>, String> {
+        let name = match v.get(tag) {
+            Some(serde_json::Value::String(n)) => n.clone(),
+            Some(_) => return Err(format!("`{tag}` is not a string")),
+            None => return Err(format!("missing field `{tag}`")),
+        };
+        if shared.contains(&name.as_str()) {
+            return Ok(Err(v));
+        }
+        let serde_json::Value::Object(mut fields) = v else {
+            return Err("not an object".into());
+        };
+        fields.remove(tag);
+        Ok(Ok(Open { name, fields }))
+    }
+}
+
+/// One event: one of the vocabulary every protocol shares, or a protocol's own.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[serde(remote = "Self", tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// First line: format, versions, the protocol, and the project as it was.
     Header {
@@ -358,29 +380,12 @@ pub enum Event {
     /// A later process continued the run from here (`--resume`); earlier stops and refusals
     /// are superseded.
     Resumed,
-    /// debate: an epoch begins, with the suite of discriminating tests so far.
+    /// An epoch begins (a round by another name), with the suite so far.
     Epoch {
         epoch: u32,
         suite: usize,
     },
-    /// debate: a coder's test meant to break the others, run against every solution.
-    DebateTest {
-        test: String,
-        /// Coders whose solutions fail it (all of them: it may be wrong; none: it breaks nothing).
-        failed_by: Vec<String>,
-        /// Whether it discriminated (some pass, some fail) and joins the suite.
-        kept: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        build_error: Option<String>,
-        cells: Vec<CellRecord>,
-    },
-    /// repair: a reviewer's verdict on a coder's first attempt.
-    Reviewed {
-        coder: String,
-        clean: bool,
-    },
-    /// repair: one attempt of a coder against the acceptance suite, and what the high-water
-    /// mark did with it.
+    /// One attempt of a coder against a fixed suite, and what the high-water mark did with it.
     Attempt {
         attempt: u32,
         passed: usize,
@@ -390,29 +395,47 @@ pub enum Event {
         /// `first`, `kept` (the new best) or `reverted` (worse: the best went back to disk).
         outcome: String,
     },
-    /// blind: the tests a coder wrote for itself from the spec.
-    SelfTests {
-        tests: Vec<SelfTest>,
-    },
-    /// blind: the hidden suite's answer to a coder, pass or fail only (what it was told).
-    BlindChecked {
-        attempt: u32,
-        passed: bool,
-    },
+    /// A protocol's own event ([`Open`], named by `event`).
+    #[serde(skip)]
+    Protocol(Open),
 }
 
-/// A test a blind coder wrote for itself: its id, its category and stated confidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SelfTest {
-    pub id: String,
-    pub category: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<f64>,
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Event::Protocol(o) => o.serialize_tagged("event", s),
+            _ => Event::serialize(self, s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    /// A shared event by its name; any other name is a protocol's own.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match Open::untag("event", v, Event::NAMES).map_err(serde::de::Error::custom)? {
+            Ok(open) => Ok(Event::Protocol(open)),
+            Err(v) => Event::deserialize(v).map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 impl Event {
+    /// A protocol's own event `value`.
+    pub fn own<T: Named>(value: &T) -> Event {
+        Event::Protocol(Open::of(value))
+    }
+
+    /// The protocol event `T`, if this is one.
+    pub fn read<T: Named>(&self) -> Option<T> {
+        match self {
+            Event::Protocol(o) => o.read(),
+            _ => None,
+        }
+    }
+
     /// A short name for messages.
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             Event::Header { .. } => "header",
             Event::Started { .. } => "started",
@@ -433,15 +456,12 @@ impl Event {
             Event::Stop { .. } => "stop",
             Event::Resumed => "resumed",
             Event::Epoch { .. } => "epoch",
-            Event::DebateTest { .. } => "debate_test",
-            Event::Reviewed { .. } => "reviewed",
             Event::Attempt { .. } => "attempt",
-            Event::SelfTests { .. } => "self_tests",
-            Event::BlindChecked { .. } => "blind_checked",
+            Event::Protocol(o) => &o.name,
         }
     }
 
-    /// Every event name this dixit reads (what a reader of a newer minor format does not skip).
+    /// The names of the shared events (any other name is a protocol's own).
     pub const NAMES: &'static [&'static str] = &[
         "header",
         "started",
@@ -462,10 +482,6 @@ impl Event {
         "stop",
         "resumed",
         "epoch",
-        "debate_test",
-        "reviewed",
         "attempt",
-        "self_tests",
-        "blind_checked",
     ];
 }

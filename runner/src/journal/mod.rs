@@ -14,8 +14,8 @@ mod reader;
 mod writer;
 
 pub use event::{
-    CannotPass, CellRecord, Event, ExitClass, ProjectSnapshot, Record, SelfTest, Standing,
-    StopReason, SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE,
+    CellRecord, Event, ExitClass, Named, Open, ProjectSnapshot, Record, Standing, StopReason,
+    SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE,
 };
 pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
 pub use writer::{Journal, PastEnd};

@@ -3,7 +3,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
-use super::event::{Event, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR, FORMAT_MINOR};
+use super::event::{Event, Open, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR};
 use super::JournalError;
 use crate::agents::{RecordedReply, Recording};
 use crate::config::ProtocolName;
@@ -33,8 +33,6 @@ pub struct JournalFile {
     pub good_len: u64,
     /// Whether a half-written last line was dropped.
     pub truncated_tail: bool,
-    /// Events of a newer minor format that this dixit does not know, skipped (by name).
-    pub skipped: Vec<String>,
 }
 
 impl JournalFile {
@@ -50,8 +48,6 @@ impl JournalFile {
         let mut offset = 0u64;
         let mut good_len = 0u64;
         let mut truncated_tail = false;
-        let mut newer_minor = false;
-        let mut skipped = Vec::new();
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         for (i, raw) in lines.iter().enumerate() {
             offset += raw.len() as u64;
@@ -68,14 +64,6 @@ impl JournalFile {
                     if !complete && i == lines.len() - 1 {
                         truncated_tail = true; // a write cut short by a crash
                         break;
-                    }
-                    // A newer minor format may add events: skip what this dixit does not know.
-                    if newer_minor {
-                        if let Some(name) = unknown_event(line) {
-                            good_len = offset;
-                            skipped.push(name);
-                            continue;
-                        }
                     }
                     return Err(JournalError::Corrupt {
                         path: path.to_path_buf(),
@@ -100,7 +88,7 @@ impl JournalFile {
                         project,
                         runtimes,
                     } => {
-                        newer_minor = check_format(path, &format)?;
+                        check_format(path, &format)?;
                         header = Some((run_id, dixit, wasmtime, protocol, project, runtimes));
                         continue;
                     }
@@ -130,7 +118,6 @@ impl JournalFile {
             records,
             good_len,
             truncated_tail,
-            skipped,
         })
     }
 
@@ -241,6 +228,22 @@ impl JournalFile {
             })
     }
 
+    /// Brings every open entry (a protocol's own event or stop) to its current shape with
+    /// `upgrade`, the protocol's knowledge of its older formats, so that a resume or a replay
+    /// compares like with like.
+    pub fn upgrade(&mut self, upgrade: &dyn Fn(&mut Open)) {
+        for r in &mut self.records {
+            match &mut r.event {
+                Event::Protocol(o)
+                | Event::Stop {
+                    reason: StopReason::Decided(o),
+                    ..
+                } => upgrade(o),
+                _ => {}
+            }
+        }
+    }
+
     /// Number of `Resumed` markers.
     pub fn resumes(&self) -> u64 {
         self.records
@@ -250,8 +253,10 @@ impl JournalFile {
     }
 }
 
-/// Checks the header's format; `Ok(true)` for a newer minor version of ours.
-fn check_format(path: &Path, format: &str) -> Result<bool, JournalError> {
+/// Checks the header's format: a newer major version is refused. A newer minor version reads:
+/// its new events are open entries ([`crate::journal::Open`]) a reader that does not know them
+/// passes by, and fields it added to shared events are ignored.
+fn check_format(path: &Path, format: &str) -> Result<(), JournalError> {
     let mut version = format
         .strip_prefix("dixit-journal/")
         .map(|v| v.split('.').map(|n| n.parse::<u32>().ok()));
@@ -262,20 +267,11 @@ fn check_format(path: &Path, format: &str) -> Result<bool, JournalError> {
             path: path.to_path_buf(),
             message: format!("unknown journal format `{format}`"),
         })?;
-    let minor = version.and_then(|mut v| v.next().flatten()).unwrap_or(0);
     if major > FORMAT_MAJOR {
         return Err(JournalError::Format {
             path: path.to_path_buf(),
             message: format!("written by a newer dixit (format {format}); this dixit reads dixit-journal/{FORMAT_MAJOR}.x"),
         });
     }
-    Ok(major == FORMAT_MAJOR && minor > FORMAT_MINOR)
-}
-
-/// The name of a record's event if it is well-formed JSON with an `event` this dixit does not
-/// know (an event of a newer minor format).
-fn unknown_event(line: &str) -> Option<String> {
-    let v: serde_json::Value = serde_json::from_str(line).ok()?;
-    let name = v.get("event")?.as_str()?.to_string();
-    (!Event::NAMES.contains(&name.as_str())).then_some(name)
+    Ok(())
 }

@@ -362,7 +362,7 @@ mod tests {
         j.emit(
             "run",
             Event::Stop {
-                reason: StopReason::Converged,
+                reason: StopReason::RoundCap { rounds: 1 },
                 round: 1,
             },
         )
@@ -375,7 +375,7 @@ mod tests {
         assert!(r.truncated_tail);
         assert_eq!(r.records.len(), 3);
         assert_eq!(r.run_id, "r1");
-        assert_eq!(r.stop(), Some((StopReason::Converged, 1)));
+        assert_eq!(r.stop(), Some((StopReason::RoundCap { rounds: 1 }, 1)));
         assert_eq!(r.records[1].event, Event::Thanks);
     }
 

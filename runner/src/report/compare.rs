@@ -20,8 +20,8 @@ pub const COMPARE_FORMAT: &str = "dixit-compare/1";
 pub enum CellResult {
     /// The protocol ran on the project.
     Ran(CellRun),
-    /// The protocol cannot run on this project (blind without hidden tests, repair without an
-    /// acceptance suite, a config it rejects).
+    /// The protocol cannot run on this project (it lacks hidden tests or an acceptance suite,
+    /// or a config it rejects).
     Skipped { why: String },
     /// The run failed to start or broke (an error of dixit or the machine, not of the agents).
     Failed { error: String },

@@ -4,8 +4,6 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::summary::AttemptStats;
-
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -101,27 +99,6 @@ pub fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
     }
 }
 
-/// A repair coder's attempts in order, passed of total, reverted ones marked:
-/// `2/5 → 1/5 (reverted) → 4/5`.
-pub fn repair_attempts(attempts: &[AttemptStats]) -> String {
-    attempts
-        .iter()
-        .map(|a| {
-            format!(
-                "{}/{}{}",
-                a.passed,
-                a.total,
-                if a.outcome == "reverted" {
-                    " (reverted)"
-                } else {
-                    ""
-                }
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" → ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,17 +132,5 @@ mod tests {
         assert_eq!(and_list(&[1]), "1");
         assert_eq!(and_list(&[1, 2, 3]), "1, 2 and 3");
         assert_eq!(plural(1, "test was", "tests were"), "1 test was");
-        let attempt = |passed, outcome: &str| AttemptStats {
-            passed,
-            total: 5,
-            outcome: outcome.into(),
-            ..AttemptStats::default()
-        };
-        let attempts = [
-            attempt(2, "first"),
-            attempt(1, "reverted"),
-            attempt(4, "kept"),
-        ];
-        assert_eq!(repair_attempts(&attempts), "2/5 → 1/5 (reverted) → 4/5");
     }
 }

@@ -45,16 +45,6 @@ pub fn render_junit(v: &RunView) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let mut suites = String::new();
     let (mut all_tests, mut all_failures, mut all_errors, mut all_skipped) = (0, 0, 0, 0);
-    let acceptance_dir = crate::config::Config::parse(&v.journal.project.config, &v.journal.path)
-        .ok()
-        .and_then(|c| {
-            c.tables
-                .get("repair")?
-                .get("tests")?
-                .as_str()
-                .map(String::from)
-        })
-        .unwrap_or_else(|| "tests".into());
     for coder in &v.coders {
         let mut cases: Vec<Case> = v
             .suite
@@ -63,10 +53,9 @@ pub fn render_junit(v: &RunView) -> String {
             .map(|(j, t)| Case {
                 class: "suite",
                 name: format!("{} (by {})", t.file, t.author),
-                path: if v.protocol.as_str() == "repair" {
-                    format!("PROJECT/{}/{}", acceptance_dir, t.file)
-                } else {
-                    format!("suite/{}", t.file)
+                path: match &v.acceptance {
+                    Some(dir) => format!("PROJECT/{}/{}", dir.display(), t.file),
+                    None => format!("suite/{}", t.file),
                 },
                 cell: v
                     .final_cells
@@ -113,7 +102,7 @@ pub fn render_junit(v: &RunView) -> String {
             suites,
             "    <properties>\n      <property name=\"run\" value=\"{}\"/>\n      <property name=\"protocol\" value=\"{}\"/>\n      <property name=\"implementation\" value=\"implementations/{}\"/>\n    </properties>",
             xml_escape(&v.journal.run_id),
-            v.protocol,
+            v.protocol.name(),
             xml_escape(coder)
         );
         for c in &cases {
@@ -176,9 +165,10 @@ pub fn write_junit(
     run_dir: &Path,
     journal: &crate::journal::JournalFile,
     summary: &super::Summary,
+    protocol: &dyn super::ProtocolReport,
     path: &Path,
 ) -> Result<PathBuf, ReportError> {
-    let v = RunView::new(journal, summary, run_dir);
+    let v = RunView::new(journal, summary, protocol, run_dir);
     std::fs::write(path, render_junit(&v)).map_err(|e| ReportError::io(path, e))?;
     Ok(path.to_path_buf())
 }

@@ -3,6 +3,8 @@
 //! run's output files. Renderers take a run directory and a summary, never the engine's state.
 //!
 //! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
+//! - `protocol.rs`: [`ProtocolReport`], what the report asks of a protocol (its part, its
+//!   decisions in words and on the page); the protocols implement it, the report names none.
 //! - `text.rs`: the terminal summary and [`describe_stop`].
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
@@ -21,6 +23,7 @@ pub mod html;
 pub mod input;
 pub mod junit;
 mod outputs;
+mod protocol;
 pub mod run_report;
 mod summary;
 mod text;
@@ -30,9 +33,6 @@ pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPA
 pub use eval_table::{eval_table, verdicts_table};
 pub use format::and_list;
 pub use outputs::{write_outputs, OutputError};
-pub use summary::{
-    AttemptStats, BlindCoder, BlindSummary, ClassCounts, CoderStats, DebateEpoch, DebateSummary,
-    DixitSummary, ProtocolPart, RepairCoder, RepairSummary, SuiteItem, Summary, TesterStats,
-    UsageTotals,
-};
-pub use text::{describe_stop, render};
+pub use protocol::{Part, ProtocolReport, Trial};
+pub use summary::{bump, ClassCounts, CoderStats, ProtocolPart, SuiteItem, Summary, UsageTotals};
+pub use text::{describe_stop, exit_class, render};

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::protocol::ProtocolReport;
 use super::summary::Summary;
 use crate::agents::copy_dir;
 use crate::toolchain::TestKind;
@@ -27,6 +28,7 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
 pub fn write_outputs(
     run_dir: &Path,
     summary: &Summary,
+    protocol: &dyn ProtocolReport,
     implementations: &[(String, PathBuf)],
     kind: TestKind,
 ) -> Result<(), OutputError> {
@@ -45,14 +47,14 @@ pub fn write_outputs(
     let readme = suite_dir.join("README.md");
     io(
         &readme,
-        std::fs::write(&readme, suite_readme(kind, summary)),
+        std::fs::write(&readme, suite_readme(kind, summary, protocol)),
     )?;
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
     let path = run_dir.join("summary.json");
     io(&path, std::fs::write(&path, json + "\n"))
 }
 
-fn suite_readme(kind: TestKind, s: &Summary) -> String {
+fn suite_readme(kind: TestKind, s: &Summary, protocol: &dyn ProtocolReport) -> String {
     let how = match kind {
         TestKind::Python => "cd ../implementations/coder-1 && for t in ../../suite/test_*.py; do PYTHONPATH=. python3 \"$t\" || echo \"FAIL $t\"; done",
         TestKind::C => "for t in test_*.c; do cc -I ../implementations/coder-1 \"$t\" ../implementations/coder-1/*.c -o t.out -lm && ./t.out || echo \"FAIL $t\"; done",
@@ -60,10 +62,9 @@ fn suite_readme(kind: TestKind, s: &Summary) -> String {
         TestKind::Rust => "(each test is a program using the crate `solution`; or use dixit: dixit exec --solution ../implementations/coder-1 --test test_001.rs)",
         TestKind::Io => "dixit exec --solution ../implementations/coder-1 --test test_001.toml",
     };
-    let why = match s.protocol.as_str() {
-        "dixit" => "Each test joined the suite because some implementations failed it but no more than a minority did.",
-        "debate" => "Each test joined the suite because it discriminated: some implementations passed it and others failed.",
-        _ => "The tests this run checked its implementations against.",
+    let why = match protocol.suite_reason() {
+        Some(r) => format!("Each test joined the suite because {r}."),
+        None => "The tests this run checked its implementations against.".into(),
     };
     let mut out =
         format!("# The test suite\n\n{why}\n\n| # | file | written by |\n|---|---|---|\n");

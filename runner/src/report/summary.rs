@@ -1,11 +1,13 @@
 //! The run at a glance (`summary.json`): common fields every protocol has (the stop, usage, each
 //! coder's replies, fixes, rollbacks, last judgement and hidden results, the final suite), plus
-//! the protocol's own part. Folded from the run's events, one at a time.
+//! the protocol's own part ([`Part`], which the protocol folds). Folded from the run's events,
+//! one at a time.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::protocol::{Part, ProtocolReport};
 use crate::classify::Class;
 use crate::config::ProtocolName;
 use crate::journal::{Event, JournalFile, StopReason, RUN_LANE};
@@ -17,19 +19,6 @@ pub struct ClassCounts {
     pub ideal: u32,
     pub too_hard: u32,
     pub invalid: u32,
-}
-
-/// One tester's history (dixit).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct TesterStats {
-    /// Tests it wrote.
-    pub proposed: u32,
-    pub accepted: u32,
-    /// Classifications of its tests (a hibernated test is classified again each round).
-    pub classes: ClassCounts,
-    pub hibernations: u32,
-    pub revivals: u32,
-    pub rollbacks: u32,
 }
 
 /// One coder's history.
@@ -62,105 +51,52 @@ pub struct SuiteItem {
     pub file: String,
 }
 
-/// dixit's part: how the suite grew and how tests were classified.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DixitSummary {
-    /// Suite size at the start of each round.
-    pub suite_growth: Vec<usize>,
-    pub classes: ClassCounts,
-    pub testers: BTreeMap<String, TesterStats>,
-}
-
-/// One debate epoch.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DebateEpoch {
-    pub epoch: u32,
-    /// Tests written this epoch, and how many of them discriminated (joined the suite).
-    pub tests: u32,
-    pub breaking: u32,
-    /// Each coder's tests passed (of the suite) after the epoch's refinements.
-    pub passed: BTreeMap<String, (usize, usize)>,
-}
-
-/// debate's part: the epochs and the winner.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DebateSummary {
-    pub epochs: Vec<DebateEpoch>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tie_break: Option<String>,
-}
-
-/// One repair attempt.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct AttemptStats {
-    pub attempt: u32,
-    pub passed: usize,
-    pub failed: usize,
-    pub errors: usize,
-    pub total: usize,
-    /// `first`, `kept` or `reverted` (a regression the high-water mark undid).
-    pub outcome: String,
-}
-
-/// One repair coder.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct RepairCoder {
-    pub attempts: Vec<AttemptStats>,
-    /// The attempt that shipped (the high-water mark).
-    pub shipped: Option<u32>,
-    /// The review of its first attempt: `clean`, `findings`, or none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub review: Option<String>,
-}
-
-/// repair's part: every attempt of every coder.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct RepairSummary {
-    pub coders: BTreeMap<String, RepairCoder>,
-}
-
-/// One blind coder.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BlindCoder {
-    /// Self-tests written, per category.
-    pub categories: BTreeMap<String, u32>,
-    pub self_tests: u32,
-    /// Its own tests passed, the last time it ran them.
-    pub self_passed: (usize, usize),
-    /// The hidden suite's answers, in order (what the coder was told: pass or fail).
-    pub blind: Vec<bool>,
-}
-
-/// blind's part.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct BlindSummary {
-    pub coders: BTreeMap<String, BlindCoder>,
-}
-
-/// The protocol's own part of a summary (`"dixit": {…}` in `summary.json`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProtocolPart {
-    Dixit(DixitSummary),
-    Debate(DebateSummary),
-    Repair(RepairSummary),
-    Blind(BlindSummary),
-    /// A protocol with no part of its own (its events are the common ones).
-    #[serde(skip)]
-    None,
+/// The protocol's own part of a summary (`"dixit": {…}` in `summary.json`), if it has one.
+pub struct ProtocolPart {
+    name: String,
+    part: Option<Box<dyn Part>>,
 }
 
 impl ProtocolPart {
-    fn new(p: &ProtocolName) -> ProtocolPart {
-        match p.as_str() {
-            "dixit" => ProtocolPart::Dixit(Default::default()),
-            "debate" => ProtocolPart::Debate(Default::default()),
-            "repair" => ProtocolPart::Repair(Default::default()),
-            "blind" => ProtocolPart::Blind(Default::default()),
-            _ => ProtocolPart::None,
+    /// The part itself.
+    pub fn get(&self) -> Option<&dyn Part> {
+        self.part.as_deref()
+    }
+}
+
+impl Clone for ProtocolPart {
+    fn clone(&self) -> Self {
+        ProtocolPart {
+            name: self.name.clone(),
+            part: self.part.as_ref().map(|p| p.boxed()),
         }
+    }
+}
+
+impl PartialEq for ProtocolPart {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.part.as_ref().map(|p| p.to_json()) == other.part.as_ref().map(|p| p.to_json())
+    }
+}
+
+impl std::fmt::Debug for ProtocolPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProtocolPart")
+            .field("name", &self.name)
+            .field("part", &self.part.as_ref().map(|p| p.to_json()))
+            .finish()
+    }
+}
+
+impl Serialize for ProtocolPart {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        if let Some(p) = &self.part {
+            m.serialize_entry(&self.name, &p.to_json())?;
+        }
+        m.end()
     }
 }
 
@@ -170,9 +106,9 @@ pub struct Summary {
     pub run_id: String,
     pub protocol: ProtocolName,
     pub stop: Option<StopReason>,
-    /// Rounds (dixit) or epochs (debate) begun.
+    /// Rounds (or epochs) begun.
     pub rounds: u32,
-    /// The suite the run ended with (dixit: IDEAL tests; debate: tests that discriminated).
+    /// The suite the run ended with (the tests the protocol admitted).
     pub suite: Vec<SuiteItem>,
     pub coders: BTreeMap<String, CoderStats>,
     pub usage: UsageTotals,
@@ -185,14 +121,8 @@ pub struct Summary {
     pub disagreements: Option<crate::consensus::Disagreements>,
 }
 
-impl Default for Summary {
-    fn default() -> Self {
-        Summary::new(ProtocolName::new(crate::journal::FORMAT_1_0_PROTOCOL))
-    }
-}
-
 /// Counts one classification.
-pub(crate) fn bump(c: &mut ClassCounts, class: Class) {
+pub fn bump(c: &mut ClassCounts, class: Class) {
     match class {
         Class::TooEasy => c.too_easy += 1,
         Class::Ideal => c.ideal += 1,
@@ -203,17 +133,20 @@ pub(crate) fn bump(c: &mut ClassCounts, class: Class) {
 
 impl Summary {
     /// An empty summary of a run of `protocol`.
-    pub fn new(protocol: ProtocolName) -> Summary {
+    pub fn new(protocol: &dyn ProtocolReport) -> Summary {
         Summary {
             run_id: String::new(),
-            protocol: protocol.clone(),
+            protocol: ProtocolName::new(protocol.name()),
             stop: None,
             rounds: 0,
             suite: Vec::new(),
             coders: BTreeMap::new(),
             usage: UsageTotals::default(),
             usage_per_agent: BTreeMap::new(),
-            part: ProtocolPart::new(&protocol),
+            part: ProtocolPart {
+                name: protocol.name().to_string(),
+                part: protocol.part(),
+            },
             disagreements: None,
         }
     }
@@ -221,12 +154,8 @@ impl Summary {
     /// Folds one event in.
     pub fn add(&mut self, lane: &str, e: &Event) {
         self.add_common(lane, e);
-        match &mut self.part {
-            ProtocolPart::Dixit(d) => add_dixit(d, lane, e),
-            ProtocolPart::Debate(d) => add_debate(d, &self.coders, lane, e),
-            ProtocolPart::Repair(r) => add_repair(r, lane, e),
-            ProtocolPart::Blind(b) => add_blind(b, lane, e),
-            ProtocolPart::None => {}
+        if let Some(p) = &mut self.part.part {
+            p.add(lane, e, &self.coders);
         }
     }
 
@@ -292,153 +221,13 @@ impl Summary {
         }
     }
 
-    /// The summary of a recorded run.
-    pub fn of_journal(j: &JournalFile) -> Summary {
-        let mut s = Summary::new(j.protocol.clone());
+    /// The summary of a recorded run of `protocol`.
+    pub fn of_journal(j: &JournalFile, protocol: &dyn ProtocolReport) -> Summary {
+        let mut s = Summary::new(protocol);
         s.run_id = j.run_id.clone();
         for r in j.effective() {
             s.add(&r.lane, &r.event);
         }
         s
-    }
-}
-
-fn add_dixit(d: &mut DixitSummary, lane: &str, e: &Event) {
-    match e {
-        Event::Started { testers, .. } => {
-            for t in testers {
-                d.testers.entry(t.clone()).or_default();
-            }
-        }
-        Event::Round { suite, .. } => d.suite_growth.push(*suite),
-        Event::Reply { .. } => {
-            if let Some(t) = d.testers.get_mut(lane) {
-                t.proposed += 1;
-            }
-        }
-        Event::Classified { class, .. } => {
-            bump(&mut d.classes, *class);
-            if let Some(t) = d.testers.get_mut(lane) {
-                bump(&mut t.classes, *class);
-            }
-        }
-        Event::Rollback { .. } => {
-            if let Some(t) = d.testers.get_mut(lane) {
-                t.rollbacks += 1;
-            }
-        }
-        Event::Hibernated { .. } => {
-            if let Some(t) = d.testers.get_mut(lane) {
-                t.hibernations += 1;
-            }
-        }
-        Event::Revived => {
-            if let Some(t) = d.testers.get_mut(lane) {
-                t.revivals += 1;
-            }
-        }
-        Event::Accepted { .. } => {
-            if let Some(t) = d.testers.get_mut(lane) {
-                t.accepted += 1;
-            }
-        }
-        _ => {}
-    }
-}
-
-fn add_debate(d: &mut DebateSummary, coders: &BTreeMap<String, CoderStats>, lane: &str, e: &Event) {
-    match e {
-        Event::Epoch { epoch, .. } => d.epochs.push(DebateEpoch {
-            epoch: *epoch,
-            ..Default::default()
-        }),
-        Event::DebateTest { kept, .. } => {
-            if let Some(ep) = d.epochs.last_mut() {
-                ep.tests += 1;
-                ep.breaking += u32::from(*kept);
-            }
-        }
-        Event::Judged { vector, .. } if coders.contains_key(lane) => {
-            if let Some(ep) = d.epochs.last_mut() {
-                let passed = vector.iter().filter(|p| **p).count();
-                ep.passed.insert(lane.to_string(), (passed, vector.len()));
-            }
-        }
-        Event::Stop {
-            reason: StopReason::Debated {
-                winner, tie_break, ..
-            },
-            ..
-        } => {
-            d.winner = Some(winner.clone());
-            d.tie_break = tie_break.clone();
-        }
-        _ => {}
-    }
-}
-
-fn add_repair(r: &mut RepairSummary, lane: &str, e: &Event) {
-    match e {
-        Event::Started { coders, .. } => {
-            for c in coders {
-                r.coders.entry(c.clone()).or_default();
-            }
-        }
-        Event::Attempt {
-            attempt,
-            passed,
-            failed,
-            errors,
-            total,
-            outcome,
-        } => {
-            let c = r.coders.entry(lane.to_string()).or_default();
-            if outcome != "reverted" {
-                c.shipped = Some(*attempt);
-            }
-            c.attempts.push(AttemptStats {
-                attempt: *attempt,
-                passed: *passed,
-                failed: *failed,
-                errors: *errors,
-                total: *total,
-                outcome: outcome.clone(),
-            });
-        }
-        Event::Reviewed { coder, clean } => {
-            r.coders.entry(coder.clone()).or_default().review =
-                Some(if *clean { "clean" } else { "findings" }.to_string());
-        }
-        _ => {}
-    }
-}
-
-fn add_blind(b: &mut BlindSummary, lane: &str, e: &Event) {
-    match e {
-        Event::Started { coders, .. } => {
-            for c in coders {
-                b.coders.entry(c.clone()).or_default();
-            }
-        }
-        Event::SelfTests { tests } => {
-            let c = b.coders.entry(lane.to_string()).or_default();
-            for t in tests {
-                c.self_tests += 1;
-                *c.categories.entry(t.category.clone()).or_default() += 1;
-            }
-        }
-        Event::Judged { vector, .. } => {
-            if let Some(c) = b.coders.get_mut(lane) {
-                c.self_passed = (vector.iter().filter(|p| **p).count(), vector.len());
-            }
-        }
-        Event::BlindChecked { passed, .. } => {
-            b.coders
-                .entry(lane.to_string())
-                .or_default()
-                .blind
-                .push(*passed);
-        }
-        _ => {}
     }
 }

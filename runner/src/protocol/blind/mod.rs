@@ -19,7 +19,8 @@ use crate::agents::code_blocks;
 use crate::engine::{
     Coder, Ctx, Detail, Halt, HighWaterMark, Inputs, Keep, Proposal, ProtocolError, Suite, Team,
 };
-use crate::journal::{Event, SelfTest, StopReason};
+use crate::journal::{Event, StopReason};
+use events::{BlindChecked, SelfTest, SelfTests, Verified};
 
 use futures::future::BoxFuture;
 
@@ -27,6 +28,8 @@ use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::engine::Protocol;
 
+mod events;
+mod report;
 mod settings;
 pub use settings::Settings;
 
@@ -86,10 +89,6 @@ const CATEGORIES: &[&str] = &[
 pub struct Blind;
 
 impl Protocol for Blind {
-    fn name(&self) -> &'static str {
-        "blind"
-    }
-
     fn about(&self) -> &'static str {
         "a coder writes its own tests, then the hidden suite answers pass or fail only"
     }
@@ -146,10 +145,10 @@ pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Ha
         .map(|(c, (ok, _))| (c.agent.name.clone(), *ok))
         .partition(|(_, ok)| *ok);
     Ok(Stop {
-        reason: StopReason::Verified {
+        reason: StopReason::own(&Verified {
             passed: passed.into_iter().map(|(n, _)| n).collect(),
             failed: failed.into_iter().map(|(n, _)| n).collect(),
-        },
+        }),
         round,
     })
 }
@@ -198,7 +197,10 @@ async fn verify(ctx: &Ctx, coder: &mut Coder, hidden: &Suite) -> Result<(bool, u
 
         // Phase 3: the hidden suite answers pass or fail, and nothing else.
         let passed = coder.judge_quietly(ctx, hidden).await.all_pass();
-        ctx.emit(&coder.agent.name, Event::BlindChecked { attempt, passed })?;
+        ctx.emit(
+            &coder.agent.name,
+            Event::own(&BlindChecked { attempt, passed }),
+        )?;
         if passed {
             ctx.thank(&mut coder.agent, "coder_passed")?;
             return Ok((true, attempt));
@@ -253,7 +255,10 @@ async fn write_tests(
             },
         ));
     }
-    ctx.emit(&coder.agent.name, Event::SelfTests { tests: described })?;
+    ctx.emit(
+        &coder.agent.name,
+        Event::own(&SelfTests { tests: described }),
+    )?;
     let dir = ctx.run_dir.join("self-tests").join(&coder.agent.name);
     // Tests that cannot even be read are dropped; the rest are the coder's own suite.
     accepted.retain(|(_, p)| p.test.is_ok());

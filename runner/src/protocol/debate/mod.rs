@@ -35,7 +35,10 @@ use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
 
+mod events;
+mod report;
 mod settings;
+use events::{DebateTest, Debated};
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
@@ -80,10 +83,6 @@ pub const FORBIDDEN: &[&str] = &[
 pub struct Debate;
 
 impl Protocol for Debate {
-    fn name(&self) -> &'static str {
-        "debate"
-    }
-
     fn about(&self) -> &'static str {
         "coders write tests against each other's code; tests that discriminate join the suite"
     }
@@ -255,13 +254,13 @@ async fn discriminates(
     };
     ctx.emit(
         author,
-        Event::DebateTest {
+        Event::own(&DebateTest {
             test: p.id.clone(),
             failed_by,
             kept,
             build_error,
             cells,
-        },
+        }),
     )?;
     Ok(kept)
 }
@@ -341,7 +340,7 @@ fn decide(coders: &[Coder], standings: &[Judgement], why: &str, epoch: u32) -> S
         })
         .collect::<Vec<_>>();
     Stop {
-        reason: StopReason::Debated {
+        reason: StopReason::own(&Debated {
             winner: ranked
                 .first()
                 .map(|(_, c, _)| c.agent.name.clone())
@@ -349,7 +348,7 @@ fn decide(coders: &[Coder], standings: &[Judgement], why: &str, epoch: u32) -> S
             why: why.to_string(),
             standings,
             tie_break,
-        },
+        }),
         round: epoch,
     }
 }

@@ -13,8 +13,9 @@ use crate::engine::{
     ask_test, classify, Classified, Coder, Ctx, Halt, HighWaterMark, Judgement, Keep, Offer,
     Proposal, Suite, Team,
 };
-use crate::journal::{CannotPass, Event, StopReason, RUN_LANE};
+use crate::journal::{Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
+use events::{CannotPass, Converged, HumanNeeded, Stalled};
 
 use futures::future::BoxFuture;
 
@@ -22,6 +23,8 @@ use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
 
+mod events;
+mod report;
 mod settings;
 use crate::report::and_list;
 pub use settings::Settings;
@@ -178,10 +181,6 @@ async fn classify_test(
 pub struct Dixit;
 
 impl Protocol for Dixit {
-    fn name(&self) -> &'static str {
-        "dixit"
-    }
-
     fn about(&self) -> &'static str {
         "coders and testers; a test joins the suite only if it is IDEAL"
     }
@@ -295,7 +294,7 @@ pub async fn main(
             .collect();
         if !cannot_pass.is_empty() {
             // Human judgement needed: perhaps the tests are wrong.
-            return Ok((StopReason::HumanNeeded { cannot_pass }, round));
+            return Ok((StopReason::own(&HumanNeeded { cannot_pass }), round));
         }
         for t in testers.iter_mut() {
             t.classified.clear();
@@ -360,13 +359,13 @@ fn converged_or_stalled(testers: &[Tester]) -> StopReason {
         .map(|t| t.agent.name.clone())
         .collect();
     if too_hard.is_empty() && hibernated.is_empty() && !too_easy.is_empty() {
-        StopReason::Converged
+        StopReason::own(&Converged {})
     } else {
-        StopReason::Stalled {
+        StopReason::own(&Stalled {
             too_hard,
             invalid,
             hibernated,
-        }
+        })
     }
 }
 

@@ -30,9 +30,12 @@ use futures::future::BoxFuture;
 use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::engine::Protocol;
-use std::path::PathBuf;
+use crate::report::ProtocolReport;
 
+mod events;
+mod report;
 mod settings;
+use events::{Repaired, Reviewed};
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
@@ -78,20 +81,12 @@ pub const FORBIDDEN: &[&str] = &[
 pub struct Repair;
 
 impl Protocol for Repair {
-    fn name(&self) -> &'static str {
-        "repair"
-    }
-
     fn about(&self) -> &'static str {
         "coders against a given acceptance suite, with a high-water mark and a first review"
     }
 
     fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
         Settings::team(config)
-    }
-
-    fn acceptance(&self, config: &Config) -> Result<Option<PathBuf>, ConfigError> {
-        Ok(Some(config.section::<Settings>(settings::TABLE)?.tests))
     }
 
     fn lacks(&self, project: &Project) -> Option<String> {
@@ -147,9 +142,9 @@ pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Ha
     // The stop's "round": the most attempts any coder made.
     let round = done.iter().map(|(_, a)| *a).max().unwrap_or(0);
     Ok(Stop {
-        reason: StopReason::Repaired {
+        reason: StopReason::own(&Repaired {
             standings: done.into_iter().map(|(s, _)| s).collect(),
-        },
+        }),
         round,
     })
 }
@@ -229,10 +224,10 @@ async fn review(
     let clean = verdict.eq_ignore_ascii_case("clean");
     ctx.emit(
         &reviewer.name,
-        Event::Reviewed {
+        Event::own(&Reviewed {
             coder: coder.agent.name.clone(),
             clean,
-        },
+        }),
     )?;
     if !clean {
         let rewrite = ctx.prompts.render(

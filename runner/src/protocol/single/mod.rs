@@ -9,9 +9,13 @@
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
+use maud::{html, Markup};
+
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Ctx, Halt, Inputs, Protocol, Stop, Team};
-use crate::journal::StopReason;
+use crate::journal::{ExitClass, Named, Open, StopReason};
+use crate::report::run_report::RunView;
+use crate::report::ProtocolReport;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -49,14 +53,47 @@ pub const FORBIDDEN: &[&str] = &[
 #[serde(deny_unknown_fields)]
 pub struct Settings {}
 
+/// The stop: the protocol ran its course; what the coder wrote is what the run ships, and the
+/// hidden tests (if any) judge it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Finished {}
+
+impl Named for Finished {
+    const NAME: &'static str = "finished";
+}
+
 /// The protocol, for the registry.
 pub struct Single;
 
-impl Protocol for Single {
+impl ProtocolReport for Single {
     fn name(&self) -> &'static str {
         "single"
     }
 
+    fn describe(&self, _stop: &Open) -> String {
+        "finished: what each coder wrote is shipped as it is".into()
+    }
+
+    fn exit_class(&self, _stop: &Open) -> ExitClass {
+        ExitClass::Done
+    }
+
+    fn explain(&self, _stop: &Open, v: &RunView) -> Markup {
+        html! {
+            @if !v.hidden_tests.is_empty() {
+                p { "What each coder wrote is what the run ships: " a href="#hidden" { "the hidden tests" } " say how it fares." }
+            } @else {
+                p { "What each coder wrote is what the run ships, and no test checked it: read the code below." }
+            }
+        }
+    }
+
+    fn suite_reason(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl Protocol for Single {
     fn about(&self) -> &'static str {
         "one coder answers the spec once, with no feedback and no tests: the control"
     }
@@ -96,7 +133,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
         coder.solve(ctx, "solve", &solve).await?;
     }
     Ok(Stop {
-        reason: StopReason::Finished,
+        reason: StopReason::own(&Finished {}),
         round: 1,
     })
 }

@@ -21,11 +21,11 @@ use std::path::{Path, PathBuf};
 pub use model::{
     AttemptView, Implementation, Judged, Outcome, ProposalView, RoundView, RunView, SuiteTest,
 };
-pub use page::render_run;
+pub use page::{attempts_anchor, coder_link, ids_linked, letter, render_run, test_link};
 
 use super::eval_report::Provenance;
 use super::input::ReportError;
-use super::Summary;
+use super::{ProtocolReport, Summary};
 use crate::journal::JournalFile;
 
 /// Reads a run directory's journal (`RUN_DIR/journal.jsonl`).
@@ -42,9 +42,10 @@ pub fn write_run_report(
     run_dir: &Path,
     journal: &JournalFile,
     summary: &Summary,
+    protocol: &dyn ProtocolReport,
     out: Option<&Path>,
 ) -> Result<PathBuf, ReportError> {
-    let view = RunView::new(journal, summary, run_dir);
+    let view = RunView::new(journal, summary, protocol, run_dir);
     let html = render_run(&view, &Provenance::now())?;
     let path = out.map_or_else(|| run_dir.join("report.html"), Path::to_path_buf);
     super::eval_report::write_page(&path, &html)

@@ -1,19 +1,19 @@
 //! [`RunView`]: what the run report (and the JUnit export) shows, folded from a run's journal in
-//! one pass, protocol-neutral: rounds (dixit's rounds, debate's epochs), every classified or
-//! debated test with who failed it and the nudge its author got next, the suite with the
-//! classification that admitted each test, each coder's attempts and the high-water mark, the
-//! final verdicts, hidden results, and the final implementations read from
+//! one pass, protocol-neutral: rounds (or epochs), every classified or kept-or-not test (a
+//! protocol's [`crate::report::Trial`]) with who failed it and the nudge its author got next, the
+//! suite with the decision that admitted each test, each coder's attempts and the high-water
+//! mark, the final verdicts, hidden results, and the final implementations read from
 //! `implementations/`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::classify::Class;
-use crate::config::ProtocolName;
 use crate::journal::{CellRecord, Event, JournalFile, StopReason, RUN_LANE};
+use crate::report::protocol::{ProtocolReport, Trial};
 use crate::report::summary::{ClassCounts, Summary};
 
-/// One round of dixit (an epoch of debate).
+/// One round (or epoch) of the run.
 #[derive(Clone, Debug, Default)]
 pub struct RoundView {
     /// The round's (epoch's) number, from 1.
@@ -65,11 +65,11 @@ impl Judged {
 /// What became of a test an agent proposed (dixit) or wrote against the others (debate).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// dixit: its classification.
+    /// Its classification.
     Class(Class),
-    /// debate: it discriminated and joined the suite.
+    /// A trial kept: it joined the suite.
     Kept,
-    /// debate: it broke nobody, or everybody (or did not build).
+    /// A trial not kept (e.g. it broke nobody, or everybody, or did not build).
     NotKept,
 }
 
@@ -202,18 +202,21 @@ pub struct RunView<'a> {
     /// The run directory.
     pub run_dir: PathBuf,
     /// The protocol that ran.
-    pub protocol: ProtocolName,
+    pub protocol: &'a dyn ProtocolReport,
+    /// The project folder of the acceptance suite, when the protocol shows coders one (the
+    /// suite is then that folder's tests).
+    pub acceptance: Option<PathBuf>,
     /// The agents, by role, in order.
     pub coders: Vec<String>,
     pub testers: Vec<String>,
     pub reviewers: Vec<String>,
     /// How the run stopped, and in which round (none: it did not).
     pub stop: Option<(StopReason, u32)>,
-    /// Rounds (dixit) or epochs (debate).
+    /// Rounds (or epochs).
     pub rounds: Vec<RoundView>,
-    /// Every classification of a proposed test (dixit) or written test (debate), in order.
+    /// Every classification of a proposed test, or trial of a written one, in order.
     pub proposals: Vec<ProposalView>,
-    /// The final suite (repair: the acceptance suite; blind: none).
+    /// The final suite (the acceptance suite, if the protocol has one).
     pub suite: Vec<SuiteTest>,
     /// Per coder, every check of its code against the suite.
     pub attempts: BTreeMap<String, Vec<AttemptView>>,
@@ -248,16 +251,26 @@ pub fn slug(s: &str) -> String {
 
 impl<'a> RunView<'a> {
     /// Folds the journal (and reads `run_dir/implementations/`).
-    pub fn new(journal: &'a JournalFile, summary: &'a Summary, run_dir: &Path) -> RunView<'a> {
+    pub fn new(
+        journal: &'a JournalFile,
+        summary: &'a Summary,
+        protocol: &'a dyn ProtocolReport,
+        run_dir: &Path,
+    ) -> RunView<'a> {
         let records = journal.effective();
-        let test_ext = crate::config::Config::parse(&journal.project.config, &journal.path)
-            .map(|c| c.test_kind().extension().to_string())
-            .unwrap_or_else(|_| "py".into());
+        let config = crate::config::Config::parse(&journal.project.config, &journal.path).ok();
+        let test_ext = config
+            .as_ref()
+            .map_or_else(|| "py".into(), |c| c.test_kind().extension().to_string());
+        let acceptance = config
+            .as_ref()
+            .and_then(|c| protocol.acceptance(c).ok().flatten());
         let mut v = RunView {
             journal,
             summary,
             run_dir: run_dir.to_path_buf(),
-            protocol: journal.protocol.clone(),
+            protocol,
+            acceptance,
             coders: Vec::new(),
             testers: Vec::new(),
             reviewers: Vec::new(),
@@ -367,13 +380,19 @@ impl<'a> RunView<'a> {
                     }
                     awaiting_nudge.insert(lane.to_string(), k);
                 }
-                Event::DebateTest {
-                    test,
-                    failed_by,
-                    kept,
-                    build_error,
-                    cells,
-                } => {
+                Event::Protocol(o) => {
+                    let Some(Trial {
+                        test,
+                        kept,
+                        failed_by,
+                        build_error,
+                        cells,
+                    }) = v.protocol.trial(o)
+                    else {
+                        continue;
+                    };
+                    let (test, kept, failed_by, build_error, cells) =
+                        (&test, &kept, &failed_by, &build_error, &cells);
                     let k = v.push_proposal(
                         test,
                         lane,
@@ -482,7 +501,7 @@ impl<'a> RunView<'a> {
                     }
                 }
                 Event::Attempt { outcome, .. } => {
-                    // repair says what its high-water mark did in so many words.
+                    // An attempt says what its high-water mark did in so many words.
                     if let Some(a) = v.attempts.get_mut(lane).and_then(|l| l.last_mut()) {
                         a.outcome = match outcome.as_str() {
                             "reverted" => {
@@ -502,7 +521,7 @@ impl<'a> RunView<'a> {
                 _ => {}
             }
         }
-        if v.protocol.as_str() == "repair" {
+        if v.acceptance.is_some() {
             v.suite = journal
                 .project
                 .acceptance
@@ -651,9 +670,9 @@ impl<'a> RunView<'a> {
 
     /// Whether the run's stop asks a person to decide something.
     pub fn needs_human(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|(s, _)| s.exit_class() == crate::journal::ExitClass::HumanNeeded)
+        self.stop.as_ref().is_some_and(|(s, _)| {
+            crate::report::exit_class(self.protocol, s) == crate::journal::ExitClass::HumanNeeded
+        })
     }
 }
 

@@ -12,18 +12,17 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::super::html::{
-    bar_chart, code, diff_against, dot_chart, histogram, html, legend, meaning, verdict_legend,
-    Bar, Cell, Column, DiffSide, Markup, Matrix, MatrixCol, MatrixRow, Page, Series, Table,
+    bar_chart, code, diff_against, histogram, html, legend, meaning, verdict_legend, Bar, Cell,
+    Column, DiffSide, Markup, Matrix, MatrixCol, MatrixRow, Page, Series, Table,
 };
 use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
-use crate::journal::{CannotPass, CellRecord, StopReason};
+use crate::journal::{CellRecord, StopReason};
 use crate::report::eval_report::Provenance;
-use crate::report::format::{repair_attempts, thousands, utc_timestamp};
-use crate::report::summary::ProtocolPart;
-use crate::report::{and_list, describe_stop};
+use crate::report::format::{thousands, utc_timestamp};
+use crate::report::{and_list, describe_stop, exit_class};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -41,7 +40,8 @@ fn impl_anchor(v: &RunView, coder: &str) -> Option<String> {
         .map(|i| format!("impl-{i}"))
 }
 
-fn attempts_anchor(coder: &str) -> String {
+/// The anchor of a coder's attempts.
+pub fn attempts_anchor(coder: &str) -> String {
     format!("attempts-{}", slug(coder))
 }
 
@@ -49,7 +49,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn letter(c: Option<&CellRecord>) -> char {
+/// A verdict's letter (`P`, `F`, ...; `X`: not run).
+pub fn letter(c: Option<&CellRecord>) -> char {
     c.map_or('X', |c| crate::eval::verdict_code(c.v))
 }
 
@@ -87,7 +88,7 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
     let mut page = Page::new(format!("dixit run {}", j.run_id))
         .subtitle(format!(
             "protocol {} · {} · {} · {}",
-            v.protocol,
+            v.protocol.name(),
             plural(v.coders.len(), "coder", "coders"),
             plural(
                 v.testers.len() + v.reviewers.len(),
@@ -111,7 +112,7 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
             j.path.display()
         ));
     page = page.lead(lead(v));
-    if v.protocol.as_str() != "blind" {
+    if v.protocol.suite_reason().is_some() {
         page.section("suite", "The suite", suite(v));
     }
     if !v.proposals.is_empty() {
@@ -134,8 +135,8 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
         page.section("timeline", "Timeline", timeline(v));
     }
     page.section("usage", "Usage and cost", usage(v));
-    if let Some((id, title, body)) = protocol_part(v) {
-        page.section(id, title, body);
+    if let Some(sec) = v.summary.part.get().and_then(|p| p.section(v)) {
+        page.section(sec.id, sec.title, sec.body);
     }
     page.section("setup", "The run", setup(v));
 
@@ -194,7 +195,7 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
 }
 
 /// The suite test `n`, linked, with its file and author: `test 3 (test_003.py by tester-1)`.
-fn test_link(v: &RunView, n: usize) -> Markup {
+pub fn test_link(v: &RunView, n: usize) -> Markup {
     let t = v.suite.iter().find(|t| t.number == n);
     html! {
         a href={ "#" (test_anchor(n)) } { "test " (n) }
@@ -202,7 +203,8 @@ fn test_link(v: &RunView, n: usize) -> Markup {
     }
 }
 
-fn coder_link(v: &RunView, coder: &str) -> Markup {
+/// A coder's name, linked to its implementation when it has one.
+pub fn coder_link(v: &RunView, coder: &str) -> Markup {
     html! {
         @if let Some(a) = impl_anchor(v, coder) { a href={ "#" (a) } { (coder) } }
         @else { (coder) }
@@ -214,7 +216,7 @@ fn proposal_link(p: &ProposalView) -> Markup {
 }
 
 /// The proposals named by a stop (ids), linked to their rows (their last classification).
-fn ids_linked(v: &RunView, ids: &[String]) -> Markup {
+pub fn ids_linked(v: &RunView, ids: &[String]) -> Markup {
     html! {
         @for (k, id) in ids.iter().enumerate() {
             @if k > 0 { ", " }
@@ -235,52 +237,16 @@ fn lead(v: &RunView) -> Markup {
             }
         };
     };
-    let class = match stop.exit_class() {
+    let class = match exit_class(v.protocol, stop) {
         crate::journal::ExitClass::Done => "dx-good",
         crate::journal::ExitClass::HumanNeeded | crate::journal::ExitClass::Failed => "dx-bad",
         crate::journal::ExitClass::Capped => "",
     };
-    let dis = v
-        .summary
-        .disagreements
-        .as_ref()
-        .map_or(0, Disagreements::count);
     let resume = html! { code { "dixit run PROJECT --resume " (v.journal.run_id) } };
     let ask: Markup = match stop {
-        StopReason::Converged => html! {
-            p { "The testers' last proposals were all too easy: the coders agree on everything the tests asked. "
-                "The suite has " a href="#suite" { (plural(v.suite.len(), "test", "tests")) } "; each coder's implementation is below." }
-            @if dis > 0 {
-                p { "✗ But the final implementations give different answers to "
-                    a href="#disagreements" { (plural(dis, "call", "calls")) }
-                    " the tests made without checking them: look there before picking one." }
-            }
-        },
-        StopReason::Stalled {
-            too_hard,
-            invalid,
-            hibernated,
-        } => html! {
-            p { "The last round added no test, and not because the coders agree: "
-                @if !too_hard.is_empty() { (plural(too_hard.len(), "proposal was", "proposals were")) " TOO_HARD (" (ids_linked(v, too_hard)) "). " }
-                @if !invalid.is_empty() { (plural(invalid.len(), "proposal did", "proposals did")) " not build (" (ids_linked(v, invalid)) "). " }
-                @if !hibernated.is_empty() { (and_list(hibernated)) " " (if hibernated.len() == 1 { "hibernates" } else { "hibernate" }) " with two too-hard tests. " }
-            }
-            p { "Either these tests are wrong or most coders are. Read each test against the spec: a wrong test can be ignored; a right one means the coders that fail it are wrong." }
-        },
-        StopReason::HumanNeeded { cannot_pass } => html! {
-            @for CannotPass { coder, failing } in cannot_pass {
-                p { (coder_link(v, coder)) " cannot pass "
-                    @for (k, n) in failing.iter().enumerate() {
-                        @if k > 0 { @if k + 1 == failing.len() { " and " } @else { ", " } }
-                        (test_link(v, *n))
-                    }
-                    " after its retries (" a href={ "#" (attempts_anchor(coder)) } { "its attempts" } ")." }
-            }
-            p { "Perhaps the tests are wrong. Read them against the spec: if they are right, the implementation is wrong; if not, the coders that pass them share the tests' mistake." }
-        },
+        StopReason::Decided(d) => v.protocol.explain(d, v),
         StopReason::RoundCap { rounds } => html! {
-            p { "The round cap (" (rounds) ") stopped the run before it converged; nothing is decided yet. Continue with " (resume) " after raising " code { "max_rounds" } "." }
+            p { "The " (v.protocol.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise the limit in dixit.toml and continue with " (resume) "." }
         },
         StopReason::Budget { agent, cap } => html! {
             p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise the cap in dixit.toml and continue with " (resume) "." }
@@ -288,39 +254,17 @@ fn lead(v: &RunView) -> Markup {
         StopReason::Error { agent, message } => html! {
             p { (agent) " failed: " code { (message) } ". Fix the cause (a server, a key, a command) and continue with " (resume) "." }
         },
-        StopReason::Debated { winner, why, .. } => html! {
-            p { "The debate ended (" (why) "): " (coder_link(v, winner)) " passes the most tests of the final suite. Its code, and how the others differ from it, are below." }
-        },
-        StopReason::Repaired { standings } => html! {
-            @let failing: Vec<&str> = standings.iter().filter(|s| s.passed < s.total).map(|s| s.coder.as_str()).collect();
-            @if failing.is_empty() {
-                p { "Every coder's best attempt passes the whole acceptance suite." }
-            } @else {
-                p { "Acceptance tests still fail for " (and_list(&failing)) ": read the failing tests and the shipped attempts below." }
-            }
-        },
-        StopReason::Finished => html! {
-            @if !v.hidden_tests.is_empty() {
-                p { "What each coder wrote is what the run ships: " a href="#hidden" { "the hidden tests" } " say how it fares." }
-            } @else {
-                p { "What each coder wrote is what the run ships, and no test checked it: read the code below." }
-            }
-        },
-        StopReason::Verified { failed, .. } => html! {
-            @if failed.is_empty() { p { "Every coder's code passes the hidden suite." } }
-            @else { p { "The hidden suite fails for " (and_list(failed)) ": see " a href="#hidden" { "the hidden tests" } "." } }
-        },
     };
     let s = v.summary;
     html! {
         div.dx-lead.(class) {
-            p.dx-stop { strong { (capitalise(&describe_stop(stop))) } " (round " (round) ")." }
+            p.dx-stop { strong { (capitalise(&describe_stop(v.protocol, stop))) } " (round " (round) ")." }
             (ask)
             dl.dx-kv.dx-facts {
                 dt { "suite" } dd #dx-suite-count data-count=(v.suite.len()) { (plural(v.suite.len(), "test", "tests")) }
                 dt { "rounds" } dd { (s.rounds) }
-                @if let ProtocolPart::Dixit(d) = &s.part {
-                    dt { "classifications" } dd { (d.classes.ideal) " IDEAL · " (d.classes.too_easy) " TOO_EASY · " (d.classes.too_hard) " TOO_HARD · " (d.classes.invalid) " INVALID" }
+                @for (k, fact) in s.part.get().map(|p| p.facts()).unwrap_or_default() {
+                    dt { (k) } dd { (fact) }
                 }
                 @if let Some(d) = &s.disagreements {
                     @if d.error.is_none() {
@@ -384,11 +328,7 @@ fn suite(v: &RunView) -> Markup {
         ]);
     }
     html! {
-        p { "Each test joined the suite because " (match v.protocol.as_str() {
-            "dixit" => "some coders failed it, but no more than a minority (IDEAL).",
-            "debate" => "it discriminated: some solutions passed it and others failed.",
-            _ => "it is the project's acceptance suite.",
-        }) " Click a file for its code." }
+        p { "Each test joined the suite because " (v.protocol.suite_reason().unwrap_or_default()) ". Click a file for its code." }
         (t.render())
         @for s in &v.suite {
             details.dx-test id=(test_anchor(s.number)) {
@@ -533,7 +473,7 @@ fn matrices(v: &RunView) -> Markup {
         @for r in v.rounds.iter().filter(|r| !r.judged.is_empty()) {
             @let width = r.judged.values().map(|j| j.vector.len()).max().unwrap_or(0);
             details.dx-round {
-                summary { (if v.protocol.as_str() == "debate" { "Epoch " } else { "Round " }) (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
+                summary { (capitalise(v.protocol.round_word())) " " (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
                 @if width == 0 {
                     p.dx-muted { "The suite was empty: the check only built each coder's code ("
                         (v.coders.iter().filter(|c| r.judged.get(*c).is_some_and(|j| j.build_error.is_none())).count())
@@ -763,7 +703,11 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
 }
 
 fn timeline(v: &RunView) -> Markup {
-    let debate = v.protocol.as_str() == "debate";
+    // Proposals kept or not (rather than classified): count those instead of classes.
+    let trials = v
+        .proposals
+        .iter()
+        .any(|p| matches!(p.outcome, Outcome::Kept | Outcome::NotKept));
     let bins: Vec<String> = v.rounds.iter().map(|r| r.number.to_string()).collect();
     let suite_size = Series {
         name: "suite size at the start".into(),
@@ -777,7 +721,7 @@ fn timeline(v: &RunView) -> Markup {
         name: "tests added at the end".into(),
         values: v.rounds.iter().map(|r| Some(r.added as f64)).collect(),
     };
-    let unit = if debate { "epoch" } else { "round" };
+    let unit = v.protocol.round_word();
     let mut t = Table::new(
         "dx-rounds",
         vec![
@@ -803,7 +747,7 @@ fn timeline(v: &RunView) -> Markup {
             z(r.added),
         ]);
     }
-    let classes: Vec<Series> = if debate {
+    let classes: Vec<Series> = if trials {
         let per = |kept: bool| -> Vec<Option<f64>> {
             v.rounds
                 .iter()
@@ -856,7 +800,7 @@ fn timeline(v: &RunView) -> Markup {
     html! {
         div.dx-grid {
             (histogram("dx-tl-suite", &format!("Suite size per {unit}: at its start, and the tests added at its end"), &bins, &[suite_size, added], "tests"))
-            (histogram("dx-tl-classes", &format!("{} per {unit}", if debate { "Tests written" } else { "Classifications" }), &bins, &classes, "tests"))
+            (histogram("dx-tl-classes", &format!("{} per {unit}", if trials { "Tests written" } else { "Classifications" }), &bins, &classes, "tests"))
         }
         (t.render())
     }
@@ -940,200 +884,13 @@ fn usage(v: &RunView) -> Markup {
     }
 }
 
-fn protocol_part(v: &RunView) -> Option<(&'static str, &'static str, Markup)> {
-    Some(match &v.summary.part {
-        ProtocolPart::None => return None,
-        ProtocolPart::Dixit(d) => {
-            let mut t = Table::new(
-                "dx-testers",
-                vec![
-                    Column::text("tester"),
-                    Column::num("proposed"),
-                    Column::num("accepted"),
-                    Column::num("IDEAL"),
-                    Column::num("TOO_EASY"),
-                    Column::num("TOO_HARD"),
-                    Column::num("INVALID"),
-                    Column::num("hibernated"),
-                    Column::num("revived"),
-                    Column::num("rollbacks"),
-                ],
-            );
-            for (name, s) in &d.testers {
-                let n = |x: u32| Cell::num(f64::from(x), x.to_string());
-                t.row(vec![
-                    Cell::text(name),
-                    n(s.proposed),
-                    n(s.accepted),
-                    n(s.classes.ideal),
-                    n(s.classes.too_easy),
-                    n(s.classes.too_hard),
-                    n(s.classes.invalid),
-                    n(s.hibernations),
-                    n(s.revivals),
-                    n(s.rollbacks),
-                ]);
-            }
-            (
-                "protocol",
-                "Testers (protocol dixit)",
-                html! {
-                    p { "Each tester's proposals and how they were classified (a hibernated tester's tests are classified again each round)." }
-                    (t.render())
-                },
-            )
-        }
-        ProtocolPart::Debate(d) => {
-            let mut t = Table::new(
-                "dx-epochs",
-                vec![
-                    Column::num("epoch"),
-                    Column::num("tests written"),
-                    Column::num("kept"),
-                    Column::text("passed after the epoch's refinements"),
-                ],
-            );
-            for e in &d.epochs {
-                t.row(vec![
-                    Cell::num(f64::from(e.epoch), e.epoch.to_string()),
-                    Cell::num(f64::from(e.tests), e.tests.to_string()),
-                    Cell::num(f64::from(e.breaking), e.breaking.to_string()),
-                    Cell::text(
-                        e.passed
-                            .iter()
-                            .map(|(c, (p, n))| format!("{c} {p}/{n}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ),
-                ]);
-            }
-            let standings = match v.stop.as_ref().map(|s| &s.0) {
-                Some(StopReason::Debated {
-                    standings,
-                    tie_break,
-                    ..
-                }) => html! {
-                    ol {
-                        @for s in standings { li { (coder_link(v, &s.coder)) ": " (s.passed) " of " (s.total) " tests" } }
-                    }
-                    @if let Some(t) = tie_break { p { "Tie broken by " (t) "." } }
-                },
-                _ => html! {},
-            };
-            (
-                "protocol",
-                "Debate",
-                html! {
-                    p { "Each epoch every coder writes a test meant to break the others' code; a test that discriminates (some pass, some fail) joins the suite, and every coder may refine once (a refinement that passes fewer tests is undone)." }
-                    (t.render())
-                    @if d.winner.is_some() { h3 { "Standings" } (standings) }
-                },
-            )
-        }
-        ProtocolPart::Repair(r) => {
-            let mut t = Table::new(
-                "dx-repair",
-                vec![
-                    Column::text("coder"),
-                    Column::text("review of the first attempt"),
-                    Column::text("attempts (passed / total)"),
-                    Column::num("shipped"),
-                ],
-            );
-            for (name, c) in &r.coders {
-                t.row(vec![
-                    Cell::markup(coder_link(v, name), name.clone()),
-                    Cell::text(c.review.clone().unwrap_or_else(|| "–".into())),
-                    Cell::text(repair_attempts(&c.attempts)),
-                    Cell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
-                ]);
-            }
-            let cats: Vec<String> = r.coders.keys().map(|k| k.to_string()).collect();
-            let most = r
-                .coders
-                .values()
-                .map(|c| c.attempts.len())
-                .max()
-                .unwrap_or(0);
-            let bins: Vec<String> = (1..=most).map(|k| format!("attempt {k}")).collect();
-            let series: Vec<Series> = r
-                .coders
-                .iter()
-                .map(|(name, c)| Series {
-                    name: name.clone(),
-                    values: (0..most)
-                        .map(|k| c.attempts.get(k).map(|a| a.passed as f64))
-                        .collect(),
-                })
-                .collect();
-            let total = r
-                .coders
-                .values()
-                .flat_map(|c| c.attempts.iter().map(|a| a.total))
-                .max()
-                .unwrap_or(1)
-                .max(1);
-            (
-                "protocol",
-                "Repair",
-                html! {
-                    p { "Each coder works against the acceptance suite (" (and_list(&cats)) "): a reviewer reads the first attempt, then focused fixes, each kept only if it passes more tests (a regression is reverted); the best attempt ships." }
-                    (t.render())
-                    (dot_chart("Acceptance tests passed per attempt", &bins, &series, total as f64, "tests passed", 1))
-                },
-            )
-        }
-        ProtocolPart::Blind(b) => {
-            let mut t = Table::new(
-                "dx-blind",
-                vec![
-                    Column::text("coder"),
-                    Column::num("self-tests"),
-                    Column::text("by category"),
-                    Column::text("own tests passed"),
-                    Column::text("hidden suite said"),
-                ],
-            );
-            for (name, c) in &b.coders {
-                t.row(vec![
-                    Cell::markup(coder_link(v, name), name.clone()),
-                    Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
-                    Cell::text(
-                        c.categories
-                            .iter()
-                            .map(|(k, n)| format!("{k} {n}"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    ),
-                    Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
-                    Cell::text(
-                        c.blind
-                            .iter()
-                            .map(|p| if *p { "✓ pass" } else { "✗ fail" })
-                            .collect::<Vec<_>>()
-                            .join(" → "),
-                    ),
-                ]);
-            }
-            (
-                "protocol",
-                "Blind verification",
-                html! {
-                    p { "Each coder writes its own tests from the spec and sees everything about them; the hidden suite answers pass or fail only, never which test or why." }
-                    (t.render())
-                },
-            )
-        }
-    })
-}
-
 fn setup(v: &RunView) -> Markup {
     let j = v.journal;
     let when =
         |ms: u64| utc_timestamp(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms));
     html! {
         dl.dx-kv {
-            dt { "run" } dd { code { (j.run_id) } " · protocol " (v.protocol) }
+            dt { "run" } dd { code { (j.run_id) } " · protocol " (v.protocol.name()) }
             @if let Some((a, b)) = v.span {
                 dt { "time" } dd.dx-time { (when(a)) " to " (when(b)) " (" (format!("{:.1}", (b.saturating_sub(a)) as f64 / 1000.0)) " s)" }
             }
@@ -1152,140 +909,5 @@ fn setup(v: &RunView) -> Markup {
             summary { "dixit.toml" }
             (code(&j.project.config, Some("dixit.toml")))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::{Path, PathBuf};
-
-    use super::*;
-    use crate::consensus::{AnswerGroup, Disagreement, FunctionDisagreements};
-    use crate::journal::JournalFile;
-    use crate::report::Summary;
-
-    /// The recorded real run (coder-4 cannot pass the two tests of the suite).
-    fn fixture() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/runs/to_roman-qwen1.5b")
-    }
-
-    /// Disagreements with hostile text where a guest controls it (an exception's type name).
-    fn hostile_disagreements() -> Disagreements {
-        Disagreements {
-            implementations: vec!["coder-1".into(), "coder-4".into()],
-            tests: 3,
-            calls: 36,
-            agreed: 35,
-            not_replayable: 1,
-            not_probed: 0,
-            functions: vec![FunctionDisagreements {
-                function: "to_roman".into(),
-                inputs: vec![Disagreement {
-                    call: "to_roman('7')".into(),
-                    args: serde_json::json!(["7"]),
-                    kwargs: serde_json::json!([]),
-                    tests: vec!["hidden test_hidden.py".into()],
-                    answers: vec![
-                        AnswerGroup {
-                            kind: "raised".into(),
-                            answer: "raises ValueError".into(),
-                            coders: vec!["coder-1".into()],
-                        },
-                        AnswerGroup {
-                            kind: "raised".into(),
-                            answer: "raises <img src=x onerror=alert(1)>".into(),
-                            coders: vec!["coder-4".into()],
-                        },
-                    ],
-                }],
-            }],
-            error: None,
-        }
-    }
-
-    fn render(dir: &Path) -> (String, Provenance) {
-        let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
-        let mut s = Summary::of_journal(&j);
-        s.disagreements = Some(hostile_disagreements());
-        let v = RunView::new(&j, &s, dir);
-        let prov = Provenance::now();
-        (render_run(&v, &prov).unwrap(), prov)
-    }
-
-    #[test]
-    fn the_recorded_run_folds_into_its_view() {
-        let dir = fixture();
-        let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
-        let s = Summary::of_journal(&j);
-        let v = RunView::new(&j, &s, &dir);
-        assert_eq!(v.coders.len(), 4);
-        assert_eq!(v.suite.len(), 2);
-        assert_eq!(
-            v.suite
-                .iter()
-                .map(|t| t.author.as_str())
-                .collect::<Vec<_>>(),
-            ["tester-1", "tester-2"]
-        );
-        // Both tests were admitted by an IDEAL classification that coder-4 alone failed.
-        for t in &v.suite {
-            let p = &v.proposals[t.admitted_by.expect("admitted")];
-            assert_eq!(p.outcome, Outcome::Class(Class::Ideal));
-            assert_eq!(p.failed_by, ["coder-4"]);
-            assert_eq!(p.suite_number, Some(t.number));
-        }
-        // coder-4: its round-2 check was kept as the best, both fixes were rolled back, and the
-        // code it ended with is the kept one.
-        let a = &v.attempts["coder-4"];
-        let outcomes: Vec<&str> = a.iter().map(|a| a.outcome.as_str()).collect();
-        assert_eq!(outcomes[1], "kept: the best so far");
-        assert!(outcomes[2].starts_with("rolled back") && outcomes[3].starts_with("rolled back"));
-        assert_eq!(v.final_attempt("coder-4").unwrap().pos, a[1].pos);
-        let letters = |c: &str| -> String {
-            v.final_cells[c]
-                .iter()
-                .map(|x| letter(x.as_ref()))
-                .collect()
-        };
-        assert_eq!(letters("coder-1"), "PP");
-        assert_eq!(letters("coder-4"), "WW");
-        assert_eq!(v.hidden_tests, ["test_hidden.py"]);
-        assert_eq!(v.implementations.len(), 4);
-        assert!(v.needs_human());
-    }
-
-    #[test]
-    fn hostile_text_is_escaped_and_the_decision_links_the_evidence() {
-        let (html, _) = render(&fixture());
-        assert!(!html.contains("<img"), "hostile text reached the markup");
-        assert!(html.contains("raises &lt;img src=x onerror=alert(1)&gt;"));
-        let lead = &html[html.find("dx-lead").unwrap()..html.find("class=\"dx-section\"").unwrap()];
-        for link in [
-            "href=\"#test-1\"",
-            "href=\"#test-2\"",
-            "href=\"#impl-3\"",
-            "href=\"#attempts-coder-4\"",
-        ] {
-            assert!(lead.contains(link), "the decision lacks {link}");
-        }
-        for id in ["id=\"test-1\"", "id=\"impl-3\"", "id=\"attempts-coder-4\""] {
-            assert!(html.contains(id), "no target {id}");
-        }
-    }
-
-    #[test]
-    fn run_page_snapshot() {
-        let dir = fixture();
-        let (html, prov) = render(&dir);
-        let main = &html[html.find("<main").unwrap()..html.find("</main>").unwrap() + 7];
-        let mut text = crate::report::html::pretty(main)
-            .replace(&prov.generated, "[time]")
-            .replace(&dir.display().to_string(), "[run]");
-        // The recorded run's times, in case the fixture is ever recorded again.
-        while let Some(k) = text.find("<dd class=\"dx-time\">") {
-            let end = k + text[k..].find("</dd>").unwrap();
-            text.replace_range(k..end, "<dd class=\"dx-time\"[times]");
-        }
-        insta::assert_snapshot!(text);
     }
 }

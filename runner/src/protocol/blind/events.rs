@@ -1,0 +1,48 @@
+//! blind's own events and stop, as its journal keeps them (open entries: see
+//! [`crate::journal::Open`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::journal::Named;
+
+/// The tests a coder wrote for itself from the spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelfTests {
+    pub tests: Vec<SelfTest>,
+}
+
+impl Named for SelfTests {
+    const NAME: &'static str = "self_tests";
+}
+
+/// A test a coder wrote for itself: its id (`agent#call.n`, the reply's n-th code block), its
+/// category and stated confidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelfTest {
+    pub id: String,
+    pub category: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+}
+
+/// The hidden suite's answer to a coder, pass or fail only (what it was told).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlindChecked {
+    pub attempt: u32,
+    pub passed: bool,
+}
+
+impl Named for BlindChecked {
+    const NAME: &'static str = "blind_checked";
+}
+
+/// The hidden suite answered for every coder (pass or fail only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verified {
+    pub passed: Vec<String>,
+    pub failed: Vec<String>,
+}
+
+impl Named for Verified {
+    const NAME: &'static str = "verified";
+}

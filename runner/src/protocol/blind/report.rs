@@ -1,0 +1,217 @@
+//! blind in the report: its part of the summary (each coder's self-tests and what the hidden
+//! suite told it), its stop in words and on the page, and its self-tests for the disagreement
+//! finder.
+
+use std::collections::BTreeMap;
+
+use maud::{html, Markup};
+use serde::Serialize;
+
+use super::events::{BlindChecked, SelfTests, Verified};
+use super::Blind;
+use crate::consensus::NamedTest;
+use crate::journal::{Event, ExitClass, Open};
+use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::run_report::{coder_link, RunView};
+use crate::report::{and_list, CoderStats, Part, ProtocolReport, Summary};
+
+/// One coder.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BlindCoder {
+    /// Self-tests written, per category.
+    pub categories: BTreeMap<String, u32>,
+    pub self_tests: u32,
+    /// Its own tests passed, the last time it ran them.
+    pub self_passed: (usize, usize),
+    /// The hidden suite's answers, in order (what the coder was told: pass or fail).
+    pub blind: Vec<bool>,
+}
+
+/// blind's part of a summary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BlindPart {
+    pub coders: BTreeMap<String, BlindCoder>,
+}
+
+impl ProtocolReport for Blind {
+    fn name(&self) -> &'static str {
+        "blind"
+    }
+
+    fn part(&self) -> Option<Box<dyn Part>> {
+        Some(Box::new(BlindPart::default()))
+    }
+
+    fn describe(&self, stop: &Open) -> String {
+        let Some(Verified { passed, failed }) = stop.read() else {
+            return format!("stopped: {}", stop.name);
+        };
+        if failed.is_empty() {
+            format!(
+                "verified: the hidden suite passes for {}",
+                passed.join(", ")
+            )
+        } else {
+            format!(
+                "human judgement needed: the hidden suite fails for {}{}",
+                failed.join(", "),
+                if passed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (passes for {})", passed.join(", "))
+                }
+            )
+        }
+    }
+
+    fn exit_class(&self, stop: &Open) -> ExitClass {
+        match stop.read::<Verified>() {
+            Some(v) if v.failed.is_empty() => ExitClass::Done,
+            _ => ExitClass::HumanNeeded,
+        }
+    }
+
+    fn explain(&self, stop: &Open, _v: &RunView) -> Markup {
+        let failed = stop
+            .read::<Verified>()
+            .map(|v| v.failed)
+            .unwrap_or_default();
+        html! {
+            @if failed.is_empty() { p { "Every coder's code passes the hidden suite." } }
+            @else { p { "The hidden suite fails for " (and_list(&failed)) ": see " a href="#hidden" { "the hidden tests" } "." } }
+        }
+    }
+
+    fn named_tests(&self, event: &Open) -> Vec<NamedTest> {
+        let Some(SelfTests { tests }) = event.read() else {
+            return Vec::new();
+        };
+        tests
+            .into_iter()
+            .filter_map(|t| {
+                let nth = t.id.rsplit_once('.')?.1.parse::<usize>().ok()?;
+                Some(NamedTest {
+                    label: format!("{} (self-test)", t.id),
+                    reply: t.id,
+                    block: Some(nth),
+                })
+            })
+            .collect()
+    }
+
+    fn suite_reason(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl Part for BlindPart {
+    fn add(&mut self, lane: &str, e: &Event, _coders: &BTreeMap<String, CoderStats>) {
+        match e {
+            Event::Started { coders, .. } => {
+                for c in coders {
+                    self.coders.entry(c.clone()).or_default();
+                }
+            }
+            Event::Judged { vector, .. } => {
+                if let Some(c) = self.coders.get_mut(lane) {
+                    c.self_passed = (vector.iter().filter(|p| **p).count(), vector.len());
+                }
+            }
+            Event::Protocol(o) => {
+                if let Some(SelfTests { tests }) = o.read() {
+                    let c = self.coders.entry(lane.to_string()).or_default();
+                    for t in tests {
+                        c.self_tests += 1;
+                        *c.categories.entry(t.category).or_default() += 1;
+                    }
+                } else if let Some(BlindChecked { passed, .. }) = o.read() {
+                    self.coders
+                        .entry(lane.to_string())
+                        .or_default()
+                        .blind
+                        .push(passed);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    fn text(&self, _s: &Summary) -> String {
+        let mut o = String::new();
+        for (name, c) in &self.coders {
+            let cats: Vec<String> = c
+                .categories
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            let blind: Vec<&str> = c
+                .blind
+                .iter()
+                .map(|p| if *p { "pass" } else { "fail" })
+                .collect();
+            o.push_str(&format!(
+                "  {name:10} self-tests {} ({}), passing {}/{}; hidden suite: {}\n",
+                c.self_tests,
+                cats.join(", "),
+                c.self_passed.0,
+                c.self_passed.1,
+                if blind.is_empty() {
+                    "not run".to_string()
+                } else {
+                    blind.join(" → ")
+                }
+            ));
+        }
+        o
+    }
+
+    fn section(&self, v: &RunView) -> Option<Section> {
+        let mut t = Table::new(
+            "dx-blind",
+            vec![
+                Column::text("coder"),
+                Column::num("self-tests"),
+                Column::text("by category"),
+                Column::text("own tests passed"),
+                Column::text("hidden suite said"),
+            ],
+        );
+        for (name, c) in &self.coders {
+            t.row(vec![
+                Cell::markup(coder_link(v, name), name.clone()),
+                Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
+                Cell::text(
+                    c.categories
+                        .iter()
+                        .map(|(k, n)| format!("{k} {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
+                Cell::text(
+                    c.blind
+                        .iter()
+                        .map(|p| if *p { "✓ pass" } else { "✗ fail" })
+                        .collect::<Vec<_>>()
+                        .join(" → "),
+                ),
+            ]);
+        }
+        Some(Section {
+            id: "protocol".into(),
+            title: "Blind verification".into(),
+            body: html! {
+                p { "Each coder writes its own tests from the spec and sees everything about them; the hidden suite answers pass or fail only, never which test or why." }
+                (t.render())
+            },
+        })
+    }
+
+    fn boxed(&self) -> Box<dyn Part> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,222 @@
+//! debate in the report: its part of the summary (the epochs and the winner), its stop in words
+//! and on the page, and its tests as trials.
+
+use std::collections::BTreeMap;
+
+use maud::{html, Markup};
+use serde::Serialize;
+
+use super::events::{DebateTest, Debated};
+use super::Debate;
+use crate::journal::{Event, ExitClass, Open};
+use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::run_report::{coder_link, RunView};
+use crate::report::{and_list, CoderStats, Part, ProtocolReport, Summary, Trial};
+
+/// One debate epoch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DebateEpoch {
+    pub epoch: u32,
+    /// Tests written this epoch, and how many of them discriminated (joined the suite).
+    pub tests: u32,
+    pub breaking: u32,
+    /// Each coder's tests passed (of the suite) after the epoch's refinements.
+    pub passed: BTreeMap<String, (usize, usize)>,
+}
+
+/// debate's part of a summary: the epochs and the winner.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct DebatePart {
+    pub epochs: Vec<DebateEpoch>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tie_break: Option<String>,
+    /// The final standings (for the page; not in `summary.json`).
+    #[serde(skip)]
+    standings: Option<Debated>,
+}
+
+impl ProtocolReport for Debate {
+    fn name(&self) -> &'static str {
+        "debate"
+    }
+
+    fn part(&self) -> Option<Box<dyn Part>> {
+        Some(Box::new(DebatePart::default()))
+    }
+
+    fn describe(&self, stop: &Open) -> String {
+        let Some(Debated {
+            winner,
+            why,
+            standings,
+            tie_break,
+        }) = stop.read()
+        else {
+            return format!("stopped: {}", stop.name);
+        };
+        let table: Vec<String> = standings
+            .iter()
+            .map(|s| format!("{} {}/{}", s.coder, s.passed, s.total))
+            .collect();
+        format!(
+            "debate over ({why}): {winner} passes the most tests ({}){}",
+            table.join(", "),
+            tie_break
+                .as_ref()
+                .map(|t| format!("; tie broken by {t}"))
+                .unwrap_or_default()
+        )
+    }
+
+    fn exit_class(&self, _stop: &Open) -> ExitClass {
+        ExitClass::Done
+    }
+
+    fn explain(&self, stop: &Open, v: &RunView) -> Markup {
+        match stop.read::<Debated>() {
+            Some(Debated { winner, why, .. }) => html! {
+                p { "The debate ended (" (why) "): " (coder_link(v, &winner)) " passes the most tests of the final suite. Its code, and how the others differ from it, are below." }
+            },
+            None => html! {},
+        }
+    }
+
+    fn trial(&self, event: &Open) -> Option<Trial> {
+        let t: DebateTest = event.read()?;
+        Some(Trial {
+            test: t.test,
+            kept: t.kept,
+            failed_by: t.failed_by,
+            build_error: t.build_error,
+            cells: t.cells,
+        })
+    }
+
+    fn suite_reason(&self) -> Option<&'static str> {
+        Some("it discriminated: some implementations passed it and others failed")
+    }
+
+    fn round_word(&self) -> &'static str {
+        "epoch"
+    }
+}
+
+impl Part for DebatePart {
+    fn add(&mut self, lane: &str, e: &Event, coders: &BTreeMap<String, CoderStats>) {
+        match e {
+            Event::Epoch { epoch, .. } => self.epochs.push(DebateEpoch {
+                epoch: *epoch,
+                ..Default::default()
+            }),
+            Event::Protocol(o) => {
+                if let (Some(t), Some(ep)) = (o.read::<DebateTest>(), self.epochs.last_mut()) {
+                    ep.tests += 1;
+                    ep.breaking += u32::from(t.kept);
+                }
+            }
+            Event::Judged { vector, .. } if coders.contains_key(lane) => {
+                if let Some(ep) = self.epochs.last_mut() {
+                    let passed = vector.iter().filter(|p| **p).count();
+                    ep.passed.insert(lane.to_string(), (passed, vector.len()));
+                }
+            }
+            Event::Stop { reason, .. } => {
+                if let Some(d) = reason.decided().and_then(|o| o.read::<Debated>()) {
+                    self.winner = Some(d.winner.clone());
+                    self.tie_break = d.tie_break.clone();
+                    self.standings = Some(d);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    fn text(&self, s: &Summary) -> String {
+        let mut o = format!(
+            "  epochs: {}   suite: {} tests that discriminated\n",
+            s.rounds,
+            s.suite.len()
+        );
+        for e in &self.epochs {
+            let passed: Vec<String> = e
+                .passed
+                .iter()
+                .map(|(c, (p, t))| format!("{c} {p}/{t}"))
+                .collect();
+            let best = e.passed.values().map(|(p, _)| *p).max().unwrap_or(0);
+            let leaders: Vec<&str> = e
+                .passed
+                .iter()
+                .filter(|(_, (p, _))| *p == best)
+                .map(|(c, _)| c.as_str())
+                .collect();
+            o.push_str(&format!(
+                "  epoch {}: {} tests, {} broke some solution; {}; leading: {}\n",
+                e.epoch,
+                e.tests,
+                e.breaking,
+                passed.join(", "),
+                and_list(&leaders)
+            ));
+        }
+        o
+    }
+
+    fn section(&self, v: &RunView) -> Option<Section> {
+        let mut t = Table::new(
+            "dx-epochs",
+            vec![
+                Column::num("epoch"),
+                Column::num("tests written"),
+                Column::num("kept"),
+                Column::text("passed after the epoch's refinements"),
+            ],
+        );
+        for e in &self.epochs {
+            t.row(vec![
+                Cell::num(f64::from(e.epoch), e.epoch.to_string()),
+                Cell::num(f64::from(e.tests), e.tests.to_string()),
+                Cell::num(f64::from(e.breaking), e.breaking.to_string()),
+                Cell::text(
+                    e.passed
+                        .iter()
+                        .map(|(c, (p, n))| format!("{c} {p}/{n}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+            ]);
+        }
+        let standings = match &self.standings {
+            Some(Debated {
+                standings,
+                tie_break,
+                ..
+            }) => html! {
+                ol {
+                    @for s in standings { li { (coder_link(v, &s.coder)) ": " (s.passed) " of " (s.total) " tests" } }
+                }
+                @if let Some(t) = tie_break { p { "Tie broken by " (t) "." } }
+            },
+            None => html! {},
+        };
+        Some(Section {
+            id: "protocol".into(),
+            title: "Debate".into(),
+            body: html! {
+                p { "Each epoch every coder writes a test meant to break the others' code; a test that discriminates (some pass, some fail) joins the suite, and every coder may refine once (a refinement that passes fewer tests is undone)." }
+                (t.render())
+                @if self.winner.is_some() { h3 { "Standings" } (standings) }
+            },
+        })
+    }
+
+    fn boxed(&self) -> Box<dyn Part> {
+        Box::new(self.clone())
+    }
+}
