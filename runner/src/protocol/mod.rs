@@ -6,10 +6,19 @@
 //! | `debate` | `debatecoder.md` | coders (who also write tests) | a winner and the tests that discriminated |
 //! | `repair` | `test-driven-termination.txt` | coders, a reviewer | each coder's best attempt against a given suite |
 //! | `blind` | `blind-verification.md` | coders (who write their own tests) | code checked by a suite answering pass/fail only |
+//! | `single` | (the control) | one coder | one answer, asked once |
 //!
 //! A protocol owns its roles' behaviour, its prompt templates (`<name>/prompts/`) and its
 //! forbidden-word policy; everything else (agents, the sandbox, journaling, budget, resume and
 //! replay) is the engine's (`crate::engine`).
+
+/// A protocol's prompt templates by name, each the file `prompts/<name>.md` beside the folder's
+/// `mod.rs` (the name and the file cannot drift apart).
+macro_rules! templates {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("prompts/", $name, ".md")))),*]
+    };
+}
 
 pub mod blind;
 pub mod debate;

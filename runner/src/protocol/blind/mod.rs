@@ -34,27 +34,15 @@ mod settings;
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
-pub const TEMPLATES: &[(&str, &str)] = &[
-    ("coder_fix", include_str!("prompts/coder_fix.md")),
-    (
-        "coder_implement",
-        include_str!("prompts/coder_implement.md"),
-    ),
-    (
-        "coder_more_tests",
-        include_str!("prompts/coder_more_tests.md"),
-    ),
-    ("coder_passed", include_str!("prompts/coder_passed.md")),
-    ("coder_system", include_str!("prompts/coder_system.md")),
-    (
-        "coder_system_defensive",
-        include_str!("prompts/coder_system_defensive.md"),
-    ),
-    (
-        "coder_system_terse",
-        include_str!("prompts/coder_system_terse.md"),
-    ),
-    ("coder_tests", include_str!("prompts/coder_tests.md")),
+pub const TEMPLATES: &[(&str, &str)] = templates![
+    "coder_fix",
+    "coder_implement",
+    "coder_more_tests",
+    "coder_passed",
+    "coder_system",
+    "coder_system_defensive",
+    "coder_system_terse",
+    "coder_tests",
 ];
 
 /// The check is "independent": never a contest, never a count.

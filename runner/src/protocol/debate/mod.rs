@@ -42,19 +42,13 @@ use events::{DebateTest, Debated};
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
-pub const TEMPLATES: &[(&str, &str)] = &[
-    ("coder_break", include_str!("prompts/coder_break.md")),
-    ("coder_refine", include_str!("prompts/coder_refine.md")),
-    ("coder_solve", include_str!("prompts/coder_solve.md")),
-    ("coder_system", include_str!("prompts/coder_system.md")),
-    (
-        "coder_system_defensive",
-        include_str!("prompts/coder_system_defensive.md"),
-    ),
-    (
-        "coder_system_terse",
-        include_str!("prompts/coder_system_terse.md"),
-    ),
+pub const TEMPLATES: &[(&str, &str)] = templates![
+    "coder_break",
+    "coder_refine",
+    "coder_solve",
+    "coder_system",
+    "coder_system_defensive",
+    "coder_system_terse",
 ];
 
 /// A debate shows other implementations (that is the protocol), but never keeps score aloud.

@@ -30,50 +30,26 @@ use crate::report::and_list;
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
-pub const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "coder_build_error",
-        include_str!("prompts/coder_build_error.md"),
-    ),
-    ("coder_fix", include_str!("prompts/coder_fix.md")),
-    ("coder_no_code", include_str!("prompts/coder_no_code.md")),
-    ("coder_solve", include_str!("prompts/coder_solve.md")),
-    ("coder_system", include_str!("prompts/coder_system.md")),
-    (
-        "coder_system_defensive",
-        include_str!("prompts/coder_system_defensive.md"),
-    ),
-    (
-        "coder_system_terse",
-        include_str!("prompts/coder_system_terse.md"),
-    ),
-    ("coder_thanks", include_str!("prompts/coder_thanks.md")),
-    (
-        "coder_truncated",
-        include_str!("prompts/coder_truncated.md"),
-    ),
-    ("tester_first", include_str!("prompts/tester_first.md")),
-    ("tester_invalid", include_str!("prompts/tester_invalid.md")),
-    ("tester_more", include_str!("prompts/tester_more.md")),
-    ("tester_no_code", include_str!("prompts/tester_no_code.md")),
-    ("tester_system", include_str!("prompts/tester_system.md")),
-    (
-        "tester_system_adversarial",
-        include_str!("prompts/tester_system_adversarial.md"),
-    ),
-    ("tester_thanks", include_str!("prompts/tester_thanks.md")),
-    (
-        "tester_too_easy",
-        include_str!("prompts/tester_too_easy.md"),
-    ),
-    (
-        "tester_too_hard",
-        include_str!("prompts/tester_too_hard.md"),
-    ),
-    (
-        "tester_truncated",
-        include_str!("prompts/tester_truncated.md"),
-    ),
+pub const TEMPLATES: &[(&str, &str)] = templates![
+    "coder_build_error",
+    "coder_fix",
+    "coder_no_code",
+    "coder_solve",
+    "coder_system",
+    "coder_system_defensive",
+    "coder_system_terse",
+    "coder_thanks",
+    "coder_truncated",
+    "tester_first",
+    "tester_invalid",
+    "tester_more",
+    "tester_no_code",
+    "tester_system",
+    "tester_system_adversarial",
+    "tester_thanks",
+    "tester_too_easy",
+    "tester_too_hard",
+    "tester_truncated",
 ];
 
 /// The game is invisible: no prompt may mention other agents, coders, testers, games, scores,

@@ -39,27 +39,15 @@ use events::{Repaired, Reviewed};
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
-pub const TEMPLATES: &[(&str, &str)] = &[
-    ("coder_fix", include_str!("prompts/coder_fix.md")),
-    ("coder_rewrite", include_str!("prompts/coder_rewrite.md")),
-    ("coder_system", include_str!("prompts/coder_system.md")),
-    (
-        "coder_system_defensive",
-        include_str!("prompts/coder_system_defensive.md"),
-    ),
-    (
-        "coder_system_terse",
-        include_str!("prompts/coder_system_terse.md"),
-    ),
-    ("coder_write", include_str!("prompts/coder_write.md")),
-    (
-        "reviewer_review",
-        include_str!("prompts/reviewer_review.md"),
-    ),
-    (
-        "reviewer_system",
-        include_str!("prompts/reviewer_system.md"),
-    ),
+pub const TEMPLATES: &[(&str, &str)] = templates![
+    "coder_fix",
+    "coder_rewrite",
+    "coder_system",
+    "coder_system_defensive",
+    "coder_system_terse",
+    "coder_write",
+    "reviewer_review",
+    "reviewer_system",
 ];
 
 /// Repair is plain about the tests and the review; it never turns the work into a contest.

@@ -18,17 +18,11 @@ use crate::report::run_report::RunView;
 use crate::report::ProtocolReport;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
-pub const TEMPLATES: &[(&str, &str)] = &[
-    ("coder_solve", include_str!("prompts/coder_solve.md")),
-    ("coder_system", include_str!("prompts/coder_system.md")),
-    (
-        "coder_system_defensive",
-        include_str!("prompts/coder_system_defensive.md"),
-    ),
-    (
-        "coder_system_terse",
-        include_str!("prompts/coder_system_terse.md"),
-    ),
+pub const TEMPLATES: &[(&str, &str)] = templates![
+    "coder_solve",
+    "coder_system",
+    "coder_system_defensive",
+    "coder_system_terse",
 ];
 
 /// The coder is asked once, as anyone would ask: nothing about other agents or a contest.
