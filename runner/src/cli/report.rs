@@ -12,7 +12,6 @@ use super::{toolchains, GlobalArgs};
 use crate::report::eval_report::{write_comparison, write_eval_report};
 use crate::report::input::{ReportError, ReportInput};
 use crate::report::run_report::{read_journal, write_run_report};
-use crate::report::Summary;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -70,7 +69,7 @@ fn run_report(g: &GlobalArgs, dir: &Path, a: &ReportArgs) -> CliResult {
             anyhow::anyhow!("{}: {e}", journal.path.display()),
         )
     })?;
-    let mut summary = Summary::of_journal(&journal, protocol);
+    let mut summary = protocol.summary_of(&journal);
     summary.disagreements = match toolchains(g) {
         Ok(tc) => crate::consensus::for_run(&tc, &journal, &|e| protocol.named_tests(e), dir),
         Err(e) => Some(crate::consensus::Disagreements {

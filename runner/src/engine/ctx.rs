@@ -214,7 +214,7 @@ impl Ctx {
             run_dir: p.run_dir,
             halted: AtomicBool::new(false),
             round: AtomicU32::new(0),
-            summary: Mutex::new(Summary::new(p.protocol)),
+            summary: Mutex::new(p.protocol.summary()),
         }
     }
 

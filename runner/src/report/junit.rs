@@ -102,7 +102,7 @@ pub fn render_junit(v: &RunView) -> String {
             suites,
             "    <properties>\n      <property name=\"run\" value=\"{}\"/>\n      <property name=\"protocol\" value=\"{}\"/>\n      <property name=\"implementation\" value=\"implementations/{}\"/>\n    </properties>",
             xml_escape(&v.journal.run_id),
-            v.protocol.name(),
+            v.journal.protocol.as_str(),
             xml_escape(coder)
         );
         for c in &cases {
@@ -168,7 +168,7 @@ pub fn write_junit(
     protocol: &dyn super::ProtocolReport,
     path: &Path,
 ) -> Result<PathBuf, ReportError> {
-    let v = RunView::new(journal, summary, protocol, run_dir);
+    let v = protocol.view(journal, summary, run_dir);
     std::fs::write(path, render_junit(&v)).map_err(|e| ReportError::io(path, e))?;
     Ok(path.to_path_buf())
 }

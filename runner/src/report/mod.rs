@@ -33,6 +33,9 @@ pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPA
 pub use eval_table::{eval_table, verdicts_table};
 pub use format::and_list;
 pub use outputs::{write_outputs, OutputError};
-pub use protocol::{Part, ProtocolReport, Trial};
-pub use summary::{bump, ClassCounts, CoderStats, ProtocolPart, SuiteItem, Summary, UsageTotals};
+pub use protocol::ProtocolReport;
+pub use run_report::Trial;
+pub use summary::{
+    bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
+};
 pub use text::{describe_stop, exit_class, render};

@@ -3,17 +3,16 @@
 //! disagreement finder replays). Each protocol implements [`ProtocolReport`] in its folder; the
 //! report names none, and the CLI hands it the protocol the journal names.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use maud::Markup;
 
 use super::html::Section;
-use super::run_report::RunView;
-use super::summary::{CoderStats, Summary};
+use super::run_report::model::{RunView, Trial};
+use super::summary::{Part, Summary};
 use crate::config::{Config, ConfigError};
 use crate::consensus::NamedTest;
-use crate::journal::{CellRecord, Event, ExitClass, Open};
+use crate::journal::{ExitClass, JournalFile, Open};
 
 /// A protocol as the report sees it.
 pub trait ProtocolReport: Send + Sync {
@@ -70,39 +69,32 @@ pub trait ProtocolReport: Send + Sync {
     fn round_word(&self) -> &'static str {
         "round"
     }
-}
 
-/// A test one of a protocol's events ran against every coder, and whether it was kept.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Trial {
-    /// Its id (`agent#call`).
-    pub test: String,
-    pub kept: bool,
-    /// The coders whose code failed it.
-    pub failed_by: Vec<String>,
-    pub build_error: Option<String>,
-    pub cells: Vec<CellRecord>,
-}
-
-/// A protocol's own part of a summary, folded from the run's events one at a time.
-pub trait Part: Send + Sync {
-    /// Folds one event in (after the shared fields took it: `coders` is up to date).
-    fn add(&mut self, lane: &str, event: &Event, coders: &BTreeMap<String, CoderStats>);
-
-    /// The part in `summary.json`, under the protocol's name.
-    fn to_json(&self) -> serde_json::Value;
-
-    /// Its lines of the terminal summary (each ends with a newline).
-    fn text(&self, summary: &Summary) -> String;
-
-    /// Facts for the page's headline box (label, value).
-    fn facts(&self) -> Vec<(&'static str, String)> {
-        Vec::new()
+    /// An empty summary of one of its runs, with its own part.
+    fn summary(&self) -> Summary {
+        Summary::new(self.name(), self.part())
     }
 
-    /// Its section of the run's page.
-    fn section(&self, v: &RunView) -> Option<Section>;
+    /// The summary of a recorded run of it.
+    fn summary_of(&self, journal: &JournalFile) -> Summary {
+        self.summary().fold(journal)
+    }
 
-    /// A copy (a summary is cloned).
-    fn boxed(&self) -> Box<dyn Part>;
+    /// Its own section of the run's page (from its part of the summary, `v.summary.part`).
+    fn section(&self, _v: &RunView) -> Option<Section> {
+        None
+    }
+
+    /// The run of `journal` folded for the page and the JUnit export, its trials and its
+    /// acceptance suite read as this protocol says.
+    fn view<'a>(
+        &self,
+        journal: &'a JournalFile,
+        summary: &'a Summary,
+        run_dir: &Path,
+    ) -> RunView<'a> {
+        RunView::new(journal, summary, run_dir, &|e| self.trial(e), &|c| {
+            self.acceptance(c).ok().flatten()
+        })
+    }
 }

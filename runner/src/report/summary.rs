@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::protocol::{Part, ProtocolReport};
 use crate::classify::Class;
 use crate::config::ProtocolName;
 use crate::journal::{Event, JournalFile, StopReason, RUN_LANE};
@@ -51,6 +50,29 @@ pub struct SuiteItem {
     pub file: String,
 }
 
+/// A protocol's own part of a summary, folded from the run's events one at a time.
+pub trait Part: Send + Sync + std::any::Any {
+    /// Folds one event in (after the shared fields took it: `coders` is up to date).
+    fn add(&mut self, lane: &str, event: &Event, coders: &BTreeMap<String, CoderStats>);
+
+    /// The part in `summary.json`, under the protocol's name.
+    fn to_json(&self) -> serde_json::Value;
+
+    /// Its lines of the terminal summary (each ends with a newline).
+    fn text(&self, summary: &Summary) -> String;
+
+    /// Facts for the page's headline box (label, value).
+    fn facts(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+
+    /// A copy (a summary is cloned).
+    fn boxed(&self) -> Box<dyn Part>;
+
+    /// The part as itself, for the protocol that made it (its page section reads it typed).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
 /// The protocol's own part of a summary (`"dixit": {…}` in `summary.json`), if it has one.
 pub struct ProtocolPart {
     name: String,
@@ -61,6 +83,11 @@ impl ProtocolPart {
     /// The part itself.
     pub fn get(&self) -> Option<&dyn Part> {
         self.part.as_deref()
+    }
+
+    /// The part as the protocol that made it knows it.
+    pub fn typed<T: Part>(&self) -> Option<&T> {
+        self.part.as_deref()?.as_any().downcast_ref()
     }
 }
 
@@ -132,11 +159,12 @@ pub fn bump(c: &mut ClassCounts, class: Class) {
 }
 
 impl Summary {
-    /// An empty summary of a run of `protocol`.
-    pub fn new(protocol: &dyn ProtocolReport) -> Summary {
+    /// An empty summary of a run of `protocol`, with its own `part` (see
+    /// [`crate::report::ProtocolReport::summary`]).
+    pub fn new(protocol: &str, part: Option<Box<dyn Part>>) -> Summary {
         Summary {
             run_id: String::new(),
-            protocol: ProtocolName::new(protocol.name()),
+            protocol: ProtocolName::new(protocol),
             stop: None,
             rounds: 0,
             suite: Vec::new(),
@@ -144,8 +172,8 @@ impl Summary {
             usage: UsageTotals::default(),
             usage_per_agent: BTreeMap::new(),
             part: ProtocolPart {
-                name: protocol.name().to_string(),
-                part: protocol.part(),
+                name: protocol.to_string(),
+                part,
             },
             disagreements: None,
         }
@@ -221,13 +249,12 @@ impl Summary {
         }
     }
 
-    /// The summary of a recorded run of `protocol`.
-    pub fn of_journal(j: &JournalFile, protocol: &dyn ProtocolReport) -> Summary {
-        let mut s = Summary::new(protocol);
-        s.run_id = j.run_id.clone();
+    /// Folds every event of a recorded run in.
+    pub fn fold(mut self, j: &JournalFile) -> Summary {
+        self.run_id = j.run_id.clone();
         for r in j.effective() {
-            s.add(&r.lane, &r.event);
+            self.add(&r.lane, &r.event);
         }
-        s
+        self
     }
 }

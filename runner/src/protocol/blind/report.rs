@@ -102,6 +102,49 @@ impl ProtocolReport for Blind {
     fn suite_reason(&self) -> Option<&'static str> {
         None
     }
+
+    fn section(&self, v: &RunView) -> Option<Section> {
+        let part = v.summary.part.typed::<BlindPart>()?;
+        let mut t = Table::new(
+            "dx-blind",
+            vec![
+                Column::text("coder"),
+                Column::num("self-tests"),
+                Column::text("by category"),
+                Column::text("own tests passed"),
+                Column::text("hidden suite said"),
+            ],
+        );
+        for (name, c) in &part.coders {
+            t.row(vec![
+                Cell::markup(coder_link(v, name), name.clone()),
+                Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
+                Cell::text(
+                    c.categories
+                        .iter()
+                        .map(|(k, n)| format!("{k} {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
+                Cell::text(
+                    c.blind
+                        .iter()
+                        .map(|p| if *p { "✓ pass" } else { "✗ fail" })
+                        .collect::<Vec<_>>()
+                        .join(" → "),
+                ),
+            ]);
+        }
+        Some(Section {
+            id: "protocol".into(),
+            title: "Blind verification".into(),
+            body: html! {
+                p { "Each coder writes its own tests from the spec and sees everything about them; the hidden suite answers pass or fail only, never which test or why." }
+                (t.render())
+            },
+        })
+    }
 }
 
 impl Part for BlindPart {
@@ -169,49 +212,11 @@ impl Part for BlindPart {
         o
     }
 
-    fn section(&self, v: &RunView) -> Option<Section> {
-        let mut t = Table::new(
-            "dx-blind",
-            vec![
-                Column::text("coder"),
-                Column::num("self-tests"),
-                Column::text("by category"),
-                Column::text("own tests passed"),
-                Column::text("hidden suite said"),
-            ],
-        );
-        for (name, c) in &self.coders {
-            t.row(vec![
-                Cell::markup(coder_link(v, name), name.clone()),
-                Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
-                Cell::text(
-                    c.categories
-                        .iter()
-                        .map(|(k, n)| format!("{k} {n}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
-                Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
-                Cell::text(
-                    c.blind
-                        .iter()
-                        .map(|p| if *p { "✓ pass" } else { "✗ fail" })
-                        .collect::<Vec<_>>()
-                        .join(" → "),
-                ),
-            ]);
-        }
-        Some(Section {
-            id: "protocol".into(),
-            title: "Blind verification".into(),
-            body: html! {
-                p { "Each coder writes its own tests from the spec and sees everything about them; the hidden suite answers pass or fail only, never which test or why." }
-                (t.render())
-            },
-        })
-    }
-
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

@@ -101,6 +101,55 @@ impl ProtocolReport for Debate {
     fn round_word(&self) -> &'static str {
         "epoch"
     }
+
+    fn section(&self, v: &RunView) -> Option<Section> {
+        let part = v.summary.part.typed::<DebatePart>()?;
+        let mut t = Table::new(
+            "dx-epochs",
+            vec![
+                Column::num("epoch"),
+                Column::num("tests written"),
+                Column::num("kept"),
+                Column::text("passed after the epoch's refinements"),
+            ],
+        );
+        for e in &part.epochs {
+            t.row(vec![
+                Cell::num(f64::from(e.epoch), e.epoch.to_string()),
+                Cell::num(f64::from(e.tests), e.tests.to_string()),
+                Cell::num(f64::from(e.breaking), e.breaking.to_string()),
+                Cell::text(
+                    e.passed
+                        .iter()
+                        .map(|(c, (p, n))| format!("{c} {p}/{n}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+            ]);
+        }
+        let standings = match &part.standings {
+            Some(Debated {
+                standings,
+                tie_break,
+                ..
+            }) => html! {
+                ol {
+                    @for s in standings { li { (coder_link(v, &s.coder)) ": " (s.passed) " of " (s.total) " tests" } }
+                }
+                @if let Some(t) = tie_break { p { "Tie broken by " (t) "." } }
+            },
+            None => html! {},
+        };
+        Some(Section {
+            id: "protocol".into(),
+            title: "Debate".into(),
+            body: html! {
+                p { "Each epoch every coder writes a test meant to break the others' code; a test that discriminates (some pass, some fail) joins the suite, and every coder may refine once (a refinement that passes fewer tests is undone)." }
+                (t.render())
+                @if part.winner.is_some() { h3 { "Standings" } (standings) }
+            },
+        })
+    }
 }
 
 impl Part for DebatePart {
@@ -168,55 +217,11 @@ impl Part for DebatePart {
         o
     }
 
-    fn section(&self, v: &RunView) -> Option<Section> {
-        let mut t = Table::new(
-            "dx-epochs",
-            vec![
-                Column::num("epoch"),
-                Column::num("tests written"),
-                Column::num("kept"),
-                Column::text("passed after the epoch's refinements"),
-            ],
-        );
-        for e in &self.epochs {
-            t.row(vec![
-                Cell::num(f64::from(e.epoch), e.epoch.to_string()),
-                Cell::num(f64::from(e.tests), e.tests.to_string()),
-                Cell::num(f64::from(e.breaking), e.breaking.to_string()),
-                Cell::text(
-                    e.passed
-                        .iter()
-                        .map(|(c, (p, n))| format!("{c} {p}/{n}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
-            ]);
-        }
-        let standings = match &self.standings {
-            Some(Debated {
-                standings,
-                tie_break,
-                ..
-            }) => html! {
-                ol {
-                    @for s in standings { li { (coder_link(v, &s.coder)) ": " (s.passed) " of " (s.total) " tests" } }
-                }
-                @if let Some(t) = tie_break { p { "Tie broken by " (t) "." } }
-            },
-            None => html! {},
-        };
-        Some(Section {
-            id: "protocol".into(),
-            title: "Debate".into(),
-            body: html! {
-                p { "Each epoch every coder writes a test meant to break the others' code; a test that discriminates (some pass, some fail) joins the suite, and every coder may refine once (a refinement that passes fewer tests is undone)." }
-                (t.render())
-                @if self.winner.is_some() { h3 { "Standings" } (standings) }
-            },
-        })
-    }
-
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }

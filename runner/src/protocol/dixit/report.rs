@@ -171,6 +171,48 @@ impl ProtocolReport for Dixit {
             *entry = Open::of(&h);
         }
     }
+
+    fn section(&self, v: &RunView) -> Option<Section> {
+        let part = v.summary.part.typed::<DixitPart>()?;
+        let mut t = Table::new(
+            "dx-testers",
+            vec![
+                Column::text("tester"),
+                Column::num("proposed"),
+                Column::num("accepted"),
+                Column::num("IDEAL"),
+                Column::num("TOO_EASY"),
+                Column::num("TOO_HARD"),
+                Column::num("INVALID"),
+                Column::num("hibernated"),
+                Column::num("revived"),
+                Column::num("rollbacks"),
+            ],
+        );
+        for (name, s) in &part.testers {
+            let n = |x: u32| Cell::num(f64::from(x), x.to_string());
+            t.row(vec![
+                Cell::text(name),
+                n(s.proposed),
+                n(s.accepted),
+                n(s.classes.ideal),
+                n(s.classes.too_easy),
+                n(s.classes.too_hard),
+                n(s.classes.invalid),
+                n(s.hibernations),
+                n(s.revivals),
+                n(s.rollbacks),
+            ]);
+        }
+        Some(Section {
+            id: "protocol".into(),
+            title: "Testers (protocol dixit)".into(),
+            body: html! {
+                p { "Each tester's proposals and how they were classified (a hibernated tester's tests are classified again each round)." }
+                (t.render())
+            },
+        })
+    }
 }
 
 impl Part for DixitPart {
@@ -255,49 +297,12 @@ impl Part for DixitPart {
         )]
     }
 
-    fn section(&self, _v: &RunView) -> Option<Section> {
-        let mut t = Table::new(
-            "dx-testers",
-            vec![
-                Column::text("tester"),
-                Column::num("proposed"),
-                Column::num("accepted"),
-                Column::num("IDEAL"),
-                Column::num("TOO_EASY"),
-                Column::num("TOO_HARD"),
-                Column::num("INVALID"),
-                Column::num("hibernated"),
-                Column::num("revived"),
-                Column::num("rollbacks"),
-            ],
-        );
-        for (name, s) in &self.testers {
-            let n = |x: u32| Cell::num(f64::from(x), x.to_string());
-            t.row(vec![
-                Cell::text(name),
-                n(s.proposed),
-                n(s.accepted),
-                n(s.classes.ideal),
-                n(s.classes.too_easy),
-                n(s.classes.too_hard),
-                n(s.classes.invalid),
-                n(s.hibernations),
-                n(s.revivals),
-                n(s.rollbacks),
-            ]);
-        }
-        Some(Section {
-            id: "protocol".into(),
-            title: "Testers (protocol dixit)".into(),
-            body: html! {
-                p { "Each tester's proposals and how they were classified (a hibernated tester's tests are classified again each round)." }
-                (t.render())
-            },
-        })
-    }
-
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
@@ -354,19 +359,19 @@ mod tests {
 
     fn render(dir: &Path) -> (String, Provenance) {
         let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
-        let mut s = Summary::of_journal(&j, &Dixit);
+        let mut s = Dixit.summary_of(&j);
         s.disagreements = Some(hostile_disagreements());
-        let v = RunView::new(&j, &s, &Dixit, dir);
+        let v = Dixit.view(&j, &s, dir);
         let prov = Provenance::now();
-        (render_run(&v, &prov).unwrap(), prov)
+        (render_run(&v, &Dixit, &prov).unwrap(), prov)
     }
 
     #[test]
     fn the_recorded_run_folds_into_its_view() {
         let dir = fixture();
         let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
-        let s = Summary::of_journal(&j, &Dixit);
-        let v = RunView::new(&j, &s, &Dixit, &dir);
+        let s = Dixit.summary_of(&j);
+        let v = Dixit.view(&j, &s, &dir);
         assert_eq!(v.coders.len(), 4);
         assert_eq!(v.suite.len(), 2);
         assert_eq!(
@@ -400,7 +405,12 @@ mod tests {
         assert_eq!(letters("coder-4"), "WW");
         assert_eq!(v.hidden_tests, ["test_hidden.py"]);
         assert_eq!(v.implementations.len(), 4);
-        assert!(v.needs_human());
+        let stop = v
+            .stop
+            .as_ref()
+            .and_then(|(s, _)| s.decided().cloned())
+            .unwrap();
+        assert_eq!(Dixit.exit_class(&stop), ExitClass::HumanNeeded);
     }
 
     #[test]

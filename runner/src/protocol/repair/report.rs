@@ -129,6 +129,61 @@ impl ProtocolReport for Repair {
     fn acceptance(&self, config: &Config) -> Result<Option<PathBuf>, ConfigError> {
         Ok(Some(config.section::<Settings>(settings::TABLE)?.tests))
     }
+
+    fn section(&self, v: &RunView) -> Option<Section> {
+        let part = v.summary.part.typed::<RepairPart>()?;
+        let mut t = Table::new(
+            "dx-repair",
+            vec![
+                Column::text("coder"),
+                Column::text("review of the first attempt"),
+                Column::text("attempts (passed / total)"),
+                Column::num("shipped"),
+            ],
+        );
+        for (name, c) in &part.coders {
+            t.row(vec![
+                Cell::markup(coder_link(v, name), name.clone()),
+                Cell::text(c.review.clone().unwrap_or_else(|| "–".into())),
+                Cell::text(attempts_line(&c.attempts)),
+                Cell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
+            ]);
+        }
+        let cats: Vec<String> = part.coders.keys().map(|k| k.to_string()).collect();
+        let most = part
+            .coders
+            .values()
+            .map(|c| c.attempts.len())
+            .max()
+            .unwrap_or(0);
+        let bins: Vec<String> = (1..=most).map(|k| format!("attempt {k}")).collect();
+        let series: Vec<Series> = part
+            .coders
+            .iter()
+            .map(|(name, c)| Series {
+                name: name.clone(),
+                values: (0..most)
+                    .map(|k| c.attempts.get(k).map(|a| a.passed as f64))
+                    .collect(),
+            })
+            .collect();
+        let total = part
+            .coders
+            .values()
+            .flat_map(|c| c.attempts.iter().map(|a| a.total))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        Some(Section {
+            id: "protocol".into(),
+            title: "Repair".into(),
+            body: html! {
+                p { "Each coder works against the acceptance suite (" (and_list(&cats)) "): a reviewer reads the first attempt, then focused fixes, each kept only if it passes more tests (a regression is reverted); the best attempt ships." }
+                (t.render())
+                (dot_chart("Acceptance tests passed per attempt", &bins, &series, total as f64, "tests passed", 1))
+            },
+        })
+    }
 }
 
 impl Part for RepairPart {
@@ -190,62 +245,12 @@ impl Part for RepairPart {
         o
     }
 
-    fn section(&self, v: &RunView) -> Option<Section> {
-        let mut t = Table::new(
-            "dx-repair",
-            vec![
-                Column::text("coder"),
-                Column::text("review of the first attempt"),
-                Column::text("attempts (passed / total)"),
-                Column::num("shipped"),
-            ],
-        );
-        for (name, c) in &self.coders {
-            t.row(vec![
-                Cell::markup(coder_link(v, name), name.clone()),
-                Cell::text(c.review.clone().unwrap_or_else(|| "–".into())),
-                Cell::text(attempts_line(&c.attempts)),
-                Cell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
-            ]);
-        }
-        let cats: Vec<String> = self.coders.keys().map(|k| k.to_string()).collect();
-        let most = self
-            .coders
-            .values()
-            .map(|c| c.attempts.len())
-            .max()
-            .unwrap_or(0);
-        let bins: Vec<String> = (1..=most).map(|k| format!("attempt {k}")).collect();
-        let series: Vec<Series> = self
-            .coders
-            .iter()
-            .map(|(name, c)| Series {
-                name: name.clone(),
-                values: (0..most)
-                    .map(|k| c.attempts.get(k).map(|a| a.passed as f64))
-                    .collect(),
-            })
-            .collect();
-        let total = self
-            .coders
-            .values()
-            .flat_map(|c| c.attempts.iter().map(|a| a.total))
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        Some(Section {
-            id: "protocol".into(),
-            title: "Repair".into(),
-            body: html! {
-                p { "Each coder works against the acceptance suite (" (and_list(&cats)) "): a reviewer reads the first attempt, then focused fixes, each kept only if it passes more tests (a regression is reverted); the best attempt ships." }
-                (t.render())
-                (dot_chart("Acceptance tests passed per attempt", &bins, &series, total as f64, "tests passed", 1))
-            },
-        })
-    }
-
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -9,9 +9,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::classify::Class;
-use crate::journal::{CellRecord, Event, JournalFile, StopReason, RUN_LANE};
-use crate::report::protocol::{ProtocolReport, Trial};
+use crate::config::Config;
+use crate::journal::{CellRecord, Event, JournalFile, Open, StopReason, RUN_LANE};
 use crate::report::summary::{ClassCounts, Summary};
+
+/// A test one of a protocol's own events ran against every coder, and whether it was kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    /// Its id (`agent#call`).
+    pub test: String,
+    pub kept: bool,
+    /// The coders whose code failed it.
+    pub failed_by: Vec<String>,
+    pub build_error: Option<String>,
+    pub cells: Vec<CellRecord>,
+}
 
 /// One round (or epoch) of the run.
 #[derive(Clone, Debug, Default)]
@@ -201,8 +213,6 @@ pub struct RunView<'a> {
     pub summary: &'a Summary,
     /// The run directory.
     pub run_dir: PathBuf,
-    /// The protocol that ran.
-    pub protocol: &'a dyn ProtocolReport,
     /// The project folder of the acceptance suite, when the protocol shows coders one (the
     /// suite is then that folder's tests).
     pub acceptance: Option<PathBuf>,
@@ -251,25 +261,26 @@ pub fn slug(s: &str) -> String {
 
 impl<'a> RunView<'a> {
     /// Folds the journal (and reads `run_dir/implementations/`).
+    /// `trial` reads the protocol's own events that ran a test against every coder;
+    /// `acceptance` is the protocol's acceptance folder under a config, if it has one (see
+    /// [`crate::report::ProtocolReport::view`]).
     pub fn new(
         journal: &'a JournalFile,
         summary: &'a Summary,
-        protocol: &'a dyn ProtocolReport,
         run_dir: &Path,
+        trial: &dyn Fn(&Open) -> Option<Trial>,
+        acceptance: &dyn Fn(&Config) -> Option<PathBuf>,
     ) -> RunView<'a> {
         let records = journal.effective();
         let config = crate::config::Config::parse(&journal.project.config, &journal.path).ok();
         let test_ext = config
             .as_ref()
             .map_or_else(|| "py".into(), |c| c.test_kind().extension().to_string());
-        let acceptance = config
-            .as_ref()
-            .and_then(|c| protocol.acceptance(c).ok().flatten());
+        let acceptance = config.as_ref().and_then(acceptance);
         let mut v = RunView {
             journal,
             summary,
             run_dir: run_dir.to_path_buf(),
-            protocol,
             acceptance,
             coders: Vec::new(),
             testers: Vec::new(),
@@ -387,7 +398,7 @@ impl<'a> RunView<'a> {
                         failed_by,
                         build_error,
                         cells,
-                    }) = v.protocol.trial(o)
+                    }) = trial(o)
                     else {
                         continue;
                     };
@@ -666,13 +677,6 @@ impl<'a> RunView<'a> {
             .iter()
             .filter(|p| !p.outcome.admits())
             .collect()
-    }
-
-    /// Whether the run's stop asks a person to decide something.
-    pub fn needs_human(&self) -> bool {
-        self.stop.as_ref().is_some_and(|(s, _)| {
-            crate::report::exit_class(self.protocol, s) == crate::journal::ExitClass::HumanNeeded
-        })
     }
 }
 

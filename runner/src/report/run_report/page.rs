@@ -8,6 +8,7 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -19,10 +20,10 @@ use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
-use crate::journal::{CellRecord, StopReason};
+use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{and_list, describe_stop, exit_class};
+use crate::report::{and_list, describe_stop, exit_class, ProtocolReport, Summary};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -82,13 +83,32 @@ struct CellData {
     exit: Option<i32>,
 }
 
-/// The run report of `v` as one HTML document.
-pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError> {
+/// Renders the report of the run in `run_dir` (its journal already read, its summary folded)
+/// to `out` (default `run_dir/report.html`) and returns the path written.
+pub fn write_run_report(
+    run_dir: &Path,
+    journal: &JournalFile,
+    summary: &Summary,
+    protocol: &dyn ProtocolReport,
+    out: Option<&Path>,
+) -> Result<PathBuf, ReportError> {
+    let view = protocol.view(journal, summary, run_dir);
+    let html = render_run(&view, protocol, &Provenance::now())?;
+    let path = out.map_or_else(|| run_dir.join("report.html"), Path::to_path_buf);
+    crate::report::eval_report::write_page(&path, &html)
+}
+
+/// The run report of `v` (a run of protocol `p`) as one HTML document.
+pub fn render_run(
+    v: &RunView,
+    p: &dyn ProtocolReport,
+    prov: &Provenance,
+) -> Result<String, ReportError> {
     let j = v.journal;
     let mut page = Page::new(format!("dixit run {}", j.run_id))
         .subtitle(format!(
             "protocol {} · {} · {} · {}",
-            v.protocol.name(),
+            p.name(),
             plural(v.coders.len(), "coder", "coders"),
             plural(
                 v.testers.len() + v.reviewers.len(),
@@ -111,15 +131,15 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
             prov.generator,
             j.path.display()
         ));
-    page = page.lead(lead(v));
-    if v.protocol.suite_reason().is_some() {
-        page.section("suite", "The suite", suite(v));
+    page = page.lead(lead(v, p));
+    if let Some(why) = p.suite_reason() {
+        page.section("suite", "The suite", suite(v, why));
     }
     if !v.proposals.is_empty() {
         page.section("rejected", "Rejected tests", rejected(v));
     }
     if !v.suite.is_empty() {
-        page.section("matrix", "Coders × tests", matrices(v));
+        page.section("matrix", "Coders × tests", matrices(v, p));
     }
     page.section("implementations", "Implementations", implementations(v));
     page.section("attempts", "Attempts", attempts(v));
@@ -132,10 +152,10 @@ pub fn render_run(v: &RunView, prov: &Provenance) -> Result<String, ReportError>
         disagreements(v.summary.disagreements.as_ref()),
     );
     if !v.rounds.is_empty() {
-        page.section("timeline", "Timeline", timeline(v));
+        page.section("timeline", "Timeline", timeline(v, p));
     }
     page.section("usage", "Usage and cost", usage(v));
-    if let Some(sec) = v.summary.part.get().and_then(|p| p.section(v)) {
+    if let Some(sec) = p.section(v) {
         page.section(sec.id, sec.title, sec.body);
     }
     page.section("setup", "The run", setup(v));
@@ -229,7 +249,7 @@ pub fn ids_linked(v: &RunView, ids: &[String]) -> Markup {
 }
 
 /// The decision the person has to make, in plain words, with links to the evidence.
-fn lead(v: &RunView) -> Markup {
+fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     let Some((stop, round)) = &v.stop else {
         return html! {
             div.dx-lead.dx-bad {
@@ -237,16 +257,16 @@ fn lead(v: &RunView) -> Markup {
             }
         };
     };
-    let class = match exit_class(v.protocol, stop) {
+    let class = match exit_class(p, stop) {
         crate::journal::ExitClass::Done => "dx-good",
         crate::journal::ExitClass::HumanNeeded | crate::journal::ExitClass::Failed => "dx-bad",
         crate::journal::ExitClass::Capped => "",
     };
     let resume = html! { code { "dixit run PROJECT --resume " (v.journal.run_id) } };
     let ask: Markup = match stop {
-        StopReason::Decided(d) => v.protocol.explain(d, v),
+        StopReason::Decided(d) => p.explain(d, v),
         StopReason::RoundCap { rounds } => html! {
-            p { "The " (v.protocol.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise the limit in dixit.toml and continue with " (resume) "." }
+            p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise the limit in dixit.toml and continue with " (resume) "." }
         },
         StopReason::Budget { agent, cap } => html! {
             p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise the cap in dixit.toml and continue with " (resume) "." }
@@ -258,7 +278,7 @@ fn lead(v: &RunView) -> Markup {
     let s = v.summary;
     html! {
         div.dx-lead.(class) {
-            p.dx-stop { strong { (capitalise(&describe_stop(v.protocol, stop))) } " (round " (round) ")." }
+            p.dx-stop { strong { (capitalise(&describe_stop(p, stop))) } " (round " (round) ")." }
             (ask)
             dl.dx-kv.dx-facts {
                 dt { "suite" } dd #dx-suite-count data-count=(v.suite.len()) { (plural(v.suite.len(), "test", "tests")) }
@@ -284,7 +304,8 @@ fn capitalise(s: &str) -> String {
         .unwrap_or_default()
 }
 
-fn suite(v: &RunView) -> Markup {
+/// The suite, and `why` a test is in it.
+fn suite(v: &RunView, why: &str) -> Markup {
     if v.suite.is_empty() {
         return html! { p { "The suite is empty: no test joined it." } };
     }
@@ -328,7 +349,7 @@ fn suite(v: &RunView) -> Markup {
         ]);
     }
     html! {
-        p { "Each test joined the suite because " (v.protocol.suite_reason().unwrap_or_default()) ". Click a file for its code." }
+        p { "Each test joined the suite because " (why) ". Click a file for its code." }
         (t.render())
         @for s in &v.suite {
             details.dx-test id=(test_anchor(s.number)) {
@@ -441,7 +462,7 @@ fn suite_cols(v: &RunView, n: usize) -> Vec<MatrixCol> {
         .collect()
 }
 
-fn matrices(v: &RunView) -> Markup {
+fn matrices(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     let final_m = Matrix {
         caption: None,
         corner: "coder \\ test".into(),
@@ -473,7 +494,7 @@ fn matrices(v: &RunView) -> Markup {
         @for r in v.rounds.iter().filter(|r| !r.judged.is_empty()) {
             @let width = r.judged.values().map(|j| j.vector.len()).max().unwrap_or(0);
             details.dx-round {
-                summary { (capitalise(v.protocol.round_word())) " " (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
+                summary { (capitalise(p.round_word())) " " (r.number) ": each coder's last check, against " (plural(width, "test", "tests")) }
                 @if width == 0 {
                     p.dx-muted { "The suite was empty: the check only built each coder's code ("
                         (v.coders.iter().filter(|c| r.judged.get(*c).is_some_and(|j| j.build_error.is_none())).count())
@@ -702,7 +723,7 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
     }
 }
 
-fn timeline(v: &RunView) -> Markup {
+fn timeline(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     // Proposals kept or not (rather than classified): count those instead of classes.
     let trials = v
         .proposals
@@ -721,7 +742,7 @@ fn timeline(v: &RunView) -> Markup {
         name: "tests added at the end".into(),
         values: v.rounds.iter().map(|r| Some(r.added as f64)).collect(),
     };
-    let unit = v.protocol.round_word();
+    let unit = p.round_word();
     let mut t = Table::new(
         "dx-rounds",
         vec![
@@ -890,7 +911,7 @@ fn setup(v: &RunView) -> Markup {
         |ms: u64| utc_timestamp(std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms));
     html! {
         dl.dx-kv {
-            dt { "run" } dd { code { (j.run_id) } " · protocol " (v.protocol.name()) }
+            dt { "run" } dd { code { (j.run_id) } " · protocol " (j.protocol) }
             @if let Some((a, b)) = v.span {
                 dt { "time" } dd.dx-time { (when(a)) " to " (when(b)) " (" (format!("{:.1}", (b.saturating_sub(a)) as f64 / 1000.0)) " s)" }
             }
