@@ -430,6 +430,35 @@ impl Config {
         invalid(&self.source.text, &self.source.path, key, message)
     }
 
+    /// This config with `key` (`table.key`, e.g. `dixit.max_rounds` or `budget.max_calls`) set
+    /// to `value`: a limit a person raised at a stop (`dixit decide … raise`). The result is
+    /// checked as any config is; a key no table reads is refused when its table is read.
+    pub fn with_raised(&self, key: &str, value: i64) -> Result<Config, ConfigError> {
+        let bad = |message: &str| self.invalid(key, message.to_string());
+        let (table, name) = key
+            .split_once('.')
+            .filter(|(t, n)| !t.is_empty() && !n.is_empty() && !n.contains('.'))
+            .ok_or_else(|| bad("a limit is named `table.key`, e.g. `dixit.max_rounds`"))?;
+        let mut doc: toml::Table =
+            toml::from_str(&self.source.text).map_err(|e| parse_error(&self.source.path, &e))?;
+        // An older project keeps its protocol's settings in [protocol]: raise them there.
+        let legacy = !doc.contains_key(table)
+            && doc
+                .get("protocol")
+                .and_then(|p| p.as_table())
+                .is_some_and(|p| p.contains_key(name));
+        let t = doc
+            .entry(if legacy { "protocol" } else { table })
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| bad("is not a table"))?;
+        t.insert(name.to_string(), toml::Value::Integer(value));
+        let text = toml::to_string(&doc).map_err(|e| bad(&e.to_string()))?;
+        let mut c = Config::parse(&text, &self.source.path)?;
+        c.protocol.name = self.protocol.name.clone();
+        Ok(c)
+    }
+
     /// Whether the file has a `[name]` table.
     pub fn has_table(&self, name: &str) -> bool {
         text_has_table(&self.source.text, name)

@@ -35,6 +35,7 @@
 
 mod classify;
 mod cli;
+mod decide;
 mod eval;
 mod exec;
 mod fault_server;

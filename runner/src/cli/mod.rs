@@ -4,6 +4,7 @@
 mod bench;
 mod classify;
 mod compare;
+mod decide;
 mod doctor;
 mod eval;
 mod exec;
@@ -71,6 +72,9 @@ pub enum Command {
     Init(init::InitArgs),
     /// Run the protocol on a project (or resume a stopped run) and report.
     Run(run::RunArgs),
+    /// Record what you decide at a run's stop (drop a test, leave a coder behind, raise a
+    /// limit, accept); `run --resume` goes on from it.
+    Decide(decide::DecideArgs),
     /// Re-execute a recorded run offline and check that every decision is reproduced.
     Replay(replay::ReplayArgs),
     /// List the protocols this version runs (the first is the one a project that names none
@@ -185,6 +189,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
         Command::Init(a) => init::run(g, a),
         Command::Run(a) => run::run(g, a),
+        Command::Decide(a) => decide::run(a),
         Command::Replay(a) => replay::run(g, a),
         Command::Protocols => protocols::run(),
         Command::Compare(a) => compare::run(g, a),

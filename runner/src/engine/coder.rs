@@ -100,12 +100,12 @@ impl Judgement {
     }
 
     /// 1-based numbers of the failing tests.
-    pub fn failing(&self) -> Vec<usize> {
+    pub fn failing(&self, suite: &Suite) -> Vec<usize> {
         self.vector
             .iter()
             .enumerate()
             .filter(|(_, p)| self.build_error.is_some() || !**p)
-            .map(|(i, _)| i + 1)
+            .map(|(i, _)| suite.number(i))
             .collect()
     }
 
@@ -128,7 +128,7 @@ impl Judgement {
                 Detail::Numbers => {
                     out.push_str(&format!(
                         "{}: {}\n",
-                        i + 1,
+                        suite.number(i),
                         if *passed { "pass" } else { "FAIL" }
                     ));
                 }

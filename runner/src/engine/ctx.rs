@@ -3,6 +3,7 @@
 //! `thank`). A [`RunMode`] says whether the run is live, resumed or replayed; the protocols never
 //! need to know.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use crate::agents::{Agent, AskError, BackendError, Checkpoint, Turn};
 use crate::budget::Budget;
 use crate::classify::Reruns;
 use crate::config::{AgentSpec, Config, ProtocolName};
-use crate::journal::{Event, Journal, JournalError};
+use crate::journal::{Choice, Event, Journal, JournalError};
 use crate::report::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{Interface, Language, TestKind, Toolchains};
@@ -60,6 +61,10 @@ pub enum Halt {
     },
     /// Another agent halted first (or a replay reached the end of its recording).
     Stopped,
+    /// A person accepted the implementations at a stop (`by` whom).
+    Accepted {
+        by: String,
+    },
     Fatal(ProtocolError),
 }
 
@@ -169,6 +174,9 @@ pub struct CtxParts {
     pub budget: Budget,
     pub observer: Arc<dyn Observer>,
     pub run_dir: PathBuf,
+    /// A person's answers to the run's stops, in order (resume and replay; see
+    /// [`crate::journal::JournalFile::answers`]).
+    pub answers: Vec<(Choice, String)>,
 }
 
 /// Shared state of one run.
@@ -195,6 +203,8 @@ pub struct Ctx {
     pub round: AtomicU32,
     /// Statistics of the run so far, folded from its events.
     pub summary: Mutex<Summary>,
+    /// The person's answers not yet met, in order.
+    answers: Mutex<VecDeque<(Choice, String)>>,
 }
 
 impl Ctx {
@@ -215,7 +225,17 @@ impl Ctx {
             halted: AtomicBool::new(false),
             round: AtomicU32::new(0),
             summary: Mutex::new(p.protocol.summary()),
+            answers: Mutex::new(p.answers.into()),
         }
+    }
+
+    /// The person's answer to the stop the run has reached, if one is recorded (taken: the
+    /// next stop meets the next answer).
+    pub fn take_answer(&self) -> Option<(Choice, String)> {
+        self.answers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
     }
 
     /// The name of the protocol that runs.

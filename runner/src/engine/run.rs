@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::agents::{Agent, AgentDir, Backend, ReplayBackend, Script, ScriptBackend};
 use crate::budget::Budget;
 use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
-use crate::journal::{Event, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE};
+use crate::journal::{Choice, Event, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE};
 use crate::report::{write_outputs, Summary};
 use crate::toolchain::{Interface, StatedInterface, Toolchains};
 
@@ -188,6 +188,7 @@ pub async fn start(
         budget,
         observer,
         run_dir: run_dir.clone(),
+        answers: Vec::new(),
     });
     let inputs = Inputs {
         hidden: project.hidden.clone(),
@@ -213,11 +214,14 @@ pub async fn resume(
         source,
     })?;
     let mut recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
-    let config = project.config.with_protocol(recorded.protocol.clone());
+    let config = raised(
+        project.config.with_protocol(recorded.protocol.clone()),
+        &recorded,
+    )?;
     let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
     recorded.upgrade(&|o| protocol.upgrade(o));
     if let Some((stop, round)) = recorded.stop() {
-        if !stop.resumable() {
+        if !stop.resumable() && !recorded.decision_pending() {
             return Err(ProtocolError::Ended {
                 run_id: recorded.run_id.clone(),
                 round,
@@ -256,6 +260,7 @@ pub async fn resume(
         budget,
         observer,
         run_dir: run_dir.to_path_buf(),
+        answers: recorded.answers(),
     });
     execute(&ctx, &recorded.run_id, agents, &inputs).await
 }
@@ -287,6 +292,7 @@ pub async fn replay(
         &run_dir.join("journal.jsonl (recorded dixit.toml)"),
     )?
     .with_protocol(recorded.protocol.clone());
+    let config = raised(config, &recorded)?;
     let (protocol, specs, prompts) = recorded_setup(protocols, &recorded, &config)?;
     recorded.upgrade(&|o| protocol.upgrade(o));
     let inputs = recorded_inputs(&recorded, &work_dir.join("inputs"))?;
@@ -319,6 +325,7 @@ pub async fn replay(
         budget: Budget::replaying(recorded.refusals()),
         observer: Arc::new(Quiet),
         run_dir: work_dir.to_path_buf(),
+        answers: recorded.answers(),
     });
     let out = execute(&ctx, &recorded.run_id, agents, &inputs).await?;
     ctx.journal.finish()?;
@@ -509,7 +516,7 @@ async fn execute(
             seed: ctx.seed(),
         },
     )?;
-    let (stop, round) = match ctx.protocol.run(ctx, &mut team, inputs).await {
+    let (mut stop, round) = match ctx.protocol.run(ctx, &mut team, inputs).await {
         Ok(s) => (s.reason, s.round),
         Err(Halt::Fatal(e)) => return Err(e),
         Err(h) => (halt_reason(h), current_round(ctx)),
@@ -527,6 +534,17 @@ async fn execute(
             round,
         },
     )?;
+    // A stop the protocol does not ask a person about may still be accepted by one.
+    if let Some((Choice::Accept, by)) = ctx.take_answer() {
+        stop = StopReason::Accepted { by };
+        emit(
+            RUN_LANE,
+            Event::Stop {
+                reason: stop.clone(),
+                round,
+            },
+        )?;
+    }
     for c in &mut team.coders {
         // A final implementation is what the coder wrote, whatever another process did since.
         let restored = c.agent.state.verify_workspace()?;
@@ -612,6 +630,7 @@ fn halt_to_error(h: Halt) -> ProtocolError {
 /// The stop a halt means (`Stopped` only happens together with a real cause, which wins).
 fn halt_reason(h: Halt) -> StopReason {
     match h {
+        Halt::Accepted { by } => StopReason::Accepted { by },
         Halt::Budget { agent, cap } => StopReason::Budget { agent, cap },
         Halt::Backend { agent, message } => StopReason::Error { agent, message },
         Halt::Stopped | Halt::Fatal(_) => StopReason::Error {
@@ -619,6 +638,14 @@ fn halt_reason(h: Halt) -> StopReason {
             message: "stopped".into(),
         },
     }
+}
+
+/// `config` with the limits a person raised at the run's stops (`dixit decide … raise`).
+fn raised(config: Config, recorded: &JournalFile) -> Result<Config, ProtocolError> {
+    recorded
+        .raised()
+        .into_iter()
+        .try_fold(config, |c, (key, value)| Ok(c.with_raised(key, value)?))
 }
 
 fn current_round(ctx: &Ctx) -> u32 {

@@ -16,6 +16,8 @@ use super::proposal::Proposal;
 pub struct Suite {
     pub entries: Vec<SuiteEntry>,
     pub tests: Vec<Arc<Test>>,
+    /// The highest number given so far (a dropped test's number is not given again).
+    highest: usize,
 }
 
 impl Suite {
@@ -74,8 +76,9 @@ impl Suite {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            suite.highest += 1;
             suite.entries.push(SuiteEntry {
-                number: suite.tests.len() + 1,
+                number: suite.highest,
                 author: author.to_string(),
                 file,
                 source,
@@ -86,6 +89,23 @@ impl Suite {
     }
 
     /// The tests as a prompt shows them: each file's name and contents in a fenced block.
+    /// Removes test `number` (a person found it wrong); `false` if the suite has none.
+    pub fn drop_test(&mut self, number: usize) -> bool {
+        match self.entries.iter().position(|e| e.number == number) {
+            Some(i) => {
+                self.entries.remove(i);
+                self.tests.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The number of the test at position `i` (from 0).
+    pub fn number(&self, i: usize) -> usize {
+        self.entries.get(i).map_or(i + 1, |e| e.number)
+    }
+
     pub fn shown(&self) -> String {
         self.entries
             .iter()
@@ -121,7 +141,8 @@ impl Suite {
         std::fs::create_dir_all(&dir).map_err(|e| fatal(&dir, e))?;
         let mut added = Vec::new();
         for (author, p) in accepted {
-            let number = self.tests.len() + 1;
+            self.highest += 1;
+            let number = self.highest;
             let file = format!("test_{number:03}.{}", ctx.test_kind().extension());
             let source = p.source.clone().unwrap_or_default();
             let path = dir.join(&file);

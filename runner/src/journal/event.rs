@@ -15,11 +15,45 @@ use crate::sandbox::{CompileSide, VerdictKind};
 
 /// The current journal format. A reader refuses a newer major version. 1.1: the header names the
 /// protocol; protocols write events and stops of their own ([`Open`]). 1.2: the `finished` stop.
+/// 1.3: a person's decisions (the `decision` event on the person's lane, the `accepted` stop).
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 2;
+pub const FORMAT_MINOR: u32 = 3;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";
+
+/// The lane of a person's decisions (`dixit decide`): written by the person's command, read by
+/// the resumed run, never emitted by a protocol.
+pub const PERSON_LANE: &str = "person";
+
+/// What a person chose at a stop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "choice", rename_all = "snake_case")]
+pub enum Choice {
+    /// The test is wrong: it leaves the suite (its number is not reused) and the coders are
+    /// judged again without it.
+    DropTest { test: usize },
+    /// The coder is wrong: it takes no further part; its last implementation stays in the
+    /// record and the report.
+    LeaveBehind { coder: String },
+    /// More room: `key` (`table.key` of `dixit.toml`, e.g. `dixit.max_rounds`) becomes `value`
+    /// for the rest of the run.
+    Raise { key: String, value: i64 },
+    /// The person accepts the implementations as they are; the run ends.
+    Accept,
+}
+
+impl Choice {
+    /// The choice as the command line that makes it (after `dixit decide RUN_DIR`).
+    pub fn command(&self) -> String {
+        match self {
+            Choice::DropTest { test } => format!("drop-test {test}"),
+            Choice::LeaveBehind { coder } => format!("leave-behind {coder}"),
+            Choice::Raise { key, value } => format!("raise {key}={value}"),
+            Choice::Accept => "accept".into(),
+        }
+    }
+}
 
 /// One line of the journal.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -118,6 +152,8 @@ pub enum StopReason {
     RoundCap { rounds: u32 },
     /// A budget cap would be exceeded by the next call.
     Budget { agent: String, cap: String },
+    /// A person accepted the implementations as they were (`dixit decide … accept`).
+    Accepted { by: String },
     /// A backend failed after its retries (network, API, command).
     Error { agent: String, message: String },
 }
@@ -147,7 +183,10 @@ impl StopReason {
     /// Whether the protocol decided this stop (hidden tests run after it), as opposed to a
     /// budget cap or a failure cutting it short.
     pub fn is_decision(&self) -> bool {
-        !matches!(self, StopReason::Budget { .. } | StopReason::Error { .. })
+        !matches!(
+            self,
+            StopReason::Budget { .. } | StopReason::Error { .. } | StopReason::Accepted { .. }
+        )
     }
 
     /// The exit class of a shared stop; of a decision, `None`: the protocol that decided says.
@@ -156,6 +195,7 @@ impl StopReason {
             StopReason::Decided(_) => None,
             StopReason::RoundCap { .. } | StopReason::Budget { .. } => Some(ExitClass::Capped),
             StopReason::Error { .. } => Some(ExitClass::Failed),
+            StopReason::Accepted { .. } => Some(ExitClass::Done),
         }
     }
 
@@ -194,7 +234,7 @@ impl<'de> Deserialize<'de> for StopReason {
 }
 
 /// The stops every protocol shares (the others are a protocol's own).
-const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error"];
+const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error", "accepted"];
 
 /// An event or a stop of a protocol's own vocabulary, as the journal keeps it: its name and its
 /// fields. The journal names no protocol: the protocol that wrote it reads it back typed
@@ -369,6 +409,10 @@ pub enum Event {
     /// Tests joined the suite.
     SuiteChanged {
         added: Vec<SuiteEntry>,
+        /// Numbers of tests that left the suite (a person dropped them); numbers are never
+        /// reused.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        removed: Vec<usize>,
         size: usize,
     },
     /// The run stopped.
@@ -378,8 +422,16 @@ pub enum Event {
         round: u32,
     },
     /// A later process continued the run from here (`--resume`); earlier stops and refusals
-    /// are superseded.
+    /// are superseded (but a protocol's stop a person answered happened, and happens again).
     Resumed,
+    /// A person's decision at the last stop (on the person's lane): what, and why in their
+    /// words; when is the record's time.
+    Decision {
+        #[serde(flatten)]
+        choice: Choice,
+        why: String,
+        by: String,
+    },
     /// An epoch begins (a round by another name), with the suite so far.
     Epoch {
         epoch: u32,
@@ -455,6 +507,7 @@ impl Event {
             Event::SuiteChanged { .. } => "suite_changed",
             Event::Stop { .. } => "stop",
             Event::Resumed => "resumed",
+            Event::Decision { .. } => "decision",
             Event::Epoch { .. } => "epoch",
             Event::Attempt { .. } => "attempt",
             Event::Protocol(o) => &o.name,
@@ -481,6 +534,7 @@ impl Event {
         "suite_changed",
         "stop",
         "resumed",
+        "decision",
         "epoch",
         "attempt",
     ];

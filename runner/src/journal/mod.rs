@@ -14,11 +14,11 @@ mod reader;
 mod writer;
 
 pub use event::{
-    CellRecord, Event, ExitClass, Named, Open, ProjectSnapshot, Record, Standing, StopReason,
-    SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE,
+    CellRecord, Choice, Event, ExitClass, Named, Open, ProjectSnapshot, Record, Standing,
+    StopReason, SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, PERSON_LANE, RUN_LANE,
 };
 pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
-pub use writer::{Journal, PastEnd};
+pub use writer::{append_decision, Journal, PastEnd};
 
 use std::path::PathBuf;
 

@@ -3,7 +3,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
-use super::event::{Event, Open, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR};
+use super::event::{
+    Choice, Event, Open, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR, PERSON_LANE,
+};
 use super::JournalError;
 use crate::agents::{RecordedReply, Recording};
 use crate::config::ProtocolName;
@@ -134,6 +136,7 @@ impl JournalFile {
                 }
                 let superseded = last_resume.is_some_and(|lr| *i < lr);
                 !(superseded
+                    && !self.answered(*i)
                     && matches!(
                         r.event,
                         Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
@@ -143,10 +146,75 @@ impl JournalFile {
             .collect()
     }
 
+    /// Whether record `i` is a stop a person answered with a choice that lets the run meet
+    /// the stop again (anything but raising a limit, after which the limit is not reached).
+    fn answered(&self, i: usize) -> bool {
+        if !matches!(self.records[i].event, Event::Stop { .. }) {
+            return false;
+        }
+        self.records[i + 1..]
+            .iter()
+            .take_while(|r| !matches!(r.event, Event::Stop { .. }))
+            .any(|r| {
+                matches!(&r.event, Event::Decision { choice, .. } if !matches!(choice, Choice::Raise { .. }))
+            })
+    }
+
+    /// The person's decisions, in order, with who made each.
+    pub fn decisions(&self) -> Vec<(&Choice, &str)> {
+        self.records
+            .iter()
+            .filter_map(|r| match &r.event {
+                Event::Decision { choice, by, .. } => Some((choice, by.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The limits a person raised, in order (`table.key`, value).
+    pub fn raised(&self) -> Vec<(&str, i64)> {
+        self.decisions()
+            .into_iter()
+            .filter_map(|(c, _)| match c {
+                Choice::Raise { key, value } => Some((key.as_str(), *value)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The person's answers to stops (every decision but raising a limit), in order, with who
+    /// made each: what a resumed or replayed run meets at its stops.
+    pub fn answers(&self) -> Vec<(Choice, String)> {
+        self.decisions()
+            .into_iter()
+            .filter(|(c, _)| !matches!(c, Choice::Raise { .. }))
+            .map(|(c, by)| (c.clone(), by.to_string()))
+            .collect()
+    }
+
+    /// Whether a person decided at the run's last stop and the run has not gone on since (so
+    /// `--resume` continues from the decision).
+    pub fn decision_pending(&self) -> bool {
+        let last_stop = self
+            .records
+            .iter()
+            .rposition(|r| matches!(r.event, Event::Stop { .. }));
+        last_stop.is_some_and(|s| {
+            self.records[s + 1..]
+                .iter()
+                .any(|r| matches!(r.event, Event::Decision { .. }))
+                && !self.records[s + 1..].iter().any(|r| r.lane == RESUME_LANE)
+        })
+    }
+
     /// Effective records by lane, in order.
     pub fn lanes(&self) -> HashMap<String, VecDeque<Record>> {
         let mut out: HashMap<String, VecDeque<Record>> = HashMap::new();
-        for r in self.effective() {
+        for r in self
+            .effective()
+            .into_iter()
+            .filter(|r| r.lane != PERSON_LANE)
+        {
             out.entry(r.lane.clone()).or_default().push_back(r.clone());
         }
         out
@@ -155,13 +223,18 @@ impl JournalFile {
     /// What a resumed run must reproduce: the effective records without the stops, refusals
     /// and failures that the resume supersedes (the resumed run decides those afresh).
     pub fn lanes_to_resume(&self) -> HashMap<String, VecDeque<Record>> {
+        let answered: Vec<&Record> = (0..self.records.len())
+            .filter(|i| self.answered(*i))
+            .map(|i| &self.records[i])
+            .collect();
         let mut out = self.lanes();
         for q in out.values_mut() {
             q.retain(|r| {
-                !matches!(
-                    r.event,
-                    Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
-                )
+                answered.iter().any(|a| a.lane == r.lane && a.seq == r.seq)
+                    || !matches!(
+                        r.event,
+                        Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
+                    )
             });
         }
         out

@@ -6,7 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::event::{Event, ProjectSnapshot, Record, FORMAT_MAJOR, FORMAT_MINOR, RUN_LANE};
+use super::event::{
+    Choice, Event, ProjectSnapshot, Record, StopReason, FORMAT_MAJOR, FORMAT_MINOR, PERSON_LANE,
+    RUN_LANE,
+};
 use super::reader::{JournalFile, RESUME_LANE};
 use super::JournalError;
 
@@ -31,6 +34,66 @@ struct Inner {
 pub struct Journal {
     path: PathBuf,
     inner: Mutex<Inner>,
+}
+
+/// Appends a person's decision at the run's last stop to the journal at `path` (and, when the
+/// person accepts, the stop that ends the run there). `recorded` is that journal as read.
+pub fn append_decision(
+    recorded: &JournalFile,
+    choice: Choice,
+    why: &str,
+    by: &str,
+    round: u32,
+) -> Result<(), JournalError> {
+    let io = |source| JournalError::Io {
+        path: recorded.path.clone(),
+        source,
+    };
+    let next_seq = |lane: &str| {
+        recorded
+            .records
+            .iter()
+            .filter(|r| r.lane == lane)
+            .map(|r| r.seq + 1)
+            .max()
+            .unwrap_or(0)
+    };
+    let accept = choice == Choice::Accept;
+    let mut lines = vec![Record {
+        lane: PERSON_LANE.into(),
+        seq: next_seq(PERSON_LANE),
+        t: now_ms(),
+        event: Event::Decision {
+            choice,
+            why: why.to_string(),
+            by: by.to_string(),
+        },
+    }];
+    if accept {
+        lines.push(Record {
+            lane: RUN_LANE.into(),
+            seq: next_seq(RUN_LANE),
+            t: now_ms(),
+            event: Event::Stop {
+                reason: StopReason::Accepted { by: by.to_string() },
+                round,
+            },
+        });
+    }
+    let file = OpenOptions::new()
+        .write(true)
+        .open(&recorded.path)
+        .map_err(io)?;
+    file.set_len(recorded.good_len).map_err(io)?;
+    drop(file);
+    let mut file = OpenOptions::new()
+        .append(true)
+        .open(&recorded.path)
+        .map_err(io)?;
+    for r in lines {
+        writeln!(file, "{}", serde_json::to_string(&r).unwrap_or_default()).map_err(io)?;
+    }
+    file.sync_all().map_err(io)
 }
 
 fn now_ms() -> u64 {

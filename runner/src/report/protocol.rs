@@ -12,7 +12,7 @@ use super::run_report::model::{RunView, Trial};
 use super::summary::{Part, Summary};
 use crate::config::{Config, ConfigError};
 use crate::consensus::NamedTest;
-use crate::journal::{ExitClass, JournalFile, Open};
+use crate::journal::{Choice, ExitClass, JournalFile, Open};
 
 /// A protocol as the report sees it.
 pub trait ProtocolReport: Send + Sync {
@@ -30,6 +30,12 @@ pub trait ProtocolReport: Send + Sync {
 
     /// How the CLI exits on one of its decisions.
     fn exit_class(&self, stop: &Open) -> ExitClass;
+
+    /// What a person may choose at one of its stops (`dixit decide`), each a command. By
+    /// default the implementations can be accepted as they are.
+    fn choices(&self, _stop: &Open) -> Vec<Choice> {
+        vec![Choice::Accept]
+    }
 
     /// The page's paragraphs under the headline of one of its decisions: the evidence to read.
     fn explain(&self, stop: &Open, v: &RunView) -> Markup;

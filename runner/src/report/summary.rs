@@ -229,7 +229,8 @@ impl Summary {
                     c.rollbacks += 1;
                 }
             }
-            Event::SuiteChanged { added, .. } => {
+            Event::SuiteChanged { added, removed, .. } => {
+                self.suite.retain(|t| !removed.contains(&t.number));
                 self.suite.extend(added.iter().map(|a| SuiteItem {
                     number: a.number,
                     author: a.author.clone(),

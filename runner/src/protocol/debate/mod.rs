@@ -158,6 +158,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
             RUN_LANE,
             Event::SuiteChanged {
                 added,
+                removed: Vec::new(),
                 size: suite.len(),
             },
         )?;

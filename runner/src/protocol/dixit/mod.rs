@@ -10,10 +10,10 @@ use futures::future::join_all;
 use crate::agents::{Agent, Checkpoint};
 use crate::classify::Class;
 use crate::engine::{
-    ask_test, classify, Classified, Coder, Ctx, Halt, HighWaterMark, Judgement, Keep, Offer,
-    Proposal, Suite, Team,
+    ask_person, ask_test, classify, Classified, Coder, Ctx, Halt, HighWaterMark, Judgement, Keep,
+    Offer, Proposal, Suite, Team,
 };
-use crate::journal::{Event, StopReason, RUN_LANE};
+use crate::journal::{Choice, Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
 use events::{CannotPass, Converged, HumanNeeded, Stalled};
 
@@ -181,20 +181,20 @@ impl Protocol for Dixit {
         &'a self,
         ctx: &'a Ctx,
         team: &'a mut Team,
-        _inputs: &'a Inputs,
+        inputs: &'a Inputs,
     ) -> BoxFuture<'a, Result<Stop, Halt>> {
-        Box::pin(run(ctx, team))
+        Box::pin(run(ctx, team, inputs))
     }
 }
 
 /// Runs the protocol with the run's coders and testers.
-pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
+pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Halt> {
     let mut testers: Vec<Tester> = std::mem::take(&mut team.testers)
         .into_iter()
         .map(Tester::new)
         .collect();
     let mut suite = Suite::default();
-    let result = main(ctx, &mut team.coders, &mut testers, &mut suite).await;
+    let result = main(ctx, &mut team.coders, &mut testers, &mut suite, inputs).await;
     team.testers = testers.into_iter().map(|t| t.agent).collect();
     result.map(|(reason, round)| Stop { reason, round })
 }
@@ -228,7 +228,10 @@ pub async fn main(
     coders: &mut [Coder],
     testers: &mut [Tester],
     suite: &mut Suite,
+    inputs: &Inputs,
 ) -> Result<(StopReason, u32), Halt> {
+    // Coders a person left behind at a stop: they take no further part.
+    let mut left_behind: Vec<String> = Vec::new();
     let solve_prompt = ctx
         .prompts
         .render("coder_solve", &[("spec", ctx.spec.trim())])?;
@@ -253,12 +256,21 @@ pub async fn main(
             },
         )?;
 
-        let ensured =
-            first_halt(join_all(coders.iter_mut().map(|c| ensure_passes(ctx, c, suite))).await)?;
+        let active = |c: &&mut Coder| !left_behind.contains(&c.agent.name);
+        let ensured = first_halt(
+            join_all(
+                coders
+                    .iter_mut()
+                    .filter(active)
+                    .map(|c| ensure_passes(ctx, c, suite)),
+            )
+            .await,
+        )?;
         // DEVIATION: every coder gets its chance to pass before the stop, which names all those
         // that cannot (the seed returns at the first).
         let cannot_pass: Vec<CannotPass> = coders
             .iter()
+            .filter(|c| !left_behind.contains(&c.agent.name))
             .zip(ensured)
             .filter_map(|(c, e)| match e {
                 Ensured::CannotPass(failing) => Some(CannotPass {
@@ -270,7 +282,15 @@ pub async fn main(
             .collect();
         if !cannot_pass.is_empty() {
             // Human judgement needed: perhaps the tests are wrong.
-            return Ok((StopReason::own(&HumanNeeded { cannot_pass }), round));
+            let stop = StopReason::own(&HumanNeeded { cannot_pass });
+            let all: Vec<&Coder> = coders.iter().collect();
+            match ask_person(ctx, &all, inputs, &stop, round).await? {
+                None => return Ok((stop, round)),
+                Some(choice) => {
+                    apply(ctx, choice, suite, &mut left_behind)?;
+                    continue;
+                }
+            }
         }
         for t in testers.iter_mut() {
             t.classified.clear();
@@ -278,6 +298,7 @@ pub async fn main(
 
         let pool: Vec<Arc<Solution>> = coders
             .iter()
+            .filter(|c| !left_behind.contains(&c.agent.name))
             .filter_map(|c| c.solution.clone().ok())
             .collect();
         let proposals = first_halt(
@@ -300,18 +321,59 @@ pub async fn main(
             .filter_map(|(n, t)| t.map(|t| (n, t)))
             .collect();
         if new_tests.is_empty() {
-            return Ok((converged_or_stalled(testers), round));
+            let stop = converged_or_stalled(testers);
+            if stop
+                .decided()
+                .is_some_and(|s| s.read::<Stalled>().is_some())
+            {
+                let all: Vec<&Coder> = coders.iter().collect();
+                if let Some(choice) = ask_person(ctx, &all, inputs, &stop, round).await? {
+                    apply(ctx, choice, suite, &mut left_behind)?;
+                    continue;
+                }
+            }
+            return Ok((stop, round));
         }
         let added = suite.add(ctx, new_tests)?;
         ctx.emit(
             RUN_LANE,
             Event::SuiteChanged {
                 added,
+                removed: Vec::new(),
                 size: suite.len(),
             },
         )?;
     }
     Ok((StopReason::RoundCap { rounds: max_rounds }, max_rounds))
+}
+
+/// A person's choice at a stop, applied: a wrong test leaves the suite (the coders are judged
+/// again without it at the next round), a wrong coder is left behind. The agents are not told:
+/// coders see their judgement vector without the test (numbers are kept), testers a smaller pool.
+fn apply(
+    ctx: &Ctx,
+    choice: Choice,
+    suite: &mut Suite,
+    left_behind: &mut Vec<String>,
+) -> Result<(), Halt> {
+    match choice {
+        Choice::DropTest { test } => {
+            if suite.drop_test(test) {
+                ctx.emit(
+                    RUN_LANE,
+                    Event::SuiteChanged {
+                        added: Vec::new(),
+                        removed: vec![test],
+                        size: suite.len(),
+                    },
+                )?;
+            }
+        }
+        Choice::LeaveBehind { coder } => left_behind.push(coder),
+        // Raising a limit acts on the config; accepting ends the run before this.
+        Choice::Raise { .. } | Choice::Accept => {}
+    }
+    Ok(())
 }
 
 /// A round that added no test. DEVIATION (the seed returns either way): it is *converged* only
@@ -373,7 +435,7 @@ pub async fn ensure_passes(ctx: &Ctx, coder: &mut Coder, suite: &Suite) -> Resul
     }
     let mut best = HighWaterMark::start(ctx, coder, judgement, Keep::Better)?;
     for _ in 0..Settings::of(ctx)?.max_coder_retries {
-        let prompt = fix_prompt(ctx, coder, &best.best)?;
+        let prompt = fix_prompt(ctx, coder, &best.best, suite)?;
         coder.solve(ctx, "fix", &prompt).await?;
         let judgement = coder.judge(ctx, suite).await?;
         if judgement.all_pass() {
@@ -390,11 +452,11 @@ pub async fn ensure_passes(ctx: &Ctx, coder: &mut Coder, suite: &Suite) -> Resul
             continue;
         }
     }
-    Ok(Ensured::CannotPass(best.best.failing()))
+    Ok(Ensured::CannotPass(best.best.failing(suite)))
 }
 
 /// "Some tests fail: {judgements_vector}", in words; or the build error, or a request for code.
-fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement) -> Result<String, Halt> {
+fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement, suite: &Suite) -> Result<String, Halt> {
     if !coder.last_had_code && coder.solution.is_err() {
         return Ok(ctx.prompts.render("coder_no_code", &[])?);
     }
@@ -406,7 +468,7 @@ fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement) -> Result<String, Halt> {
             .prompts
             .render("coder_build_error", &[("build_error", e)])?);
     }
-    let failing = j.failing();
+    let failing = j.failing(suite);
     let total = j.vector.len();
     let failing_sentence = match failing.len() {
         n if n == total => format!("All {total} tests fail."),
@@ -417,7 +479,7 @@ fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement) -> Result<String, Halt> {
         .vector
         .iter()
         .enumerate()
-        .map(|(i, p)| format!("{}: {}", i + 1, if *p { "pass" } else { "FAIL" }))
+        .map(|(i, p)| format!("{}: {}", suite.number(i), if *p { "pass" } else { "FAIL" }))
         .collect::<Vec<_>>()
         .join(", ");
     Ok(ctx.prompts.render(

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::events::{CannotPass, Converged, HumanNeeded, Stalled};
 use super::Dixit;
-use crate::journal::{Event, ExitClass, Open};
+use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::format::plural;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
@@ -107,6 +107,31 @@ impl ProtocolReport for Dixit {
             );
         }
         format!("stopped: {}", stop.name)
+    }
+
+    /// When coders cannot pass: drop one of the tests they fail (it is wrong), or leave one of
+    /// them behind (it is wrong), or accept. When stalled: accept. Converged: nothing to decide.
+    fn choices(&self, stop: &Open) -> Vec<Choice> {
+        if let Some(HumanNeeded { cannot_pass }) = stop.read() {
+            let mut tests: Vec<usize> = cannot_pass
+                .iter()
+                .flat_map(|c| c.failing.iter().copied())
+                .collect();
+            tests.sort_unstable();
+            tests.dedup();
+            return tests
+                .into_iter()
+                .map(|test| Choice::DropTest { test })
+                .chain(cannot_pass.iter().map(|c| Choice::LeaveBehind {
+                    coder: c.coder.clone(),
+                }))
+                .chain([Choice::Accept])
+                .collect();
+        }
+        if stop.read::<Converged>().is_some() {
+            return Vec::new();
+        }
+        vec![Choice::Accept]
     }
 
     fn exit_class(&self, stop: &Open) -> ExitClass {

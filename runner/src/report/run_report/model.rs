@@ -434,7 +434,12 @@ impl<'a> RunView<'a> {
                         .or_default()
                         .push(test.clone());
                 }
-                Event::SuiteChanged { added, .. } => {
+                Event::SuiteChanged { added, removed, .. } => {
+                    // A test a person dropped leaves the suite (and the coders' later vectors).
+                    while let Some(k) = v.suite.iter().position(|t| removed.contains(&t.number)) {
+                        v.suite.remove(k);
+                        suite_added_at.remove(k);
+                    }
                     for e in added {
                         let id = admitted
                             .get_mut(&(round, e.author.clone()))

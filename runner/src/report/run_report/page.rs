@@ -23,7 +23,9 @@ use crate::consensus::Disagreements;
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{and_list, describe_stop, exit_class, ProtocolReport, Summary};
+use crate::report::{
+    and_list, choice_commands, describe_stop, exit_class, ProtocolReport, Summary,
+};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -263,6 +265,17 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         crate::journal::ExitClass::Capped => "",
     };
     let resume = html! { code { "dixit run PROJECT --resume " (v.journal.run_id) } };
+    let decisions: Vec<(String, &str, &str)> = v
+        .journal
+        .records
+        .iter()
+        .filter_map(|r| match &r.event {
+            crate::journal::Event::Decision { choice, why, by } => {
+                Some((choice.command(), why.as_str(), by.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
     let ask: Markup = match stop {
         StopReason::Decided(d) => p.explain(d, v),
         StopReason::RoundCap { rounds } => html! {
@@ -270,6 +283,9 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         },
         StopReason::Budget { agent, cap } => html! {
             p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise the cap in dixit.toml and continue with " (resume) "." }
+        },
+        StopReason::Accepted { by } => html! {
+            p { (by) " accepted the implementations as they were; the run ends there (the decisions below say why)." }
         },
         StopReason::Error { agent, message } => html! {
             p { (agent) " failed: " code { (message) } ". Fix the cause (a server, a key, a command) and continue with " (resume) "." }
@@ -280,6 +296,27 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         div.dx-lead.(class) {
             p.dx-stop { strong { (capitalise(&describe_stop(p, stop))) } " (round " (round) ")." }
             (ask)
+            @let commands = choice_commands(p, stop, &v.run_dir.display().to_string());
+            @if !commands.is_empty() {
+                div #dx-choices {
+                    p { strong { "What you can do" } " (then " code { "dixit run PROJECT --resume " (v.journal.run_id) } ", except after accept):" }
+                    ul {
+                        @for (command, effect) in &commands {
+                            li { code { (command) } " — " (effect) }
+                        }
+                    }
+                }
+            }
+            @if !decisions.is_empty() {
+                div #dx-decisions {
+                    p { strong { "Decisions" } }
+                    ul {
+                        @for (choice, why, by) in &decisions {
+                            li { (by) ": " code { (choice) } " — “" (why) "”" }
+                        }
+                    }
+                }
+            }
             dl.dx-kv.dx-facts {
                 dt { "suite" } dd #dx-suite-count data-count=(v.suite.len()) { (plural(v.suite.len(), "test", "tests")) }
                 dt { "rounds" } dd { (s.rounds) }

@@ -1,0 +1,105 @@
+//! `dixit decide`: what a person decides at a run's stop, journaled; `dixit run PROJECT --resume
+//! ID` goes on from it (accepting ends the run at once).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::exit::{self, CliError, CliResult};
+use super::run::{protocol_error, resolve_run};
+use crate::engine::{self, DecideError};
+use crate::journal::Choice;
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  dixit decide runs/20261124-1 drop-test 2 --why \"it expects 'IIII' for 4\"
+  dixit decide runs/20261124-1 leave-behind coder-4 --why \"misreads the spec's range\"
+  dixit decide runs/20261124-1 raise dixit.max_rounds=12 --why \"still finding bugs\"
+  dixit decide runs/20261124-1 accept --why \"all three agree with the hidden tests\"
+Then, except after accept: dixit run PROJECT --resume 20261124-1")]
+pub struct DecideArgs {
+    /// The run: its directory (holding journal.jsonl), or its id under ./runs.
+    pub run: String,
+    #[command(subcommand)]
+    pub choice: ChoiceArg,
+    /// Why, in your words (journaled with the decision; never shown to an agent).
+    #[arg(long, global = true)]
+    pub why: Option<String>,
+    /// Who decides [default: $USER].
+    #[arg(long, global = true)]
+    pub by: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChoiceArg {
+    /// The test is wrong: it leaves the suite and the coders are judged again without it.
+    DropTest {
+        /// The test's number (as the report and the stop name it).
+        test: usize,
+    },
+    /// The coder is wrong: it takes no further part (its code stays in the record).
+    LeaveBehind { coder: String },
+    /// More room: set a limit of dixit.toml (`table.key=value`, e.g. dixit.max_rounds=12 or
+    /// budget.max_calls=400) for the rest of the run.
+    Raise {
+        #[arg(value_name = "TABLE.KEY=VALUE")]
+        limit: String,
+    },
+    /// Accept the implementations as they are: the run ends as accepted.
+    Accept,
+}
+
+pub fn run(a: &DecideArgs) -> CliResult {
+    let run_dir = resolve_run(&PathBuf::from("runs"), &a.run).map_err(protocol_error)?;
+    let choice = match &a.choice {
+        ChoiceArg::DropTest { test } => Choice::DropTest { test: *test },
+        ChoiceArg::LeaveBehind { coder } => Choice::LeaveBehind {
+            coder: coder.clone(),
+        },
+        ChoiceArg::Raise { limit } => {
+            let parsed = limit
+                .split_once('=')
+                .and_then(|(k, v)| Some((k.trim().to_string(), v.trim().parse::<i64>().ok()?)));
+            let Some((key, value)) = parsed else {
+                return Err(CliError::new(
+                    exit::USAGE,
+                    anyhow::anyhow!("raise: expected TABLE.KEY=NUMBER, got `{limit}`"),
+                ));
+            };
+            Choice::Raise { key, value }
+        }
+        ChoiceArg::Accept => Choice::Accept,
+    };
+    let by =
+        a.by.clone()
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|b| !b.trim().is_empty())
+            .unwrap_or_else(|| "a person".into());
+    let why = a.why.clone().unwrap_or_default();
+    let d = engine::decide(
+        &run_dir,
+        crate::protocol::REGISTRY,
+        choice.clone(),
+        &why,
+        &by,
+    )
+    .map_err(|e| {
+        let code = match e {
+            DecideError::Journal(_) => exit::INTERNAL,
+            _ => exit::USAGE,
+        };
+        CliError::new(code, anyhow::anyhow!("{}: {e}", run_dir.display()))
+    })?;
+    println!(
+        "run {}: at \"{}\", {by} decided: {}",
+        d.run_id,
+        d.stop,
+        choice.command()
+    );
+    if d.goes_on {
+        println!("continue with: dixit run PROJECT --resume {}", d.run_id);
+    } else {
+        println!("the run ends as accepted");
+    }
+    Ok(exit::OK)
+}

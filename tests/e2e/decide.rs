@@ -1,0 +1,281 @@
+//! A person's turn: `dixit decide` at a stop, then `--resume` goes on from the decision, and
+//! the run with decisions replays exactly. Scripted agents: coder-2 ignores the spec's `x < 0`
+//! rule, so it cannot pass tester-2's test and the run stops for a person.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use super::support::{describe, dixit_at, the_run};
+
+const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
+const NEG_BUG: &str = "def f(x):\n    return 2 * x";
+
+fn dixit(dir: &Path, args: &[&str]) -> Output {
+    dixit_at(dir, args, &[("USER", "ada")])
+}
+
+fn py(agent: &str, code: &str) -> String {
+    format!("[[{agent}]]\ntext = '''\n```python\n{code}\n```\n'''\n\n")
+}
+
+/// The project: three coders (coder-2 wrong for x < 0), two testers.
+fn project(dir: &Path, max_rounds: u32) {
+    let t = |body: &str| format!("from solution import f\n{body}");
+    let mut s = vec![
+        py("coder-1", RIGHT),
+        py(
+            "coder-3",
+            "def f(x):\n    return 2 * x + (1 if x == 7 else 0) if x >= 0 else 0",
+        ),
+        py("coder-3", RIGHT),
+        py("tester-1", &t("assert f(7) == 14")),
+        py("tester-2", &t("assert f(-2) == 0")),
+        py("tester-1", &t("assert f(1) == 2")),
+        py("tester-1", &t("assert f(2) == 4")),
+        py("tester-2", &t("assert f(3) == 6")),
+        py("tester-2", &t("assert f(4) == 8")),
+    ];
+    s.extend(std::iter::repeat_n(py("coder-2", NEG_BUG), 3));
+    std::fs::write(dir.join("script.toml"), s.concat()).unwrap();
+    std::fs::write(
+        dir.join("dixit.toml"),
+        format!("[project]\nlanguage = \"python\"\n[protocol]\ncoders = 3\ntesters = 2\nmax_rounds = {max_rounds}\nmax_tester_retries = 1\nmax_coder_retries = 2\n[agents]\nbackend = \"script\"\nscript = \"script.toml\"\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spec.md"),
+        "Write `f(x)` in `solution.py`: for x >= 0 it returns 2*x; for x < 0 it returns 0.\n",
+    )
+    .unwrap();
+}
+
+fn journal(run: &Path) -> Vec<Value> {
+    std::fs::read_to_string(run.join("journal.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn last_stop(j: &[Value]) -> Value {
+    j.iter()
+        .rev()
+        .find(|r| r["event"] == "stop")
+        .cloned()
+        .expect("a stop")
+}
+
+/// Runs the project to its stop for a person and returns the run directory and its id.
+fn stopped(dir: &Path, max_rounds: u32) -> (std::path::PathBuf, String) {
+    project(dir, max_rounds);
+    let o = dixit(dir, &["run", "."]);
+    assert!(
+        !o.status.success(),
+        "the run stops for a person: {}",
+        describe(&o)
+    );
+    let run = the_run(dir);
+    let id = run.file_name().unwrap().to_string_lossy().into_owned();
+    (run, id)
+}
+
+fn replays(dir: &Path, id: &str) {
+    let o = dixit(dir, &["replay", id]);
+    assert!(o.status.success(), "replay: {}", describe(&o));
+}
+
+#[test]
+fn the_stop_offers_its_choices_as_commands() {
+    let t = tempfile::tempdir().unwrap();
+    project(t.path(), 3);
+    let o = dixit(t.path(), &["run", "."]);
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for c in ["drop-test 2", "leave-behind coder-2", "accept"] {
+        assert!(
+            out.contains("dixit decide ") && out.contains(c),
+            "{c}: {out}"
+        );
+    }
+    let page = std::fs::read_to_string(the_run(t.path()).join("report.html")).unwrap();
+    assert!(
+        page.contains("id=\"dx-choices\""),
+        "the page offers the choices"
+    );
+    assert!(page.contains("leave-behind coder-2"));
+}
+
+#[test]
+fn a_coder_left_behind_and_the_rest_converge() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stopped(t.path(), 3);
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "leave-behind",
+            "coder-2",
+            "--why",
+            "it ignores x < 0",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(o.status.success(), "{}", describe(&o));
+    let j = journal(&run);
+    assert_eq!(last_stop(&j)["reason"], "converged");
+    let d: Vec<&Value> = j.iter().filter(|r| r["event"] == "decision").collect();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0]["lane"], "person");
+    assert_eq!(d[0]["choice"], "leave_behind");
+    assert_eq!(d[0]["coder"], "coder-2");
+    assert_eq!(d[0]["why"], "it ignores x < 0");
+    assert_eq!(d[0]["by"], "ada");
+    // coder-2 took no further part: no reply of its after the decision.
+    let at = j.iter().position(|r| r["event"] == "decision").unwrap();
+    assert!(!j[at..]
+        .iter()
+        .any(|r| r["lane"] == "coder-2" && r["event"] == "reply"));
+    // Its last implementation stays in the record.
+    assert!(run.join("implementations/coder-2/solution.py").is_file());
+    replays(t.path(), &id);
+}
+
+#[test]
+fn a_wrong_test_dropped_and_the_run_converges_without_it() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stopped(t.path(), 3);
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "drop-test",
+            "2",
+            "--why",
+            "x < 0 is out of scope",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(o.status.success(), "{}", describe(&o));
+    let j = journal(&run);
+    assert_eq!(last_stop(&j)["reason"], "converged");
+    assert!(j
+        .iter()
+        .any(|r| r["event"] == "suite_changed" && r["removed"] == serde_json::json!([2])));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let numbers: Vec<u64> = summary["suite"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [1], "test 2 left the suite; numbers are kept");
+    replays(t.path(), &id);
+}
+
+#[test]
+fn accepting_ends_the_run_and_it_cannot_be_resumed() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stopped(t.path(), 3);
+    let o = dixit(t.path(), &["decide", &id, "accept", "--why", "good enough"]);
+    assert!(o.status.success(), "{}", describe(&o));
+    let j = journal(&run);
+    let s = last_stop(&j);
+    assert_eq!(s["reason"], "accepted");
+    assert_eq!(s["by"], "ada");
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(!o.status.success());
+    assert!(
+        describe(&o).contains("nothing to resume"),
+        "{}",
+        describe(&o)
+    );
+    let o = dixit(t.path(), &["decide", &id, "accept", "--why", "again"]);
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    replays(t.path(), &id);
+}
+
+#[test]
+fn more_rounds_after_the_round_cap() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stopped(t.path(), 1);
+    assert_eq!(last_stop(&journal(&run))["reason"], "round_cap");
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "raise",
+            "dixit.max_rounds=3",
+            "--why",
+            "more room",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    assert_eq!(last_stop(&journal(&run))["reason"], "human_needed");
+    replays(t.path(), &id);
+    // And on from there: coder-2 left behind.
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "leave-behind",
+            "coder-2",
+            "--why",
+            "wrong for x < 0",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(o.status.success(), "{}", describe(&o));
+    assert_eq!(last_stop(&journal(&run))["reason"], "converged");
+    replays(t.path(), &id);
+}
+
+#[test]
+fn a_choice_the_stop_does_not_offer_is_refused_with_the_choices() {
+    let t = tempfile::tempdir().unwrap();
+    let (_, id) = stopped(t.path(), 3);
+    let o = dixit(t.path(), &["decide", &id, "drop-test", "1", "--why", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = describe(&o);
+    assert!(
+        e.contains("`drop-test 1` is not a choice") && e.contains("leave-behind coder-2"),
+        "{e}"
+    );
+    let o = dixit(t.path(), &["decide", &id, "accept"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(describe(&o).contains("why"), "{}", describe(&o));
+    let o = dixit(
+        t.path(),
+        &["decide", &id, "raise", "dixit.max_rounds=9", "--why", "x"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "raise is for caps: {}",
+        describe(&o)
+    );
+    // Two coders must remain for the band to mean anything.
+    let o = dixit(
+        t.path(),
+        &["decide", &id, "leave-behind", "coder-2", "--why", "x"],
+    );
+    assert!(o.status.success());
+    let o = dixit(t.path(), &["decide", &id, "accept", "--why", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        describe(&o).contains("already recorded"),
+        "{}",
+        describe(&o)
+    );
+}
