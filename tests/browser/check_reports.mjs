@@ -195,6 +195,9 @@ for (const spec of args.run) {
   r.toc = await page.$$eval(".dx-toc a", (as) => as.map((a) => a.textContent));
   r.stop = (await page.textContent(".dx-lead .dx-stop")).trim();
   r.lead = (await page.textContent(".dx-lead")).replace(/\s+/g, " ").trim();
+  r.leadClass = await page.getAttribute(".dx-lead", "class");
+  r.choices = await page.$$eval("#dx-choices li code", (cs) => cs.map((c) => c.textContent));
+  r.doubts = (await page.$(".dx-lead .dx-doubts")) ? (await page.textContent(".dx-lead .dx-doubts")).trim() : null;
   r.suiteCount = Number(await page.getAttribute("#dx-suite-count", "data-count"));
   r.suiteRows = (await page.$("#dx-suite")) ? (await tableRows(page, "dx-suite")).length : 0;
   r.rejectedRows = (await page.$("#dx-rejected")) ? (await tableRows(page, "dx-rejected")).map((x) => [x[0], x[2]]) : [];

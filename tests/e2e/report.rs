@@ -725,6 +725,19 @@ fn run_reports_in_chromium() {
         );
     }
 
+    // Recorded runs whose protocol's own verdict is good but something known disagrees.
+    let mut doubtful = Vec::new();
+    for (label, run) in [
+        ("debate", "ipv4-debate-qwen1.5b"),
+        ("blind", "compress-blind-qwen1.5b"),
+    ] {
+        let dir = w.join(label);
+        copy_tree(&fixture(&format!("runs/{run}")), &dir);
+        let (code, out, err) = run_in(w, &["report", label]);
+        assert_eq!(code, 0, "{out}{err}");
+        doubtful.push((label, dir));
+    }
+
     let shots = root().join("target/report-screenshots");
     let page = |label: &str, dir: &Path| format!("{label}={}", dir.join("report.html").display());
     let o = Command::new("node")
@@ -732,6 +745,8 @@ fn run_reports_in_chromium() {
         .args(["--run", &page("converged", &converged)])
         .args(["--run", &page("human", &human)])
         .args(["--run", &page("stalled", &stalled)])
+        .args(["--run", &page(doubtful[0].0, &doubtful[0].1)])
+        .args(["--run", &page(doubtful[1].0, &doubtful[1].1)])
         .args(["--shots", shots.to_str().unwrap()])
         .output()
         .expect("node runs");
@@ -761,6 +776,43 @@ fn run_reports_in_chromium() {
             "{label}"
         );
     }
+
+    // Green only when everything known agrees: a debate winner failing the hidden tests, a
+    // blind "verified" whose own tests fail.
+    for (label, fact) in [
+        ("debate", "coder-1 fails hidden tests (0/1 pass)"),
+        ("blind", "coder-1's own tests fail (0/2 pass)"),
+    ] {
+        let r = &runs[label];
+        let class = r["leadClass"].as_str().unwrap();
+        assert!(!class.contains("dx-good"), "{label}: {class}");
+        assert!(
+            r["doubts"].as_str().unwrap_or_default().contains(fact),
+            "{label}: {}",
+            r["doubts"]
+        );
+    }
+    // The stop for a person offers its choices as commands.
+    let choices: Vec<&str> = runs["human"]["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for c in [
+        "leave-behind coder-4",
+        "drop-test 1",
+        "drop-test 2",
+        "accept",
+    ] {
+        assert!(
+            choices
+                .iter()
+                .any(|x| x.contains("dixit decide") && x.contains(c)),
+            "{c}: {choices:?}"
+        );
+    }
+    assert!(runs["converged"]["choices"].as_array().unwrap().is_empty());
 
     // Converged, with one admitted test; the disagreement no test checks is named.
     let c = &runs["converged"];

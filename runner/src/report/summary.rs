@@ -66,6 +66,12 @@ pub trait Part: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// Facts of its own that contradict a good ending (e.g. a coder's own tests failing), so a
+    /// headline is never green while something known disagrees.
+    fn doubts(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A copy (a summary is cloned).
     fn boxed(&self) -> Box<dyn Part>;
 
@@ -248,6 +254,23 @@ impl Summary {
             }
             _ => {}
         }
+    }
+
+    /// What is known that disagrees with a good ending: coders failing hidden tests, an empty
+    /// suite at a protocol that grows one, and the protocol part's own doubts.
+    pub fn doubts(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .coders
+            .iter()
+            .filter_map(|(name, c)| {
+                let (p, t) = c.hidden?;
+                (p < t).then(|| format!("{name} fails hidden tests ({p}/{t} pass)"))
+            })
+            .collect();
+        if let Some(p) = self.part.get() {
+            out.extend(p.doubts());
+        }
+        out
     }
 
     /// Folds every event of a recorded run in.

@@ -109,6 +109,10 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
             .map(|stop| describe_stop(protocol, stop))
             .unwrap_or_else(|| "did not stop".into())
     ));
+    let doubts = s.doubts();
+    if !doubts.is_empty() {
+        o.push_str(&format!("  but: {}\n", doubts.join("; ")));
+    }
     if let Some(stop) = &s.stop {
         let commands = choice_commands(protocol, stop, &s.run_id);
         if !commands.is_empty() {

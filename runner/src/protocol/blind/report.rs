@@ -179,6 +179,20 @@ impl Part for BlindPart {
         }
     }
 
+    /// A coder whose own tests fail, whatever the hidden suite said.
+    fn doubts(&self) -> Vec<String> {
+        self.coders
+            .iter()
+            .filter(|(_, c)| c.self_passed.0 < c.self_passed.1)
+            .map(|(name, c)| {
+                format!(
+                    "{name}'s own tests fail ({}/{} pass)",
+                    c.self_passed.0, c.self_passed.1
+                )
+            })
+            .collect()
+    }
+
     fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
     }

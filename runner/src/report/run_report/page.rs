@@ -259,8 +259,11 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             }
         };
     };
+    let doubts = v.summary.doubts();
     let class = match exit_class(p, stop) {
-        crate::journal::ExitClass::Done => "dx-good",
+        // Green only when everything known agrees.
+        crate::journal::ExitClass::Done if doubts.is_empty() => "dx-good",
+        crate::journal::ExitClass::Done => "dx-warn",
         crate::journal::ExitClass::HumanNeeded | crate::journal::ExitClass::Failed => "dx-bad",
         crate::journal::ExitClass::Capped => "",
     };
@@ -295,6 +298,9 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     html! {
         div.dx-lead.(class) {
             p.dx-stop { strong { (capitalise(&describe_stop(p, stop))) } " (round " (round) ")." }
+            @if !doubts.is_empty() {
+                p.dx-doubts { strong { "But: " } (doubts.join("; ")) "." }
+            }
             (ask)
             @let commands = choice_commands(p, stop, &v.run_dir.display().to_string());
             @if !commands.is_empty() {
