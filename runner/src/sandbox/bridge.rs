@@ -20,7 +20,8 @@ use wasmtime::component::Linker;
 use wasmtime::StoreContextMut;
 
 use super::host::P2Host;
-use super::run::{Preopen, RunEnd, Session};
+use super::outcome::{Exchange, PartnerEnded, RunEnd, TrapKind};
+use super::run::{Preopen, Session};
 
 /// The WIT interface of the bridge import.
 const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
@@ -46,13 +47,6 @@ pub struct Server {
     pub log: usize,
 }
 
-/// One request of a test's and the solution's answer, as carried.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Exchange {
-    pub request: Vec<u8>,
-    pub answer: Vec<u8>,
-}
-
 /// The solution's live instance, owned by the test's host state for the length of one run.
 pub(crate) struct Partner {
     pub session: Session,
@@ -62,11 +56,6 @@ pub(crate) struct Partner {
     /// The exchanges of the current run, up to [`Server::log`].
     pub log: Vec<Exchange>,
 }
-
-/// Why the test's instance was stopped: the solution's instance ended (see [`Partner::ended`]).
-#[derive(Debug, thiserror::Error)]
-#[error("the solution's instance ended while answering")]
-pub(crate) struct PartnerEnded;
 
 /// What the test sees when no solution is being served (a program run through the bridge by
 /// mistake): an exception, never a value.
@@ -94,7 +83,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             let answer = match answer {
                 Ok(a) if a.len() <= MAX_MESSAGE => Ok(a),
                 Ok(a) => Err(RunEnd::Trap {
-                    kind: super::TrapKind::Other,
+                    kind: TrapKind::Other,
                     message: format!(
                         "the solution's answer is {} bytes, more than the {MAX_MESSAGE} a call may return",
                         a.len()

@@ -13,7 +13,8 @@
 //! - `host.rs`: per-run host state: WASI context, memory limiter, capped output, seeded RNG, clock.
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
 //! - `exit.rs`: `proc_exit` with any status, reported as that exit code.
-//! - `limits.rs`: the limits of one run and what each does not bound.
+//! - `limits.rs`: the limits of one run, what each does not bound, and arming them on a store.
+//! - `outcome.rs`: how a run ended and what it observed ([`RunOutcome`]).
 //! - `run.rs`: one run, start to finish; also a [`Session`] for the `solution` isolation level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
 
@@ -26,16 +27,18 @@ mod host;
 mod image;
 mod limits;
 mod memory;
+mod outcome;
 mod run;
 mod sleep;
 mod verdict;
 
-pub use bridge::{Exchange, Server, MAX_MESSAGE};
+pub use bridge::{Server, MAX_MESSAGE};
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
 pub use error::SandboxError;
 pub use host::splitmix64;
 pub use limits::Limits;
 pub use memory::MemoryStats;
-pub use run::{Entry, Preopen, RunEnd, RunOutcome, RunSpec, Session, TrapKind};
+pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
+pub use run::{Entry, Preopen, RunSpec, Session};
 pub use verdict::{CompileSide, Completion, Verdict, VerdictKind, RUNNER_EXITED};

@@ -5,18 +5,21 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use wasmtime::component::TypedFunc;
-use wasmtime::{Store, Trap};
+use wasmtime::Store;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::bridge::{server_seed, Exchange, Partner, PartnerEnded, Server};
-use super::engine::{ProgramInner, EPOCH_TICK};
+use super::bridge::{server_seed, Partner, Server};
+use super::engine::ProgramInner;
 use super::host::{
     CappedPipe, MemoryLimiter, P1Host, P2Host, Probe, RecordingRng, VirtualClock, VirtualTime,
 };
+use super::limits::{arm, arm_epoch};
 use super::memory::{self, Image};
+use super::outcome::{
+    end_from_error, end_from_instantiate_error, Exchange, RunEnd, RunOutcome, TrapKind,
+};
 use super::{Limits, Program, Sandbox};
 
 /// A host directory made visible to the guest, read-only, under `guest` (e.g. `/solution`).
@@ -52,58 +55,6 @@ pub struct RunSpec {
     /// A unit test's solution, run apart in an instance of its own and reached only through the
     /// bridge (see [`super::bridge`]); `None` for a program or a test that needs no solution.
     pub server: Option<Arc<Server>>,
-}
-
-/// How a trap ended a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrapKind {
-    /// Fuel exhausted (deterministic).
-    OutOfFuel,
-    /// The wall-clock safety net fired (not deterministic).
-    Interrupt,
-    StackOverflow,
-    /// Any other trap (`unreachable`, division by zero, out-of-bounds access, ...).
-    Other,
-}
-
-/// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "end")]
-pub enum RunEnd {
-    /// The entry returned: a core module's `_start` (code 0: a C or Rust `main` that returned 0
-    /// returns from `_start`), or a component's `run` export with the code it returned. Guest
-    /// code that ends the process instead never produces this, which is why a unit test's pass
-    /// requires it (see [`crate::sandbox::Completion`]).
-    Returned { code: i32 },
-    /// The guest ended the process with WASI `proc_exit` (C's `exit`, Rust's
-    /// `std::process::exit`, Python's `os._exit`) with this code.
-    Exit { code: i32 },
-    /// The guest trapped.
-    Trap { kind: TrapKind, message: String },
-    /// The host failed to set up or finish the run (a dixit problem, not the guest's).
-    HostError { message: String },
-}
-
-/// Everything observed during one run.
-#[derive(Clone, Debug, Serialize)]
-pub struct RunOutcome {
-    pub end: RunEnd,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    /// The guest tried to write more than the output limit.
-    pub output_overflow: bool,
-    pub fuel_used: u64,
-    pub peak_memory: u64,
-    /// A memory growth was refused by the memory limit.
-    pub memory_denied: bool,
-    pub wall: Duration,
-    pub read_entropy: bool,
-    pub read_clock: bool,
-    /// The test's requests and the solution's answers, when the run's [`Server`] asked to keep
-    /// them.
-    #[serde(skip)]
-    pub exchanges: Vec<Exchange>,
 }
 
 impl Sandbox {
@@ -637,65 +588,5 @@ impl RunIo {
                 &mut *self.exchanges.lock().unwrap_or_else(|e| e.into_inner()),
             ),
         }
-    }
-}
-
-fn arm<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
-    store.set_fuel(limits.fuel).map_err(|e| format!("{e:#}"))?;
-    arm_epoch(store, limits)
-}
-
-fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
-    let ticks = limits
-        .wall_time_ms
-        .div_ceil(EPOCH_TICK.as_millis() as u64)
-        .max(1)
-        + 1;
-    store.set_epoch_deadline(ticks);
-    store.epoch_deadline_trap();
-    Ok(())
-}
-
-/// Instantiation fails either because the guest trapped in its start code (a verdict) or because
-/// the host could not allocate the instance, e.g. an exhausted pool (a dixit problem).
-fn end_from_instantiate_error(e: wasmtime::Error) -> RunEnd {
-    if e.downcast_ref::<Trap>().is_some() || e.downcast_ref::<I32Exit>().is_some() {
-        end_from_error(e)
-    } else {
-        RunEnd::HostError {
-            message: format!("cannot instantiate: {e:#}"),
-        }
-    }
-}
-
-/// The one place a wasmtime error becomes a [`RunEnd`].
-fn end_from_error(e: wasmtime::Error) -> RunEnd {
-    if e.downcast_ref::<PartnerEnded>().is_some() {
-        // Replaced by how the solution's instance ended (`Session::call_apart`).
-        return RunEnd::HostError {
-            message: e.to_string(),
-        };
-    }
-    if let Some(exit) = e.downcast_ref::<I32Exit>() {
-        return RunEnd::Exit { code: exit.0 };
-    }
-    if let Some(trap) = e.downcast_ref::<Trap>() {
-        let kind = match trap {
-            Trap::OutOfFuel => TrapKind::OutOfFuel,
-            Trap::Interrupt => TrapKind::Interrupt,
-            Trap::StackOverflow => TrapKind::StackOverflow,
-            _ => TrapKind::Other,
-        };
-        return RunEnd::Trap {
-            kind,
-            message: trap.to_string(),
-        };
-    }
-    // Errors raised by host functions on the guest's behalf (e.g. a refused write past the output
-    // limit, an invalid argument) end the guest like a trap does. The root cause is the message;
-    // the outer layers only carry a wasm backtrace.
-    RunEnd::Trap {
-        kind: TrapKind::Other,
-        message: e.root_cause().to_string(),
     }
 }
