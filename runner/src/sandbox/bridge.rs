@@ -21,7 +21,8 @@ use wasmtime::StoreContextMut;
 
 use super::host::P2Host;
 use super::outcome::{Exchange, PartnerEnded, RunEnd, TrapKind};
-use super::run::{Preopen, Session};
+use super::run::Session;
+use super::spec::Server;
 
 /// The WIT interface of the bridge import.
 const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
@@ -29,23 +30,6 @@ const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
 /// The largest request or answer carried, in bytes (16 MiB). A larger request raises in the
 /// test; a larger answer ends the run as the solution's failure.
 pub const MAX_MESSAGE: usize = 16 << 20;
-
-/// The solution's side of a unit-test run: the program (the Python runtime), how it serves the
-/// solution, and what it mounts. The solution's instance is started with `run(mode, target,
-/// args)` (`serve` a directory, or `serve-pair` recorded code) and then answers the test's
-/// requests.
-#[derive(Clone, Debug)]
-pub struct Server {
-    pub program: super::Program,
-    pub mode: String,
-    pub target: String,
-    pub args: Vec<String>,
-    pub preopens: Vec<Preopen>,
-    /// How many request/answer pairs to keep in the run's outcome (0: none). The disagreement
-    /// finder reads the calls a test made and what the solution answered off this log, so the
-    /// solution sees nothing but an ordinary test.
-    pub log: usize,
-}
 
 /// The solution's live instance, owned by the test's host state for the length of one run.
 pub(crate) struct Partner {

@@ -14,6 +14,7 @@
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
 //! - `exit.rs`: `proc_exit` with any status, reported as that exit code.
 //! - `limits.rs`: the limits of one run, what each does not bound, and arming them on a store.
+//! - `spec.rs`: what a run is given ([`RunSpec`]), and the [`Server`] of a unit test's solution.
 //! - `outcome.rs`: how a run ended and what it observed ([`RunOutcome`]).
 //! - `run.rs`: one run, start to finish; also a [`Session`] for the `solution` isolation level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
@@ -30,9 +31,10 @@ mod memory;
 mod outcome;
 mod run;
 mod sleep;
+mod spec;
 mod verdict;
 
-pub use bridge::{Server, MAX_MESSAGE};
+pub use bridge::MAX_MESSAGE;
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
 pub use error::SandboxError;
@@ -40,5 +42,6 @@ pub use host::splitmix64;
 pub use limits::Limits;
 pub use memory::MemoryStats;
 pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
-pub use run::{Entry, Preopen, RunSpec, Session};
+pub use run::Session;
+pub use spec::{Entry, Preopen, RunSpec, Server};
 pub use verdict::{CompileSide, Completion, Verdict, VerdictKind, RUNNER_EXITED};

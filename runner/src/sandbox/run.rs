@@ -1,7 +1,6 @@
 //! One run: a fresh store and WASI context, the program instantiated from its `InstancePre`,
 //! entered once, and everything observed collected into a [`RunOutcome`].
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,52 +9,19 @@ use wasmtime::Store;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::bridge::{server_seed, Partner, Server};
+use super::bridge::{server_seed, Partner};
 use super::engine::ProgramInner;
+use super::engine::{Program, Sandbox};
 use super::host::{
     CappedPipe, MemoryLimiter, P1Host, P2Host, Probe, RecordingRng, VirtualClock, VirtualTime,
 };
+use super::limits::Limits;
 use super::limits::{arm, arm_epoch};
 use super::memory::{self, Image};
 use super::outcome::{
     end_from_error, end_from_instantiate_error, Exchange, RunEnd, RunOutcome, TrapKind,
 };
-use super::{Limits, Program, Sandbox};
-
-/// A host directory made visible to the guest, read-only, under `guest` (e.g. `/solution`).
-#[derive(Clone, Debug)]
-pub struct Preopen {
-    pub host: PathBuf,
-    pub guest: String,
-}
-
-/// How the program is entered.
-#[derive(Clone, Debug)]
-pub enum Entry {
-    /// A core module's `_start` with these `argv` (argv\[0\] included).
-    Start { argv: Vec<String> },
-    /// A component's `run: func(mode: string, target: string, args: list<string>) -> s32` export
-    /// (the contract of dixit's guest runtimes, e.g. the Python one).
-    Call {
-        mode: String,
-        target: String,
-        args: Vec<String>,
-    },
-}
-
-/// Everything one run needs besides the program.
-#[derive(Clone, Debug)]
-pub struct RunSpec {
-    pub entry: Entry,
-    pub stdin: Arc<[u8]>,
-    pub preopens: Vec<Preopen>,
-    pub limits: Limits,
-    /// Seeds the RNG and the virtual clock; the run is a pure function of program, input and seed.
-    pub seed: u64,
-    /// A unit test's solution, run apart in an instance of its own and reached only through the
-    /// bridge (see [`super::bridge`]); `None` for a program or a test that needs no solution.
-    pub server: Option<Arc<Server>>,
-}
+use super::spec::{Entry, RunSpec, Server};
 
 impl Sandbox {
     /// Runs `program` once under `spec`. Never fails: host problems come back as
