@@ -19,10 +19,8 @@
 use wasmtime::component::Linker;
 use wasmtime::StoreContextMut;
 
-use super::host::P2Host;
 use super::outcome::{Exchange, PartnerEnded, RunEnd, TrapKind};
-use super::run::Session;
-use super::spec::Server;
+use super::session::P2Host;
 
 /// The WIT interface of the bridge import.
 const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
@@ -30,16 +28,6 @@ const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
 /// The largest request or answer carried, in bytes (16 MiB). A larger request raises in the
 /// test; a larger answer ends the run as the solution's failure.
 pub const MAX_MESSAGE: usize = 16 << 20;
-
-/// The solution's live instance, owned by the test's host state for the length of one run.
-pub(crate) struct Partner {
-    pub session: Session,
-    pub server: std::sync::Arc<Server>,
-    /// How the solution's instance ended, when it ended the run.
-    pub ended: Option<RunEnd>,
-    /// The exchanges of the current run, up to [`Server::log`].
-    pub log: Vec<Exchange>,
-}
 
 /// What the test sees when no solution is being served (a program run through the bridge by
 /// mistake): an exception, never a value.
@@ -61,7 +49,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             let Some(partner) = store.data_mut().partner.as_mut() else {
                 return Ok((NO_SERVER.to_vec(),));
             };
-            let kept = (partner.log.len() < partner.server.log).then(|| request.clone());
+            let kept = (partner.log.len() < partner.keep).then(|| request.clone());
             let (answer, used) = partner.session.answer(request, remaining);
             let request = kept.unwrap_or_default();
             let answer = match answer {
@@ -77,7 +65,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             };
             match answer {
                 Ok(a) => {
-                    if partner.log.len() < partner.server.log {
+                    if partner.log.len() < partner.keep {
                         partner.log.push(Exchange {
                             request,
                             answer: a.clone(),

@@ -12,9 +12,10 @@ use wasmtime::{
 };
 
 use super::cache::{hash_parts, ArtifactCache};
-use super::host::{P1Host, P2Host};
+use super::host::P1Host;
 use super::limits::EPOCH_TICK;
 use super::memory::{Image, Memories, MemoryStats};
+use super::session::P2Host;
 use super::{bridge, exit, image, sleep, SandboxError};
 
 /// How the engine is set up.
