@@ -15,8 +15,9 @@
 //!   data ([`BuildFailure`]).
 //! - `python.rs`: the pre-initialised CPython component; `c.rs`: clang → wasm32-wasi;
 //!   `rust.rs`: rustc → wasm32-wasip1; `io.rs`: I/O tests (output comparison, checkers) and
-//!   prebuilt programs; `snapshot.rs`: private read-only copies; `sdk.rs`: the embedded guest
-//!   SDK; `doctor.rs`: what is installed and how to install what is not.
+//!   prebuilt programs, `io_case.rs`: an I/O test file, parsed; `snapshot.rs`: private
+//!   read-only copies; `sdk.rs`: the embedded guest SDK; `doctor.rs`: what is installed and how
+//!   to install what is not.
 //! - `process.rs`: build tools as confined subprocesses (Landlock, limits, process groups);
 //!   `host_paths.rs`: what a confined build's log may say of host paths (nothing);
 //!   `symbols.rs`: the guard that keeps a C/C++ solution from replacing library functions, a
@@ -34,6 +35,7 @@ mod files;
 mod host_paths;
 mod interface;
 mod io;
+mod io_case;
 mod language;
 mod process;
 mod python;
@@ -48,7 +50,7 @@ pub use doctor::{doctor, DoctorCheck};
 pub use error::{BuildError, BuildFailure, Tool, ToolchainError};
 pub use files::FileError;
 pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInterface};
-pub use io::{Checker, Compare, IoCase};
+pub use io_case::{Checker, Compare, IoCase};
 pub use language::{Language, TestKind};
 pub use python::{
     find_componentize_py, runtime_digest as python_runtime_digest,
