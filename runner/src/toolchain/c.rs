@@ -13,16 +13,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
+use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
 use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
     PROBE,
 };
-use super::rust::failed_side;
 use super::snapshot::Snapshot;
 use super::symbols::{interposition_error, Blame, ObjectSymbols, SystemSymbols};
-use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
+use super::toolchains::{once, Runnable, Solution, Test, Toolchain, Toolchains};
 use super::Language;
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 

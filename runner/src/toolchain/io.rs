@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use super::error::{BuildError, BuildFailure};
+use super::error::{sandbox_message, BuildError, BuildFailure};
 use super::io_case::{Checker, IoCase};
 use super::snapshot;
-use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
+use super::toolchains::{once, Runnable, Solution, Test, Toolchain, Toolchains};
 use super::Language;
 use crate::sandbox::{
     CompileSide, Completion, Entry, Limits, Preopen, ProgramKind, Verdict, VerdictKind,

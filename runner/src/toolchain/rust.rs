@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
+use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
 use super::interface;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
     PROBE,
 };
-use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
+use super::toolchains::{once, Runnable, Solution, Test, Toolchain, Toolchains};
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
 const TARGET: &str = "wasm32-wasip1";
@@ -464,25 +464,6 @@ fn test_root(test_path: &Path) -> String {
     )
 }
 
-/// Which side a failed test build is: a Rust test only builds together with the solution crate,
-/// so a failure is the pair's, except for syntax errors in the test file (rustc gives parse
-/// errors no error code), which no solution could fix.
-pub(super) fn failed_side(log: &str, test_file: &str) -> CompileSide {
-    let at_test = format!("--> {test_file}:");
-    let mut lines = log.lines().peekable();
-    while let Some(line) = lines.next() {
-        let uncoded = line.starts_with("error: ") && !line.starts_with("error: aborting");
-        if uncoded
-            && lines
-                .peek()
-                .is_some_and(|l| l.trim_start().starts_with(&at_test))
-        {
-            return CompileSide::Test;
-        }
-    }
-    CompileSide::Link
-}
-
 /// `--remap-path-prefix DIR/=`: diagnostics and panic messages name `lib.rs:3`, not a cache path.
 fn remap(file: &Path) -> String {
     let dir = file
@@ -497,21 +478,5 @@ fn trim(log: &str) -> String {
         "rustc failed without a message".into()
     } else {
         log.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parse_errors_are_the_tests_type_errors_the_pairs() {
-        let parse = "error: expected `;`, found `println`\n --> t.rs:2:39\n  |\nerror: aborting due to 1 previous error\n";
-        assert_eq!(failed_side(parse, "t.rs"), CompileSide::Test);
-        assert_eq!(failed_side(parse, "other.rs"), CompileSide::Link);
-        let types = "error[E0308]: mismatched types\n --> t.rs:4:21\n";
-        assert_eq!(failed_side(types, "t.rs"), CompileSide::Link);
-        let link = "error: linking with `rust-lld` failed: exit status: 1\n  |\n";
-        assert_eq!(failed_side(link, "t.rs"), CompileSide::Link);
     }
 }

@@ -18,8 +18,8 @@ use super::sdk::Sdk;
 use super::snapshot::{self, Snapshot};
 use super::{Language, TestKind};
 use crate::sandbox::{
-    CompileSide, Completion, Entry, Limits, Preopen, Program, RunOutcome, RunSpec, Sandbox,
-    SandboxError, Server, Verdict,
+    CompileSide, Completion, Entry, Limits, Preopen, Program, RunOutcome, RunSpec, Sandbox, Server,
+    Verdict,
 };
 
 /// How one language turns a solution and a test into runnables. Tests are dispatched by their
@@ -481,22 +481,4 @@ pub(super) fn once<T, E: Clone>(
     build: impl FnOnce() -> Result<T, E>,
 ) -> Result<&T, E> {
     cell.get_or_init(build).as_ref().map_err(Clone::clone)
-}
-
-/// The log of a program the sandbox could not load: a tool's own log as it is, any other
-/// failure with its causes.
-pub(super) fn sandbox_message(e: SandboxError) -> String {
-    match e {
-        SandboxError::Link { message } => message,
-        other => {
-            let mut s = other.to_string();
-            let mut src = std::error::Error::source(&other);
-            while let Some(e) = src {
-                s.push_str(": ");
-                s.push_str(&e.to_string());
-                src = e.source();
-            }
-            s
-        }
-    }
 }
