@@ -4,10 +4,11 @@
 
 use std::path::PathBuf;
 
+use super::builds::{Builds, Toolchain};
 use super::error::{sandbox_message, BuildError, BuildFailure};
 use super::io_case::{Checker, IoCase};
+use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot;
-use super::toolchains::{once, Runnable, Solution, Test, Toolchain, Toolchains};
 use super::Language;
 use crate::sandbox::{
     CompileSide, Completion, Entry, Limits, Preopen, ProgramKind, Verdict, VerdictKind,
@@ -22,7 +23,7 @@ impl IoToolchain {
     /// A checker program for an I/O test, built from its one source file.
     fn checker<'t>(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         t: &'t Test,
         c: &Checker,
     ) -> Result<&'t Runnable, BuildError> {
@@ -57,7 +58,7 @@ impl IoToolchain {
     /// Runs the checker on the case's input, the solution's `output` and the expected answer;
     /// `Err` is the verdict it gives and why. Also returns the checker's own run, if it ran.
     fn run_checker(
-        tc: &Toolchains,
+        tc: &dyn Builds,
         checker: &Runnable,
         case: &IoCase,
         output: &[u8],
@@ -122,7 +123,7 @@ impl IoToolchain {
 }
 
 impl Toolchain for IoToolchain {
-    fn prepare_solution(&self, _tc: &Toolchains, _s: &Solution) -> Result<(), BuildError> {
+    fn prepare_solution(&self, _tc: &dyn Builds, _s: &Solution) -> Result<(), BuildError> {
         Err(BuildError::new(
             CompileSide::Solution,
             BuildFailure::Sources,
@@ -130,14 +131,14 @@ impl Toolchain for IoToolchain {
         ))
     }
 
-    fn prepare_test(&self, tc: &Toolchains, t: &Test) -> Result<(), BuildError> {
+    fn prepare_test(&self, tc: &dyn Builds, t: &Test) -> Result<(), BuildError> {
         match t.io.as_ref().and_then(|c| c.checker.as_ref()) {
             Some(c) => self.checker(tc, t, c).map(|_| ()),
             None => Ok(()),
         }
     }
 
-    fn unit_test(&self, _: &Toolchains, _: &Solution, _: &Test) -> Result<Runnable, BuildError> {
+    fn unit_test(&self, _: &dyn Builds, _: &Solution, _: &Test) -> Result<Runnable, BuildError> {
         Err(BuildError::new(
             CompileSide::Test,
             BuildFailure::Sources,
@@ -146,7 +147,7 @@ impl Toolchain for IoToolchain {
     }
 
     /// A prebuilt program: a command module's `_start`, or a component's `run` in mode `main`.
-    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
         let side = CompileSide::Solution;
         let f = s
             .snapshot
@@ -180,7 +181,7 @@ impl Toolchain for IoToolchain {
     /// Runs the solution's program on the case's input and judges its output.
     fn run(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         s: &Solution,
         t: &Test,
         seed: u64,

@@ -9,8 +9,9 @@
 //! | `*.rs`    | rust      | `lib.rs` (crate `solution`)     | the test's `main` returns     |
 //! | `*.toml`  | io        | a program in any of the above   | output matches / checker OK   |
 //!
-//! - `toolchains.rs`: [`Toolchains`], the façade, over one `Toolchain` per language (the
-//!   trait), and what it hands out ([`Solution`], [`Test`], [`Runnable`]);
+//! - `toolchains.rs`: [`Toolchains`], the façade, over one `Toolchain` per language;
+//!   `builds.rs`: the `Toolchain` trait and `Builds`, what a language's builds use of the
+//!   façade; `runnable.rs`: what the façade hands out ([`Solution`], [`Test`], [`Runnable`]);
 //!   `language.rs`: [`Language`] and [`TestKind`]; `error.rs`: [`BuildError`], what failed as
 //!   data ([`BuildFailure`]).
 //! - `python.rs`: the pre-initialised CPython component; `c.rs`: clang → wasm32-wasi;
@@ -28,6 +29,7 @@
 //! A pass needs the evidence its [`Completion`](crate::sandbox::Completion) asks for: a unit test's entry returned (the
 //! test ran to its end), a program's exit code 0.
 
+mod builds;
 mod c;
 mod doctor;
 mod error;
@@ -39,6 +41,7 @@ mod io_case;
 mod language;
 mod process;
 mod python;
+mod runnable;
 mod rust;
 mod sdk;
 mod snapshot;
@@ -56,6 +59,7 @@ pub use python::{
     find_componentize_py, runtime_digest as python_runtime_digest,
     runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
 };
+pub use runnable::{Runnable, Solution, Test};
 pub use rust::RustCompiler;
 pub use snapshot::Snapshot;
-pub use toolchains::{Runnable, Solution, Test, Toolchains};
+pub use toolchains::Toolchains;
