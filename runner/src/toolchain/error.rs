@@ -58,7 +58,8 @@ pub enum BuildFailure {
 pub struct BuildError {
     pub side: CompileSide,
     pub failure: BuildFailure,
-    /// The build log, capped (see `process::cap_log`) because it may reach an agent's prompt.
+    /// The build log, capped (see `process::cap_log`) because it may reach an agent's prompt;
+    /// why a solution or test could not be taken at all is kept whole ([`BuildError::not_taken`]).
     pub message: String,
 }
 
@@ -73,6 +74,16 @@ impl BuildError {
             side,
             failure,
             message: process::cap_log(&message.into()),
+        }
+    }
+
+    /// A solution or test that could not be taken at all (missing, unreadable, of no known
+    /// kind, an invalid I/O test), with its message whole: a path and the problem.
+    pub(crate) fn not_taken(side: CompileSide, message: String) -> Self {
+        BuildError {
+            side,
+            failure: BuildFailure::Sources,
+            message,
         }
     }
 

@@ -90,25 +90,31 @@ impl Toolchains {
         Ok(self.sdk()?.path("c/include"))
     }
 
-    /// Snapshots a solution folder. `language` overrides detection from file extensions.
-    pub fn solution(&self, dir: &Path, language: Option<Language>) -> Result<Solution, String> {
+    /// Snapshots a solution folder. `language` overrides detection from file extensions. A
+    /// folder that is missing, unreadable or without source files is a [`BuildFailure::Sources`]
+    /// of the solution's side.
+    pub fn solution(&self, dir: &Path, language: Option<Language>) -> Result<Solution, BuildError> {
+        let sources = |message| BuildError::not_taken(CompileSide::Solution, message);
         if !dir.exists() {
-            return Err(format!("solution folder {} does not exist", dir.display()));
+            return Err(sources(format!(
+                "solution folder {} does not exist",
+                dir.display()
+            )));
         }
         if !dir.is_dir() {
-            return Err(format!(
+            return Err(sources(format!(
                 "{} is not a folder (a solution is a folder of source files)",
                 dir.display()
-            ));
+            )));
         }
-        let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir)?;
+        let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir).map_err(sources)?;
         let language = match language {
             Some(l) => l,
             None => Language::detect(&snapshot.files).ok_or_else(|| {
-                format!(
+                sources(format!(
                     "{}: no source files (.py, .c, .cpp, .rs, .wasm) found",
                     dir.display()
-                )
+                ))
             })?,
         };
         Ok(Solution::new(dir.to_path_buf(), snapshot, language))
@@ -116,20 +122,24 @@ impl Toolchains {
 
     /// Snapshots a solution folder for tests of `kind`: the solution's language (detected, unless
     /// given) must be the one the test needs. C and C++ mix: a C++ test may use a C solution.
+    /// Another language is a [`BuildFailure::Sources`] of the pair, as in a run.
     pub fn solution_for(
         &self,
         dir: &Path,
         kind: TestKind,
         language: Option<Language>,
-    ) -> Result<Solution, String> {
+    ) -> Result<Solution, BuildError> {
         let mut s = self.solution(dir, language)?;
         match kind.language() {
-            Some(needed) if !kind.accepts(s.language) => Err(format!(
-                "{} is a {} solution, but a .{} test needs a {} solution",
-                dir.display(),
-                s.language.as_str(),
-                kind.extension(),
-                needed.as_str()
+            Some(needed) if !kind.accepts(s.language) => Err(BuildError::not_taken(
+                CompileSide::Link,
+                format!(
+                    "{} is a {} solution, but a .{} test needs a {} solution",
+                    dir.display(),
+                    s.language.as_str(),
+                    kind.extension(),
+                    needed.as_str()
+                ),
             )),
             _ => {
                 if kind == TestKind::Cpp {
@@ -140,24 +150,28 @@ impl Toolchains {
         }
     }
 
-    /// Snapshots a test file; its kind comes from its extension. I/O tests are parsed here.
-    pub fn test(&self, path: &Path) -> Result<Test, String> {
+    /// Snapshots a test file; its kind comes from its extension. I/O tests are parsed here. A
+    /// file of no known kind, unreadable, or (an I/O test) invalid is a
+    /// [`BuildFailure::Sources`] of the test's side.
+    pub fn test(&self, path: &Path) -> Result<Test, BuildError> {
+        let sources = |message| BuildError::not_taken(CompileSide::Test, message);
         let kind = TestKind::from_path(path).ok_or_else(|| {
-            format!(
+            sources(format!(
                 "{}: unknown test kind (expected .py, .c, .cpp, .rs or .toml)",
                 path.display()
-            )
+            ))
         })?;
         let file_name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| format!("{}: not a file", path.display()))?;
+            .ok_or_else(|| sources(format!("{}: not a file", path.display())))?;
         let io = if kind == TestKind::Io {
-            Some(IoCase::parse(path)?)
+            Some(IoCase::parse(path).map_err(sources)?)
         } else {
             None
         };
-        let snapshot = snapshot::snapshot_file(self.sandbox.cache(), path, &file_name)?;
+        let snapshot =
+            snapshot::snapshot_file(self.sandbox.cache(), path, &file_name).map_err(sources)?;
         Ok(Test {
             path: path.to_path_buf(),
             kind,
