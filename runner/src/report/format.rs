@@ -1,6 +1,7 @@
-//! Numbers, dates and lists in words, one way everywhere: the terminal tables, the HTML pages
-//! and the CLI's messages all format through these, so `1,234` or `2026-11-23 10:04 UTC` reads
-//! the same wherever it appears.
+//! Numbers and dates in words, one way everywhere: the terminal tables, the HTML pages and the
+//! CLI's messages all format through these, so `1,234` or `2026-11-23 10:04 UTC` reads the same
+//! wherever it appears. A list of words is [`crate::english::and_list`], which layers below the
+//! reports use too.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -86,21 +87,6 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", n, if n == 1 { one } else { many })
 }
 
-/// "1, 2 and 3".
-pub fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
-    match items {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [init @ .., last] => format!(
-            "{} and {last}",
-            init.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 /// A repair coder's attempts in order, passed of total, reverted ones marked:
 /// `2/5 → 1/5 (reverted) → 4/5`.
 pub fn repair_attempts(attempts: &[AttemptStats]) -> String {
@@ -151,9 +137,6 @@ mod tests {
 
     #[test]
     fn lists() {
-        assert_eq!(and_list::<u32>(&[]), "");
-        assert_eq!(and_list(&[1]), "1");
-        assert_eq!(and_list(&[1, 2, 3]), "1, 2 and 3");
         assert_eq!(plural(1, "test was", "tests were"), "1 test was");
         let attempt = |passed, outcome: &str| AttemptStats {
             passed,

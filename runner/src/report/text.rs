@@ -1,7 +1,8 @@
 //! The terminal summary of a run, and a stop in words.
 
-use super::format::{and_list, plural, repair_attempts};
+use super::format::{plural, repair_attempts};
 use super::summary::{ProtocolPart, Summary};
+use crate::english::and_list;
 use crate::journal::{CannotPass, StopReason};
 
 fn numbers(n: &[usize]) -> String {

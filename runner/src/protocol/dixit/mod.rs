@@ -23,7 +23,7 @@ use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
 
 mod settings;
-use crate::report::and_list;
+use crate::english::and_list;
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).

@@ -19,11 +19,12 @@ use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
+use crate::english::and_list;
 use crate::journal::{CannotPass, CellRecord, StopReason};
+use crate::report::describe_stop;
 use crate::report::eval_report::Provenance;
 use crate::report::format::{repair_attempts, thousands, utc_timestamp};
 use crate::report::summary::ProtocolPart;
-use crate::report::{and_list, describe_stop};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
