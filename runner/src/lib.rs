@@ -20,6 +20,7 @@ pub mod compare;
 pub mod config;
 pub mod consensus;
 pub mod engine;
+pub mod english;
 pub mod eval;
 pub mod file_name;
 pub mod journal;

@@ -101,10 +101,11 @@ impl Programs {
             StatedInterface::Items(vec!["has_close_elements: fn(&[f64], f64) -> bool".into()]);
         let guest =
             |sol: &Path, test: &Path, stated: &StatedInterface| -> Result<Runnable, String> {
-                let t = tc.test(test)?;
+                let t = tc.test(test).map_err(|e| e.message)?;
                 let interface = tc.interface(stated).map_err(|e| e.to_string())?;
                 let s = tc
-                    .solution_for(sol, t.kind, None)?
+                    .solution_for(sol, t.kind, None)
+                    .map_err(|e| e.message)?
                     .with_interface(std::sync::Arc::new(interface));
                 tc.check_test(&t).map_err(|e| e.message)?;
                 tc.check_solution(&s, t.kind).map_err(|e| e.message)?;

@@ -136,12 +136,13 @@ fn classify_rows(
     opts: &BenchOptions,
     limits: &Limits,
 ) -> Result<Vec<ClassifyRow>, String> {
-    let test = tc.test(&p.classify_test)?;
+    let test = tc.test(&p.classify_test).map_err(|e| e.message)?;
     let solutions = p
         .classify_solutions
         .iter()
         .map(|d| tc.solution_for(d, test.kind, None))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.message)?;
     let refs: Vec<_> = solutions.iter().collect();
     // Builds and syntax checks happen once per solution and test; they are not classification.
     run_matrix(tc, &refs, &[&test], Reruns::Auto(1), 1, limits);

@@ -48,13 +48,13 @@ fn parse_minority(s: &str) -> Result<f64, String> {
 
 pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
     let tc = toolchains(g)?;
-    let test = tc.test(&a.test).map_err(CliError::usage)?;
+    let test = tc.test(&a.test).map_err(|e| CliError::usage(e.message))?;
     let solutions = a
         .solutions
         .iter()
         .map(|d| tc.solution_for(d, test.kind, None))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::usage)?;
+        .map_err(|e| CliError::usage(e.message))?;
     let interface = super::exec::interface_for(&tc, &test, &a.interface)?;
     let solutions: Vec<_> = solutions
         .into_iter()

@@ -148,7 +148,7 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
                     dir.display(),
                     coverage.missing.len(),
                     coverage.count,
-                    crate::scaleout::join_and(&coverage.missing),
+                    crate::english::and_list(&coverage.missing),
                 ))
                 .hint(rerun_hint(
                     Some(dir),

@@ -53,10 +53,10 @@ impl clap::ValueEnum for Language {
 
 pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
     let tc = toolchains(g)?;
-    let test = tc.test(&a.test).map_err(CliError::usage)?;
+    let test = tc.test(&a.test).map_err(|e| CliError::usage(e.message))?;
     let solution = tc
         .solution_for(&a.solution, test.kind, a.language)
-        .map_err(CliError::usage)?;
+        .map_err(|e| CliError::usage(e.message))?;
     let solution = solution.with_interface(interface_for(&tc, &test, &a.interface)?);
     let limits = a.limits.apply(Limits::default());
     let (v, missing_toolchain) = match tc.try_run(&solution, &test, a.seed, &limits) {

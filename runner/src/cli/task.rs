@@ -12,9 +12,8 @@ use clap::{Args, Parser};
 
 use super::exit::{CliError, CliResult};
 use super::{Cli, Command, GlobalArgs};
-use crate::scaleout::{
-    join_and, process_env, slurm, slurm::shell_quote, Job, JobError, ShardSpec, JOB_FILE,
-};
+use crate::english::and_list;
+use crate::scaleout::{process_env, slurm, slurm::shell_quote, Job, JobError, ShardSpec, JOB_FILE};
 
 #[derive(Debug, Args)]
 pub struct TaskArgs {
@@ -79,7 +78,7 @@ pub(super) fn rerun_hint(dir: Option<&Path>, count: u32, missing: &[u32], rerun:
         None => format!(
             "run shard{} {} of {count} again (`{rerun}` with the other shards' options), then merge again",
             if missing.len() == 1 { "" } else { "s" },
-            join_and(missing)
+            and_list(missing)
         ),
     }
 }

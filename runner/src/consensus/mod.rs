@@ -393,7 +393,7 @@ fn find_inner(
     };
     let driver_path = work.path().join("driver").join("consensus.py");
     write(&driver_path, DRIVER)?;
-    let driver = tc.test(&driver_path)?;
+    let driver = tc.test(&driver_path).map_err(|e| e.message)?;
     let program = tc
         .python_program(&driver)
         .map_err(|e| format!("the finder's program: {}", e.message))?;
@@ -429,13 +429,15 @@ fn find_inner(
                 .join(k.to_string())
                 .join("test.py");
             write(&path, &source)?;
-            tc.test(&path)
+            tc.test(&path).map_err(|e| e.message)
         })
         .collect();
     let solutions: Vec<Result<crate::toolchain::Solution, String>> = implementations
         .iter()
         .map(|(coder, dir)| {
-            let s = tc.solution(dir, Some(crate::toolchain::Language::Python))?;
+            let s = tc
+                .solution(dir, Some(crate::toolchain::Language::Python))
+                .map_err(|e| e.message)?;
             tc.check_solution(&s, crate::toolchain::TestKind::Python)
                 .map_err(|e| format!("{coder}: {}", e.message))?;
             Ok(s)

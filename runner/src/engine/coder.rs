@@ -206,7 +206,8 @@ impl Coder {
         self.solution = ctx
             .toolchains
             .solution(&ws, Some(ctx.language()))
-            .map(|s| Arc::new(s.with_interface(ctx.interface.clone())));
+            .map(|s| Arc::new(s.with_interface(ctx.interface.clone())))
+            .map_err(|e| e.message);
     }
 
     /// The coder's code as text (file name and contents), for a prompt that shows it.

@@ -70,7 +70,7 @@ pub async fn ask_test(
         .toolchains
         .test(&path)
         .map(Arc::new)
-        .map_err(|e| e.replace(&format!("{}/", dir.display()), ""));
+        .map_err(|e| e.message.replace(&format!("{}/", dir.display()), ""));
     Ok(Proposal {
         id,
         source: Some(content),

@@ -70,7 +70,10 @@ impl Suite {
         files.sort();
         let mut suite = Suite::default();
         for path in files {
-            let test = ctx.toolchains.test(&path).map_err(ProtocolError::Test)?;
+            let test = ctx
+                .toolchains
+                .test(&path)
+                .map_err(|e| ProtocolError::Test(e.message))?;
             let source = std::fs::read_to_string(&path).unwrap_or_default();
             let file = path
                 .file_name()
@@ -150,7 +153,7 @@ impl Suite {
             let test = ctx
                 .toolchains
                 .test(&path)
-                .map_err(|e| Halt::Fatal(ProtocolError::Test(e)))?;
+                .map_err(|e| Halt::Fatal(ProtocolError::Test(e.message)))?;
             let entry = SuiteEntry {
                 number,
                 author,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::codet::ImportError;
 use super::corpus::CorpusError;
 use super::scoring::ScoringError;
+use crate::english::and_list;
 
 /// Why an evaluation (or a merge of shard reports) could not complete.
 #[derive(Debug, thiserror::Error)]
@@ -96,7 +97,7 @@ pub enum MergeError {
         first_count: u32,
     },
     /// The same shard more than once.
-    #[error("cannot merge: shard{} {} of {count} given more than once", plural(.repeated.len()), join_and(.repeated))]
+    #[error("cannot merge: shard{} {} of {count} given more than once", plural(.repeated.len()), and_list(.repeated))]
     Repeated {
         /// The shard count.
         count: u32,
@@ -104,7 +105,7 @@ pub enum MergeError {
         repeated: Vec<u32>,
     },
     /// Shards that are not there.
-    #[error("cannot merge: {} of {count} shards missing: {}", .missing.len(), join_and(.missing))]
+    #[error("cannot merge: {} of {count} shards missing: {}", .missing.len(), and_list(.missing))]
     Missing {
         /// The shard count.
         count: u32,
@@ -127,10 +128,6 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
-}
-
-fn join_and(items: &[u32]) -> String {
-    crate::scaleout::join_and(items)
 }
 
 impl EvalError {

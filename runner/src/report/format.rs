@@ -1,6 +1,7 @@
-//! Numbers, dates and lists in words, one way everywhere: the terminal tables, the HTML pages
-//! and the CLI's messages all format through these, so `1,234` or `2026-11-23 10:04 UTC` reads
-//! the same wherever it appears.
+//! Numbers and dates in words, one way everywhere: the terminal tables, the HTML pages and the
+//! CLI's messages all format through these, so `1,234` or `2026-11-23 10:04 UTC` reads the same
+//! wherever it appears. A list of words is [`crate::english::and_list`], which layers below the
+//! reports use too.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -84,21 +85,6 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", n, if n == 1 { one } else { many })
 }
 
-/// "1, 2 and 3".
-pub fn and_list<T: std::fmt::Display>(items: &[T]) -> String {
-    match items {
-        [] => String::new(),
-        [a] => a.to_string(),
-        [init @ .., last] => format!(
-            "{} and {last}",
-            init.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,9 +114,6 @@ mod tests {
 
     #[test]
     fn lists() {
-        assert_eq!(and_list::<u32>(&[]), "");
-        assert_eq!(and_list(&[1]), "1");
-        assert_eq!(and_list(&[1, 2, 3]), "1, 2 and 3");
         assert_eq!(plural(1, "test was", "tests were"), "1 test was");
     }
 }

@@ -31,7 +31,6 @@ mod text;
 pub use bench::bench_table;
 pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
-pub use format::and_list;
 pub use outputs::{write_outputs, OutputError};
 pub use protocol::ProtocolReport;
 pub use run_report::Trial;

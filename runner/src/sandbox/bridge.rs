@@ -19,8 +19,8 @@
 use wasmtime::component::Linker;
 use wasmtime::StoreContextMut;
 
-use super::host::P2Host;
-use super::run::{Preopen, RunEnd, Session};
+use super::outcome::{Exchange, PartnerEnded, RunEnd, TrapKind};
+use super::session::P2Host;
 
 /// The WIT interface of the bridge import.
 const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
@@ -28,45 +28,6 @@ const BRIDGE: &str = "dixit:guest/bridge@0.1.0";
 /// The largest request or answer carried, in bytes (16 MiB). A larger request raises in the
 /// test; a larger answer ends the run as the solution's failure.
 pub const MAX_MESSAGE: usize = 16 << 20;
-
-/// The solution's side of a unit-test run: the program (the Python runtime), how it serves the
-/// solution, and what it mounts. The solution's instance is started with `run(mode, target,
-/// args)` (`serve` a directory, or `serve-pair` recorded code) and then answers the test's
-/// requests.
-#[derive(Clone, Debug)]
-pub struct Server {
-    pub program: super::Program,
-    pub mode: String,
-    pub target: String,
-    pub args: Vec<String>,
-    pub preopens: Vec<Preopen>,
-    /// How many request/answer pairs to keep in the run's outcome (0: none). The disagreement
-    /// finder reads the calls a test made and what the solution answered off this log, so the
-    /// solution sees nothing but an ordinary test.
-    pub log: usize,
-}
-
-/// One request of a test's and the solution's answer, as carried.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Exchange {
-    pub request: Vec<u8>,
-    pub answer: Vec<u8>,
-}
-
-/// The solution's live instance, owned by the test's host state for the length of one run.
-pub(crate) struct Partner {
-    pub session: Session,
-    pub server: std::sync::Arc<Server>,
-    /// How the solution's instance ended, when it ended the run.
-    pub ended: Option<RunEnd>,
-    /// The exchanges of the current run, up to [`Server::log`].
-    pub log: Vec<Exchange>,
-}
-
-/// Why the test's instance was stopped: the solution's instance ended (see [`Partner::ended`]).
-#[derive(Debug, thiserror::Error)]
-#[error("the solution's instance ended while answering")]
-pub(crate) struct PartnerEnded;
 
 /// What the test sees when no solution is being served (a program run through the bridge by
 /// mistake): an exception, never a value.
@@ -88,13 +49,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             let Some(partner) = store.data_mut().partner.as_mut() else {
                 return Ok((NO_SERVER.to_vec(),));
             };
-            let kept = (partner.log.len() < partner.server.log).then(|| request.clone());
+            let kept = (partner.log.len() < partner.keep).then(|| request.clone());
             let (answer, used) = partner.session.answer(request, remaining);
             let request = kept.unwrap_or_default();
             let answer = match answer {
                 Ok(a) if a.len() <= MAX_MESSAGE => Ok(a),
                 Ok(a) => Err(RunEnd::Trap {
-                    kind: super::TrapKind::Other,
+                    kind: TrapKind::Other,
                     message: format!(
                         "the solution's answer is {} bytes, more than the {MAX_MESSAGE} a call may return",
                         a.len()
@@ -104,7 +65,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             };
             match answer {
                 Ok(a) => {
-                    if partner.log.len() < partner.server.log {
+                    if partner.log.len() < partner.keep {
                         partner.log.push(Exchange {
                             request,
                             answer: a.clone(),

@@ -5,7 +5,6 @@
 use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use wasmtime::component::{self, Component, ComponentExportIndex};
 use wasmtime::{
@@ -13,12 +12,11 @@ use wasmtime::{
 };
 
 use super::cache::{hash_parts, ArtifactCache};
-use super::host::{P1Host, P2Host};
+use super::host::P1Host;
+use super::limits::EPOCH_TICK;
 use super::memory::{Image, Memories, MemoryStats};
+use super::session::P2Host;
 use super::{bridge, exit, image, sleep, SandboxError};
-
-/// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
-pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// How the engine is set up.
 #[derive(Clone, Debug)]

@@ -1,4 +1,5 @@
-//! Per-run host state: the WASI context and everything the host watches during one run.
+//! Per-run host state: the WASI context and everything the host watches during one run. A
+//! component's host state, which also holds its partner instance, is `P2Host` in `session.rs`.
 //!
 //! Everything here is deterministic given the run's seed: the RNG is seeded, the clocks are
 //! virtual (they advance a fixed step per read, and by the requested amount on a sleep), and the
@@ -14,11 +15,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use rand::{SeedableRng, TryRng};
-use wasmtime::component::ResourceTable;
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
-use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::{HostMonotonicClock, HostWallClock};
 
 /// What the host observed during a run, shared with the RNG and clock objects it hands to WASI.
 #[derive(Debug, Default)]
@@ -321,25 +321,6 @@ pub(crate) struct P1Host {
     pub wasi: WasiP1Ctx,
     pub limiter: MemoryLimiter,
     pub time: Arc<VirtualTime>,
-}
-
-/// Host state of a component (WASI preview 2) run.
-pub(crate) struct P2Host {
-    pub wasi: WasiCtx,
-    pub table: ResourceTable,
-    pub limiter: MemoryLimiter,
-    pub time: Arc<VirtualTime>,
-    /// A unit test's run: the solution's instance, which the bridge's requests go to.
-    pub partner: Option<Box<super::bridge::Partner>>,
-}
-
-impl WasiView for P2Host {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
 }
 
 /// SplitMix64: derives independent 64-bit values from a seed (seeds of reruns, clock offsets).

@@ -1,6 +1,12 @@
-//! The limits of one run.
+//! The limits of one run, and how a store is armed with them.
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use wasmtime::Store;
+
+/// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// Limits of one run. Each bounds one resource and only that one: fuel bounds executed
 /// instructions (deterministically), not wall time spent in the host; the memory limit bounds the
@@ -32,4 +38,23 @@ impl Default for Limits {
             wall_time_ms: 10_000,
         }
     }
+}
+
+/// Gives `store` the run's fuel and its wall-clock deadline.
+pub(crate) fn arm<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
+    store.set_fuel(limits.fuel).map_err(|e| format!("{e:#}"))?;
+    arm_epoch(store, limits)
+}
+
+/// Sets `store`'s wall-clock deadline: the limit in whole epoch ticks (at least one),
+/// plus one.
+pub(crate) fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
+    let ticks = limits
+        .wall_time_ms
+        .div_ceil(EPOCH_TICK.as_millis() as u64)
+        .max(1)
+        + 1;
+    store.set_epoch_deadline(ticks);
+    store.epoch_deadline_trap();
+    Ok(())
 }

@@ -10,11 +10,17 @@
 //! - `memory.rs`: dixit's own memories for components with an image, reset without a cap.
 //! - `bridge.rs`: a unit test and its solution in two instances, meeting only at the interface.
 //! - `cache.rs`: the content-addressed artifact cache.
-//! - `host.rs`: per-run host state: WASI context, memory limiter, capped output, seeded RNG, clock.
+//! - `host.rs`: per-run host state: a core module's WASI context, memory limiter, capped output,
+//!   seeded RNG, clock.
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
 //! - `exit.rs`: `proc_exit` with any status, reported as that exit code.
-//! - `limits.rs`: the limits of one run and what each does not bound.
-//! - `run.rs`: one run, start to finish; also a [`Session`] for the `solution` isolation level.
+//! - `limits.rs`: the limits of one run, what each does not bound, and arming them on a store.
+//! - `spec.rs`: what a run is given ([`RunSpec`]), and the [`Server`] of a unit test's solution.
+//! - `outcome.rs`: how a run ended and what it observed ([`RunOutcome`]).
+//! - `session.rs`: a live component instance ([`Session`]), its host state, and the solution's
+//!   instance beside it in a unit test's run.
+//! - `run.rs`: one run, start to finish, and starting a [`Session`] for the `solution` isolation
+//!   level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
 
 mod bridge;
@@ -26,16 +32,21 @@ mod host;
 mod image;
 mod limits;
 mod memory;
+mod outcome;
 mod run;
+mod session;
 mod sleep;
+mod spec;
 mod verdict;
 
-pub use bridge::{Exchange, Server, MAX_MESSAGE};
+pub use bridge::MAX_MESSAGE;
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
 pub use error::SandboxError;
 pub use host::splitmix64;
 pub use limits::Limits;
 pub use memory::MemoryStats;
-pub use run::{Entry, Preopen, RunEnd, RunOutcome, RunSpec, Session, TrapKind};
+pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
+pub use session::Session;
+pub use spec::{Entry, Preopen, RunSpec, Server};
 pub use verdict::{CompileSide, Completion, Verdict, VerdictKind, RUNNER_EXITED};

@@ -1,110 +1,24 @@
 //! One run: a fresh store and WASI context, the program instantiated from its `InstancePre`,
-//! entered once, and everything observed collected into a [`RunOutcome`].
+//! entered once, and everything observed collected into a [`RunOutcome`]; also how a
+//! [`Session`] is started from a [`RunSpec`], with its solution's instance beside it.
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde::Serialize;
-use wasmtime::component::TypedFunc;
-use wasmtime::{Store, Trap};
+use wasmtime::Store;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::bridge::{server_seed, Exchange, Partner, PartnerEnded, Server};
-use super::engine::{ProgramInner, EPOCH_TICK};
+use super::bridge::server_seed;
+use super::engine::{Program, ProgramInner, Sandbox};
 use super::host::{
-    CappedPipe, MemoryLimiter, P1Host, P2Host, Probe, RecordingRng, VirtualClock, VirtualTime,
+    CappedPipe, MemoryLimiter, P1Host, Probe, RecordingRng, VirtualClock, VirtualTime,
 };
+use super::limits::arm;
 use super::memory::{self, Image};
-use super::{Limits, Program, Sandbox};
-
-/// A host directory made visible to the guest, read-only, under `guest` (e.g. `/solution`).
-#[derive(Clone, Debug)]
-pub struct Preopen {
-    pub host: PathBuf,
-    pub guest: String,
-}
-
-/// How the program is entered.
-#[derive(Clone, Debug)]
-pub enum Entry {
-    /// A core module's `_start` with these `argv` (argv\[0\] included).
-    Start { argv: Vec<String> },
-    /// A component's `run: func(mode: string, target: string, args: list<string>) -> s32` export
-    /// (the contract of dixit's guest runtimes, e.g. the Python one).
-    Call {
-        mode: String,
-        target: String,
-        args: Vec<String>,
-    },
-}
-
-/// Everything one run needs besides the program.
-#[derive(Clone, Debug)]
-pub struct RunSpec {
-    pub entry: Entry,
-    pub stdin: Arc<[u8]>,
-    pub preopens: Vec<Preopen>,
-    pub limits: Limits,
-    /// Seeds the RNG and the virtual clock; the run is a pure function of program, input and seed.
-    pub seed: u64,
-    /// A unit test's solution, run apart in an instance of its own and reached only through the
-    /// bridge (see [`super::bridge`]); `None` for a program or a test that needs no solution.
-    pub server: Option<Arc<Server>>,
-}
-
-/// How a trap ended a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TrapKind {
-    /// Fuel exhausted (deterministic).
-    OutOfFuel,
-    /// The wall-clock safety net fired (not deterministic).
-    Interrupt,
-    StackOverflow,
-    /// Any other trap (`unreachable`, division by zero, out-of-bounds access, ...).
-    Other,
-}
-
-/// How a run ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "end")]
-pub enum RunEnd {
-    /// The entry returned: a core module's `_start` (code 0: a C or Rust `main` that returned 0
-    /// returns from `_start`), or a component's `run` export with the code it returned. Guest
-    /// code that ends the process instead never produces this, which is why a unit test's pass
-    /// requires it (see [`crate::sandbox::Completion`]).
-    Returned { code: i32 },
-    /// The guest ended the process with WASI `proc_exit` (C's `exit`, Rust's
-    /// `std::process::exit`, Python's `os._exit`) with this code.
-    Exit { code: i32 },
-    /// The guest trapped.
-    Trap { kind: TrapKind, message: String },
-    /// The host failed to set up or finish the run (a dixit problem, not the guest's).
-    HostError { message: String },
-}
-
-/// Everything observed during one run.
-#[derive(Clone, Debug, Serialize)]
-pub struct RunOutcome {
-    pub end: RunEnd,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    /// The guest tried to write more than the output limit.
-    pub output_overflow: bool,
-    pub fuel_used: u64,
-    pub peak_memory: u64,
-    /// A memory growth was refused by the memory limit.
-    pub memory_denied: bool,
-    pub wall: Duration,
-    pub read_entropy: bool,
-    pub read_clock: bool,
-    /// The test's requests and the solution's answers, when the run's [`Server`] asked to keep
-    /// them.
-    #[serde(skip)]
-    pub exchanges: Vec<Exchange>,
-}
+use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd, RunOutcome};
+use super::session::{MemoryStats, P2Host, Partner, RunIo, Session};
+use super::spec::{Entry, RunSpec, Server};
 
 impl Sandbox {
     /// Runs `program` once under `spec`. Never fails: host problems come back as
@@ -229,31 +143,13 @@ impl Sandbox {
     }
 }
 
-#[derive(Default)]
-struct MemoryStats {
-    peak: usize,
-    denied: bool,
-}
-
-type RunFunc = TypedFunc<(String, String, Vec<String>), (i32,)>;
-type AnswerFunc = TypedFunc<(Vec<u8>,), (Vec<u8>,)>;
-
 /// A component's `run` export and, when it has one, its `answer` export.
 type Exports = (
     wasmtime::component::ComponentExportIndex,
     Option<wasmtime::component::ComponentExportIndex>,
 );
 
-/// One live component instance that can be called repeatedly (see [`Sandbox::session`]).
-pub struct Session {
-    store: Store<P2Host>,
-    func: Option<RunFunc>,
-    answer: Option<AnswerFunc>,
-    io: RunIo,
-    limits: Limits,
-    instantiate_error: Option<RunEnd>,
-}
-
+// Starting a session takes the sandbox and a run spec, which `session.rs` does not know.
 impl Session {
     fn start(
         sandbox: &Sandbox,
@@ -309,115 +205,6 @@ impl Session {
         })
     }
 
-    /// Calls `run(mode, target, args)` with a fresh `fuel` budget; returns how it ended and the
-    /// fuel it used. Only a call that returned leaves the instance usable: after a trap or an
-    /// exit the session has ended, and calling it again is a host error (never the earlier
-    /// outcome again), so the caller must start a fresh session.
-    pub fn call(&mut self, mode: &str, target: &str, args: &[String], fuel: u64) -> (RunEnd, u64) {
-        if let Some(end) = self.instantiate_error.take() {
-            self.func = None;
-            return (end, 0);
-        }
-        let Some(func) = self.func else {
-            return (
-                RunEnd::HostError {
-                    message: "the session has ended (a run exited or trapped); start a new one"
-                        .into(),
-                },
-                0,
-            );
-        };
-        if let Err(e) = self.store.set_fuel(fuel) {
-            return (
-                RunEnd::HostError {
-                    message: format!("{e:#}"),
-                },
-                0,
-            );
-        }
-        if let Err(m) = arm_epoch(&mut self.store, &self.limits) {
-            return (RunEnd::HostError { message: m }, 0);
-        }
-        let result = func
-            .call(
-                &mut self.store,
-                (mode.to_string(), target.to_string(), args.to_vec()),
-            )
-            .map(|(code,)| code);
-        let used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
-        let end = match result {
-            Ok(code) => RunEnd::Returned { code },
-            Err(e) => {
-                self.func = None;
-                end_from_error(e)
-            }
-        };
-        (end, used)
-    }
-
-    /// One request of a test's to the solution this instance serves (its `answer` export), with
-    /// at most `fuel` to spend; returns the answer, or how the instance ended, and the fuel used.
-    /// The wall-clock net armed when the instance started keeps running: it bounds the whole
-    /// run, not each request.
-    pub(crate) fn answer(&mut self, request: Vec<u8>, fuel: u64) -> (Result<Vec<u8>, RunEnd>, u64) {
-        let (Some(_), Some(answer)) = (self.func, self.answer) else {
-            let message = "the solution's instance cannot answer (it ended, or has no `answer`)";
-            return (
-                Err(RunEnd::HostError {
-                    message: message.into(),
-                }),
-                0,
-            );
-        };
-        if let Err(e) = self.store.set_fuel(fuel) {
-            return (
-                Err(RunEnd::HostError {
-                    message: format!("{e:#}"),
-                }),
-                0,
-            );
-        }
-        let result = answer.call(&mut self.store, (request,));
-        let used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
-        match result {
-            Ok((a,)) => (Ok(a), used),
-            Err(e) => {
-                self.func = None;
-                (Err(end_from_error(e)), used)
-            }
-        }
-    }
-
-    /// One call as a complete [`RunOutcome`] (output captured since the previous call).
-    ///
-    /// In a session with a served solution, the solution's session serves afresh first and the
-    /// call runs apart from it, as in [`Sandbox::run`].
-    pub fn call_outcome(
-        &mut self,
-        mode: &str,
-        target: &str,
-        args: &[String],
-        fuel: u64,
-    ) -> RunOutcome {
-        let started = Instant::now();
-        self.io.stdout.clear();
-        self.io.stderr.clear();
-        self.io
-            .server_overflow
-            .store(false, std::sync::atomic::Ordering::Relaxed);
-        if self.store.data().partner.is_some() {
-            let (end, used, mem) = self.call_apart(mode, target, args, fuel);
-            return self.io.finish(end, used, mem, started.elapsed());
-        }
-        let (end, used) = self.call(mode, target, args, fuel);
-        let l = &self.store.data().limiter;
-        let mem = MemoryStats {
-            peak: l.peak,
-            denied: l.denied,
-        };
-        self.io.finish(end, used, mem, started.elapsed())
-    }
-
     /// Starts the solution's instance for `server` beside this one (not yet serving).
     fn attach(
         &mut self,
@@ -457,104 +244,18 @@ impl Session {
         )?;
         self.store.data_mut().partner = Some(Box::new(Partner {
             session,
-            server: server.clone(),
+            mode: server.mode.clone(),
+            target: server.target.clone(),
+            args: server.args.clone(),
+            keep: server.log,
             ended: None,
             log: Vec::new(),
         }));
         Ok(())
     }
-
-    /// One call with the solution served apart: the solution's session serves (with the whole
-    /// `fuel`), then this session makes the call with what is left; what the solution spends
-    /// answering is taken from the same budget (see [`super::bridge`]).
-    fn call_apart(
-        &mut self,
-        mode: &str,
-        target: &str,
-        args: &[String],
-        fuel: u64,
-    ) -> (RunEnd, u64, MemoryStats) {
-        let Some(mut partner) = self.store.data_mut().partner.take() else {
-            let end = RunEnd::HostError {
-                message: "no solution is attached".into(),
-            };
-            return (end, 0, MemoryStats::default());
-        };
-        partner.session.io.stdout.clear();
-        partner.session.io.stderr.clear();
-        partner.ended = None;
-        partner.log.clear();
-        let server = partner.server.clone();
-        let (served, serve_fuel) =
-            partner
-                .session
-                .call(&server.mode, &server.target, &server.args, fuel);
-        let (end, used) = match served {
-            RunEnd::Returned { code: 0 } => {
-                self.store.data_mut().partner = Some(partner);
-                let (end, used) = self.call(mode, target, args, fuel.saturating_sub(serve_fuel));
-                partner = match self.store.data_mut().partner.take() {
-                    Some(p) => p,
-                    None => {
-                        let end = RunEnd::HostError {
-                            message: "the solution's instance was lost".into(),
-                        };
-                        return (end, 0, MemoryStats::default());
-                    }
-                };
-                match partner.ended.take() {
-                    Some(e) => (e, serve_fuel.saturating_add(used)),
-                    None => (end, serve_fuel.saturating_add(used)),
-                }
-            }
-            RunEnd::Returned { code } => (
-                RunEnd::Trap {
-                    kind: TrapKind::Other,
-                    message: format!("the solution's instance failed to start (status {code})"),
-                },
-                serve_fuel,
-            ),
-            end => (end, serve_fuel),
-        };
-        let used = match end {
-            RunEnd::Trap {
-                kind: TrapKind::OutOfFuel,
-                ..
-            } => fuel,
-            _ => used,
-        };
-        let (out, o1) = partner.session.io.stdout.contents();
-        let (err, o2) = partner.session.io.stderr.contents();
-        self.io.note_server_output(&out, &err, o1 || o2);
-        *self.io.exchanges.lock().unwrap_or_else(|e| e.into_inner()) =
-            std::mem::take(&mut partner.log);
-        let (tl, pl) = (
-            &self.store.data().limiter,
-            &partner.session.store.data().limiter,
-        );
-        let mem = MemoryStats {
-            peak: tl.peak + pl.peak,
-            denied: tl.denied || pl.denied,
-        };
-        // A session whose solution ended cannot serve again: the caller starts afresh.
-        self.store.data_mut().partner = Some(partner);
-        (end, used, mem)
-    }
 }
 
-/// The I/O side of one run: capture pipes and the probe/clock shared with WASI.
-#[derive(Clone)]
-struct RunIo {
-    stdout: CappedPipe,
-    stderr: CappedPipe,
-    probe: Arc<Probe>,
-    time: Arc<VirtualTime>,
-    /// A served solution wrote past its output cap.
-    server_overflow: Arc<std::sync::atomic::AtomicBool>,
-    /// The bridge's exchanges kept for this run (see [`Server::log`]).
-    exchanges: Arc<std::sync::Mutex<Vec<Exchange>>>,
-}
-
+// A run's I/O as its spec sets it up; `session.rs` collects what it captured.
 impl RunIo {
     fn new(spec: &RunSpec) -> Self {
         Self::sharing_probe(spec, Arc::new(Probe::default()))
@@ -573,21 +274,6 @@ impl RunIo {
             server_overflow: Default::default(),
             exchanges: Default::default(),
         }
-    }
-
-    /// Adds what a served solution printed to the run's stderr (after the test's, under a
-    /// header line, as far as the cap allows) and its overflow to the run's.
-    fn note_server_output(&self, stdout: &[u8], stderr: &[u8], overflow: bool) {
-        if overflow {
-            self.server_overflow
-                .store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-        if stdout.is_empty() && stderr.is_empty() {
-            return;
-        }
-        self.stderr.append_note(b"\n[the solution's output]\n");
-        self.stderr.append_note(stdout);
-        self.stderr.append_note(stderr);
     }
 
     /// A WASI context with nothing from the host: no env, no network, no inherited stdio;
@@ -610,92 +296,5 @@ impl RunIo {
                 .map_err(|e| format!("cannot preopen {}: {e:#}", p.host.display()))?;
         }
         Ok(b)
-    }
-
-    fn finish(&self, end: RunEnd, fuel_used: u64, mem: MemoryStats, wall: Duration) -> RunOutcome {
-        let (stdout, o1) = self.stdout.contents();
-        let (stderr, o2) = self.stderr.contents();
-        RunOutcome {
-            end,
-            stdout,
-            stderr,
-            output_overflow: o1
-                || o2
-                || self
-                    .server_overflow
-                    .load(std::sync::atomic::Ordering::Relaxed),
-            fuel_used,
-            peak_memory: mem.peak as u64,
-            memory_denied: mem.denied,
-            wall,
-            read_entropy: self
-                .probe
-                .entropy
-                .load(std::sync::atomic::Ordering::Relaxed),
-            read_clock: self.probe.clock.load(std::sync::atomic::Ordering::Relaxed),
-            exchanges: std::mem::take(
-                &mut *self.exchanges.lock().unwrap_or_else(|e| e.into_inner()),
-            ),
-        }
-    }
-}
-
-fn arm<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
-    store.set_fuel(limits.fuel).map_err(|e| format!("{e:#}"))?;
-    arm_epoch(store, limits)
-}
-
-fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
-    let ticks = limits
-        .wall_time_ms
-        .div_ceil(EPOCH_TICK.as_millis() as u64)
-        .max(1)
-        + 1;
-    store.set_epoch_deadline(ticks);
-    store.epoch_deadline_trap();
-    Ok(())
-}
-
-/// Instantiation fails either because the guest trapped in its start code (a verdict) or because
-/// the host could not allocate the instance, e.g. an exhausted pool (a dixit problem).
-fn end_from_instantiate_error(e: wasmtime::Error) -> RunEnd {
-    if e.downcast_ref::<Trap>().is_some() || e.downcast_ref::<I32Exit>().is_some() {
-        end_from_error(e)
-    } else {
-        RunEnd::HostError {
-            message: format!("cannot instantiate: {e:#}"),
-        }
-    }
-}
-
-/// The one place a wasmtime error becomes a [`RunEnd`].
-fn end_from_error(e: wasmtime::Error) -> RunEnd {
-    if e.downcast_ref::<PartnerEnded>().is_some() {
-        // Replaced by how the solution's instance ended (`Session::call_apart`).
-        return RunEnd::HostError {
-            message: e.to_string(),
-        };
-    }
-    if let Some(exit) = e.downcast_ref::<I32Exit>() {
-        return RunEnd::Exit { code: exit.0 };
-    }
-    if let Some(trap) = e.downcast_ref::<Trap>() {
-        let kind = match trap {
-            Trap::OutOfFuel => TrapKind::OutOfFuel,
-            Trap::Interrupt => TrapKind::Interrupt,
-            Trap::StackOverflow => TrapKind::StackOverflow,
-            _ => TrapKind::Other,
-        };
-        return RunEnd::Trap {
-            kind,
-            message: trap.to_string(),
-        };
-    }
-    // Errors raised by host functions on the guest's behalf (e.g. a refused write past the output
-    // limit, an invalid argument) end the guest like a trap does. The root cause is the message;
-    // the outer layers only carry a wasm backtrace.
-    RunEnd::Trap {
-        kind: TrapKind::Other,
-        message: e.root_cause().to_string(),
     }
 }

@@ -11,7 +11,8 @@ use wasmtime::component::{Resource, ResourceTable};
 use wasmtime::{AsContextMut, Caller, Extern, Linker, Trap};
 use wasmtime_wasi::p2::{subscribe, DynPollable, Pollable};
 
-use super::host::{P1Host, P2Host};
+use super::host::P1Host;
+use super::session::P2Host;
 
 /// Fuel charged per millisecond of virtual sleep: 10⁶ per ms (10⁹ per second), about a fifth of
 /// a second of guest computation per second slept. The default budget of 4·10⁹ allows about four

@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::shard::Shard;
+use crate::english::and_list;
 
 /// Why shard files could not be written or listed.
 #[derive(Debug, thiserror::Error)]
@@ -133,7 +134,7 @@ impl ShardFiles {
             }
             _ => Err(ShardFileError::MixedCounts {
                 dir: dir.to_path_buf(),
-                counts: join_and(by_count.keys()),
+                counts: and_list(by_count.keys()),
             }),
         }
     }
@@ -177,16 +178,6 @@ impl Coverage {
     /// Every shard exactly once.
     pub fn is_complete(&self) -> bool {
         self.missing.is_empty() && self.repeated.is_empty()
-    }
-}
-
-/// `1, 2 and 3`.
-pub fn join_and<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
-    let items: Vec<String> = items.into_iter().map(|x| x.to_string()).collect();
-    match items.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 
@@ -265,7 +256,5 @@ mod tests {
         assert_eq!(c.missing, [3]);
         assert_eq!(c.repeated, [2, 9]);
         assert!(Coverage::of(3, [3, 1, 2]).is_complete());
-        assert_eq!(join_and([3, 7]), "3 and 7");
-        assert_eq!(join_and([1, 2, 3]), "1, 2 and 3");
     }
 }

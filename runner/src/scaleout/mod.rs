@@ -21,7 +21,7 @@ mod shard;
 pub mod slurm;
 
 pub use files::{
-    check_shard_file, join_and, parse_shard_file_name, shard_file_name, write_atomic, Coverage,
+    check_shard_file, parse_shard_file_name, shard_file_name, write_atomic, Coverage,
     ShardFileError, ShardFiles,
 };
 pub use job::{Job, JobError, JOB_FILE, JOB_FORMAT, SHARD_PLACEHOLDER};

@@ -13,16 +13,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
+use super::builds::{Builds, Toolchain};
+use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
 use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
     PROBE,
 };
-use super::rust::failed_side;
+use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot::Snapshot;
 use super::symbols::{interposition_error, Blame, ObjectSymbols, SystemSymbols};
-use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
 use super::Language;
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
@@ -36,7 +36,7 @@ pub(super) struct CToolchain {
 }
 
 impl CToolchain {
-    fn compiler(&self, tc: &Toolchains, side: CompileSide) -> Result<&CCompiler, BuildError> {
+    fn compiler(&self, tc: &dyn Builds, side: CompileSide) -> Result<&CCompiler, BuildError> {
         self.compiler
             .get_or_init(|| {
                 CCompiler::discover(tc.sandbox().cache().root()).map_err(|e| {
@@ -52,7 +52,7 @@ impl CToolchain {
 
     fn solution_objects<'s>(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         s: &'s Solution,
     ) -> Result<&'s Vec<PathBuf>, BuildError> {
         once(&s.objects, || {
@@ -93,7 +93,7 @@ impl CToolchain {
     /// solutions) define `main` and share nothing, so they are not checked.
     fn unit_solution_objects<'s>(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         s: &'s Solution,
     ) -> Result<&'s Vec<PathBuf>, BuildError> {
         let objects = self.solution_objects(tc, s)?;
@@ -115,7 +115,7 @@ impl CToolchain {
     /// The test's object, compiled against dixit's SDK and the stated interface only: nothing
     /// of any solution is on its include path, so a failure is the test's own. The object may
     /// not define what the C runtime defines (its `main` aside).
-    fn test_object(&self, tc: &Toolchains, t: &Test, s: &Solution) -> Result<PathBuf, BuildError> {
+    fn test_object(&self, tc: &dyn Builds, t: &Test, s: &Solution) -> Result<PathBuf, BuildError> {
         let interface = &s.interface;
         let mut memo = t.objects.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = memo.get(interface.key()) {
@@ -195,7 +195,7 @@ impl CToolchain {
     /// log.
     fn link(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         cc: &CCompiler,
         objects: &[PathBuf],
         cxx: bool,
@@ -211,13 +211,13 @@ impl CToolchain {
 }
 
 impl Toolchain for CToolchain {
-    fn prepare_solution(&self, tc: &Toolchains, s: &Solution) -> Result<(), BuildError> {
+    fn prepare_solution(&self, tc: &dyn Builds, s: &Solution) -> Result<(), BuildError> {
         self.unit_solution_objects(tc, s).map(|_| ())
     }
 
     // A test is compiled against the solution's interface: with the solution, in `unit_test`.
 
-    fn unit_test(&self, tc: &Toolchains, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+    fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
         let cc = self.compiler(tc, CompileSide::Link)?;
         let solution_objects = self.unit_solution_objects(tc, s)?;
         // The test's object first: where both define a weak symbol (an inline function, a
@@ -242,7 +242,7 @@ impl Toolchain for CToolchain {
         Ok(Runnable::compiled_test(program))
     }
 
-    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
         let side = CompileSide::Solution;
         let cc = self.compiler(tc, side)?;
         let objects = self.solution_objects(tc, s)?.clone();

@@ -1,8 +1,10 @@
 //! What a failed build says, as data: which side failed, at which step, and the log a verdict
 //! (and so an agent's next prompt) shows. Callers decide on [`BuildFailure`], never on the text.
+//! The helpers every language's builds share to say it are here too: which side a build log
+//! blames ([`failed_side`]), and the log of a program the sandbox refused ([`sandbox_message`]).
 
 use super::process;
-use crate::sandbox::{CompileSide, Verdict, VerdictKind};
+use crate::sandbox::{CompileSide, SandboxError, Verdict, VerdictKind};
 
 /// A tool dixit builds with, as `dixit toolchain doctor` checks it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +58,8 @@ pub enum BuildFailure {
 pub struct BuildError {
     pub side: CompileSide,
     pub failure: BuildFailure,
-    /// The build log, capped (see `process::cap_log`) because it may reach an agent's prompt.
+    /// The build log, capped (see `process::cap_log`) because it may reach an agent's prompt;
+    /// why a solution or test could not be taken at all is kept whole ([`BuildError::not_taken`]).
     pub message: String,
 }
 
@@ -71,6 +74,16 @@ impl BuildError {
             side,
             failure,
             message: process::cap_log(&message.into()),
+        }
+    }
+
+    /// A solution or test that could not be taken at all (missing, unreadable, of no known
+    /// kind, an invalid I/O test), with its message whole: a path and the problem.
+    pub(crate) fn not_taken(side: CompileSide, message: String) -> Self {
+        BuildError {
+            side,
+            failure: BuildFailure::Sources,
+            message,
         }
     }
 
@@ -99,5 +112,58 @@ impl BuildError {
         );
         v.stderr = self.message.clone();
         v
+    }
+}
+
+/// Which side a failed test build is: a Rust test only builds together with the solution crate,
+/// so a failure is the pair's, except for syntax errors in the test file (rustc gives parse
+/// errors no error code), which no solution could fix.
+pub(super) fn failed_side(log: &str, test_file: &str) -> CompileSide {
+    let at_test = format!("--> {test_file}:");
+    let mut lines = log.lines().peekable();
+    while let Some(line) = lines.next() {
+        let uncoded = line.starts_with("error: ") && !line.starts_with("error: aborting");
+        if uncoded
+            && lines
+                .peek()
+                .is_some_and(|l| l.trim_start().starts_with(&at_test))
+        {
+            return CompileSide::Test;
+        }
+    }
+    CompileSide::Link
+}
+
+/// The log of a program the sandbox could not load: a tool's own log as it is, any other
+/// failure with its causes.
+pub(super) fn sandbox_message(e: SandboxError) -> String {
+    match e {
+        SandboxError::Link { message } => message,
+        other => {
+            let mut s = other.to_string();
+            let mut src = std::error::Error::source(&other);
+            while let Some(e) = src {
+                s.push_str(": ");
+                s.push_str(&e.to_string());
+                src = e.source();
+            }
+            s
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors_are_the_tests_type_errors_the_pairs() {
+        let parse = "error: expected `;`, found `println`\n --> t.rs:2:39\n  |\nerror: aborting due to 1 previous error\n";
+        assert_eq!(failed_side(parse, "t.rs"), CompileSide::Test);
+        assert_eq!(failed_side(parse, "other.rs"), CompileSide::Link);
+        let types = "error[E0308]: mismatched types\n --> t.rs:4:21\n";
+        assert_eq!(failed_side(types, "t.rs"), CompileSide::Link);
+        let link = "error: linking with `rust-lld` failed: exit status: 1\n  |\n";
+        assert_eq!(failed_side(link, "t.rs"), CompileSide::Link);
     }
 }

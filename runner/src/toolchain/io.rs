@@ -1,28 +1,14 @@
-//! I/O tests: the solution is a program; a test is a TOML file giving stdin (and args) and either
-//! the expected stdout with a comparison mode, or a checker program with testlib exit codes.
-//!
-//! ```toml
-//! stdin = "3\n1 2 3\n"
-//! args = []                 # optional
-//! expected = "6\n"
-//! compare = "tokens"        # exact | tokens (whitespace-insensitive, the default) | float
-//! tolerance = 1e-6          # float: absolute or relative difference allowed
-//! # checker = "check.py"    # instead of `expected`: run with `input output answer` paths;
-//! #                         # exits 0 ok, 1 wrong answer, 2 presentation error, 3 checker failure
-//! ```
-//!
-//! `stdin_file`, `expected_file` and `checker` name files in the test's own folder: relative, no
-//! `..`, no symlinks, regular files, size-capped before reading (see `files.rs`). Anything else
-//! makes the test INVALID, with a message that names the key and never echoes a file.
+//! I/O tests: the solution is a program, run on the input of a case ([`IoCase`], parsed in
+//! `io_case.rs`), and its output is judged by comparison or by a checker program with testlib
+//! exit codes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::Deserialize;
-
-use super::error::{BuildError, BuildFailure};
-use super::files::{read_beneath, read_capped};
+use super::builds::{Builds, Toolchain};
+use super::error::{sandbox_message, BuildError, BuildFailure};
+use super::io_case::{Checker, IoCase};
+use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot;
-use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
 use super::Language;
 use crate::sandbox::{
     CompileSide, Completion, Entry, Limits, Preopen, ProgramKind, Verdict, VerdictKind,
@@ -37,7 +23,7 @@ impl IoToolchain {
     /// A checker program for an I/O test, built from its one source file.
     fn checker<'t>(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         t: &'t Test,
         c: &Checker,
     ) -> Result<&'t Runnable, BuildError> {
@@ -72,7 +58,7 @@ impl IoToolchain {
     /// Runs the checker on the case's input, the solution's `output` and the expected answer;
     /// `Err` is the verdict it gives and why. Also returns the checker's own run, if it ran.
     fn run_checker(
-        tc: &Toolchains,
+        tc: &dyn Builds,
         checker: &Runnable,
         case: &IoCase,
         output: &[u8],
@@ -137,7 +123,7 @@ impl IoToolchain {
 }
 
 impl Toolchain for IoToolchain {
-    fn prepare_solution(&self, _tc: &Toolchains, _s: &Solution) -> Result<(), BuildError> {
+    fn prepare_solution(&self, _tc: &dyn Builds, _s: &Solution) -> Result<(), BuildError> {
         Err(BuildError::new(
             CompileSide::Solution,
             BuildFailure::Sources,
@@ -145,14 +131,14 @@ impl Toolchain for IoToolchain {
         ))
     }
 
-    fn prepare_test(&self, tc: &Toolchains, t: &Test) -> Result<(), BuildError> {
+    fn prepare_test(&self, tc: &dyn Builds, t: &Test) -> Result<(), BuildError> {
         match t.io.as_ref().and_then(|c| c.checker.as_ref()) {
             Some(c) => self.checker(tc, t, c).map(|_| ()),
             None => Ok(()),
         }
     }
 
-    fn unit_test(&self, _: &Toolchains, _: &Solution, _: &Test) -> Result<Runnable, BuildError> {
+    fn unit_test(&self, _: &dyn Builds, _: &Solution, _: &Test) -> Result<Runnable, BuildError> {
         Err(BuildError::new(
             CompileSide::Test,
             BuildFailure::Sources,
@@ -161,7 +147,7 @@ impl Toolchain for IoToolchain {
     }
 
     /// A prebuilt program: a command module's `_start`, or a component's `run` in mode `main`.
-    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
         let side = CompileSide::Solution;
         let f = s
             .snapshot
@@ -195,7 +181,7 @@ impl Toolchain for IoToolchain {
     /// Runs the solution's program on the case's input and judges its output.
     fn run(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         s: &Solution,
         t: &Test,
         seed: u64,
@@ -239,227 +225,5 @@ impl Toolchain for IoToolchain {
             v.detail = Some(detail);
         }
         Ok(v)
-    }
-}
-
-/// The largest I/O test file (the TOML itself).
-pub const MAX_CASE_BYTES: u64 = 1 << 20;
-/// The largest `stdin_file` or `expected_file`.
-pub const MAX_DATA_BYTES: u64 = 64 << 20;
-/// The largest checker source.
-pub const MAX_CHECKER_BYTES: u64 = 1 << 20;
-
-/// How output is compared with the expected output.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Compare {
-    /// Byte for byte.
-    Exact,
-    /// Whitespace-separated tokens equal.
-    #[default]
-    Tokens,
-    /// Tokens equal, numbers within `tolerance` (absolute or relative).
-    Float,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawCase {
-    stdin: Option<String>,
-    stdin_file: Option<PathBuf>,
-    #[serde(default)]
-    args: Vec<String>,
-    expected: Option<String>,
-    expected_file: Option<PathBuf>,
-    #[serde(default)]
-    compare: Compare,
-    tolerance: Option<f64>,
-    checker: Option<PathBuf>,
-}
-
-/// A checker program named by an I/O test: its file name and source, read at parse time.
-#[derive(Clone, Debug)]
-pub struct Checker {
-    pub name: String,
-    pub source: Vec<u8>,
-}
-
-/// A parsed I/O test.
-#[derive(Clone, Debug)]
-pub struct IoCase {
-    pub stdin: Vec<u8>,
-    pub args: Vec<String>,
-    /// Expected stdout (the answer file for a checker).
-    pub expected: Option<Vec<u8>>,
-    pub compare: Compare,
-    pub tolerance: f64,
-    pub checker: Option<Checker>,
-}
-
-impl IoCase {
-    /// Parses an I/O test file; errors name the file, the key and the problem.
-    pub fn parse(path: &Path) -> Result<IoCase, String> {
-        let shown = path.display();
-        let bytes = read_capped(path, MAX_CASE_BYTES).map_err(|e| format!("{shown}: {e}"))?;
-        let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
-        let raw: RawCase = toml::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        let base = if base.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            base
-        };
-        let read = |key: &str, p: &Path, cap: u64| {
-            read_beneath(base, p, cap).map_err(|e| format!("{shown}: `{key}`: {e}"))
-        };
-        let stdin = match (raw.stdin, raw.stdin_file) {
-            (Some(s), None) => s.into_bytes(),
-            (None, Some(f)) => read("stdin_file", &f, MAX_DATA_BYTES)?,
-            (None, None) => Vec::new(),
-            (Some(_), Some(_)) => {
-                return Err(format!("{shown}: give `stdin` or `stdin_file`, not both"))
-            }
-        };
-        let expected = match (raw.expected, raw.expected_file) {
-            (Some(s), None) => Some(s.into_bytes()),
-            (None, Some(f)) => Some(read("expected_file", &f, MAX_DATA_BYTES)?),
-            (None, None) => None,
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "{shown}: give `expected` or `expected_file`, not both"
-                ))
-            }
-        };
-        let checker = match raw.checker {
-            None => None,
-            Some(c) => Some(Checker {
-                name: c
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                source: read("checker", &c, MAX_CHECKER_BYTES)?,
-            }),
-        };
-        if expected.is_none() && checker.is_none() {
-            return Err(format!(
-                "{shown}: an I/O test needs `expected` (or `expected_file`) or a `checker`"
-            ));
-        }
-        Ok(IoCase {
-            stdin,
-            args: raw.args,
-            expected,
-            compare: raw.compare,
-            tolerance: raw.tolerance.unwrap_or(1e-6),
-            checker,
-        })
-    }
-
-    /// Compares `actual` with the expected output; `Err` says where they first differ.
-    pub fn compare(&self, actual: &[u8]) -> Result<(), String> {
-        let expected = self.expected.as_deref().unwrap_or_default();
-        match self.compare {
-            Compare::Exact => {
-                if actual == expected {
-                    Ok(())
-                } else {
-                    let at = actual
-                        .iter()
-                        .zip(expected)
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(actual.len().min(expected.len()));
-                    Err(format!("output differs at byte {at}"))
-                }
-            }
-            Compare::Tokens | Compare::Float => {
-                let a = String::from_utf8_lossy(actual);
-                let e = String::from_utf8_lossy(expected);
-                let (mut at, mut et) = (a.split_whitespace(), e.split_whitespace());
-                for i in 1.. {
-                    match (at.next(), et.next()) {
-                        (None, None) => return Ok(()),
-                        (Some(x), Some(y)) if x == y => {}
-                        (Some(x), Some(y))
-                            if self.compare == Compare::Float && close(x, y, self.tolerance) => {}
-                        (Some(x), Some(y)) => {
-                            return Err(format!(
-                                "token {i}: expected {:?}, got {:?}",
-                                clip(y),
-                                clip(x)
-                            ))
-                        }
-                        (None, Some(y)) => {
-                            return Err(format!(
-                                "token {i}: expected {:?}, got end of output",
-                                clip(y)
-                            ))
-                        }
-                        (Some(x), None) => {
-                            return Err(format!(
-                                "token {i}: expected end of output, got {:?}",
-                                clip(x)
-                            ))
-                        }
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-fn close(a: &str, b: &str, tol: f64) -> bool {
-    match (a.parse::<f64>(), b.parse::<f64>()) {
-        (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
-            let d = (x - y).abs();
-            d <= tol || d <= tol * y.abs()
-        }
-        _ => false,
-    }
-}
-
-fn clip(s: &str) -> String {
-    s.chars().take(40).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn case(expected: &str, compare: Compare) -> IoCase {
-        IoCase {
-            stdin: vec![],
-            args: vec![],
-            expected: Some(expected.as_bytes().to_vec()),
-            compare,
-            tolerance: 1e-6,
-            checker: None,
-        }
-    }
-
-    #[test]
-    fn exact_is_byte_for_byte() {
-        assert!(case("6\n", Compare::Exact).compare(b"6\n").is_ok());
-        assert!(case("6\n", Compare::Exact).compare(b"6").is_err());
-    }
-
-    #[test]
-    fn tokens_ignore_whitespace_but_not_content() {
-        let c = case("1 2\n3\n", Compare::Tokens);
-        assert!(c.compare(b"1\n2 3").is_ok());
-        assert_eq!(
-            c.compare(b"1 2").unwrap_err(),
-            "token 3: expected \"3\", got end of output"
-        );
-        assert!(c.compare(b"1 2 4").is_err());
-    }
-
-    #[test]
-    fn float_within_tolerance() {
-        let c = case("0.3333333 x", Compare::Float);
-        assert!(c.compare(b"0.33333331 x").is_ok());
-        assert!(c.compare(b"0.3334 x").is_err());
-        assert!(c.compare(b"0.3333333 y").is_err());
-        assert!(case("1e9", Compare::Float).compare(b"1000000000.5").is_ok());
     }
 }

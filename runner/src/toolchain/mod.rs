@@ -9,14 +9,16 @@
 //! | `*.rs`    | rust      | `lib.rs` (crate `solution`)     | the test's `main` returns     |
 //! | `*.toml`  | io        | a program in any of the above   | output matches / checker OK   |
 //!
-//! - `toolchains.rs`: [`Toolchains`], the façade, over one `Toolchain` per language (the
-//!   trait), and what it hands out ([`Solution`], [`Test`], [`Runnable`]);
+//! - `toolchains.rs`: [`Toolchains`], the façade, over one `Toolchain` per language;
+//!   `builds.rs`: the `Toolchain` trait and `Builds`, what a language's builds use of the
+//!   façade; `runnable.rs`: what the façade hands out ([`Solution`], [`Test`], [`Runnable`]);
 //!   `language.rs`: [`Language`] and [`TestKind`]; `error.rs`: [`BuildError`], what failed as
 //!   data ([`BuildFailure`]).
 //! - `python.rs`: the pre-initialised CPython component; `c.rs`: clang → wasm32-wasi;
 //!   `rust.rs`: rustc → wasm32-wasip1; `io.rs`: I/O tests (output comparison, checkers) and
-//!   prebuilt programs; `snapshot.rs`: private read-only copies; `sdk.rs`: the embedded guest
-//!   SDK; `doctor.rs`: what is installed and how to install what is not.
+//!   prebuilt programs, `io_case.rs`: an I/O test file, parsed; `snapshot.rs`: private
+//!   read-only copies; `sdk.rs`: the embedded guest SDK; `doctor.rs`: what is installed and how
+//!   to install what is not.
 //! - `process.rs`: build tools as confined subprocesses (Landlock, limits, process groups);
 //!   `host_paths.rs`: what a confined build's log may say of host paths (nothing);
 //!   `symbols.rs`: the guard that keeps a C/C++ solution from replacing library functions, a
@@ -27,6 +29,7 @@
 //! A pass needs the evidence its [`Completion`](crate::sandbox::Completion) asks for: a unit test's entry returned (the
 //! test ran to its end), a program's exit code 0.
 
+mod builds;
 mod c;
 mod doctor;
 mod error;
@@ -34,9 +37,11 @@ mod files;
 mod host_paths;
 mod interface;
 mod io;
+mod io_case;
 mod language;
 mod process;
 mod python;
+mod runnable;
 mod rust;
 mod sdk;
 mod snapshot;
@@ -48,12 +53,13 @@ pub use doctor::{doctor, DoctorCheck};
 pub use error::{BuildError, BuildFailure, Tool, ToolchainError};
 pub use files::FileError;
 pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInterface};
-pub use io::{Checker, Compare, IoCase};
+pub use io_case::{Checker, Compare, IoCase};
 pub use language::{Language, TestKind};
 pub use python::{
     find_componentize_py, runtime_digest as python_runtime_digest,
     runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
 };
+pub use runnable::{Runnable, Solution, Test};
 pub use rust::RustCompiler;
 pub use snapshot::Snapshot;
-pub use toolchains::{Runnable, Solution, Test, Toolchains};
+pub use toolchains::Toolchains;

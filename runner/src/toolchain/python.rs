@@ -8,11 +8,12 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use super::builds::{Builds, Toolchain};
 use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
 use super::process::{run_tool, which, Policy};
+use super::runnable::{once, Runnable, Solution, Test};
 use super::sdk;
 use super::snapshot::Snapshot;
-use super::toolchains::{once, Runnable, Solution, Test, Toolchain, Toolchains};
 use crate::sandbox::{
     dixit_home, hash_parts, CompileSide, Completion, Entry, Preopen, Program, Sandbox,
     SandboxError, Server,
@@ -30,7 +31,7 @@ impl PythonToolchain {
         once(&self.runtime, || load_runtime(sandbox))
     }
 
-    fn runtime_for(&self, tc: &Toolchains, side: CompileSide) -> Result<&Program, BuildError> {
+    fn runtime_for(&self, tc: &dyn Builds, side: CompileSide) -> Result<&Program, BuildError> {
         self.runtime(tc.sandbox())
             .map_err(|e| BuildError::unavailable(side, &e))
     }
@@ -38,7 +39,7 @@ impl PythonToolchain {
     /// The syntax check of `snap` mounted at `guest`, memoized in `cell` (see [`check`]).
     fn checked(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         cell: &OnceLock<Result<Option<PathBuf>, BuildError>>,
         snap: &Snapshot,
         guest: &str,
@@ -52,7 +53,7 @@ impl PythonToolchain {
     }
 
     /// A Python file of dixit's own (a checked test) run as a program in mode `main`.
-    pub(super) fn own_program(&self, tc: &Toolchains, t: &Test) -> Result<Runnable, BuildError> {
+    pub(super) fn own_program(&self, tc: &dyn Builds, t: &Test) -> Result<Runnable, BuildError> {
         let rt = self.runtime_for(tc, CompileSide::Test)?;
         let target = format!("/test/{}", t.file_name);
         Ok(call(rt, "main", target, t.preopen(), &t.checked, "test"))
@@ -60,20 +61,20 @@ impl PythonToolchain {
 }
 
 impl Toolchain for PythonToolchain {
-    fn prepare_solution(&self, tc: &Toolchains, s: &Solution) -> Result<(), BuildError> {
+    fn prepare_solution(&self, tc: &dyn Builds, s: &Solution) -> Result<(), BuildError> {
         let side = CompileSide::Solution;
         self.checked(tc, &s.checked, &s.snapshot, "/solution", side)
             .map(|_| ())
     }
 
-    fn prepare_test(&self, tc: &Toolchains, t: &Test) -> Result<(), BuildError> {
+    fn prepare_test(&self, tc: &dyn Builds, t: &Test) -> Result<(), BuildError> {
         self.checked(tc, &t.checked, &t.snapshot, "/test", CompileSide::Test)
             .map(|_| ())
     }
 
     /// The test and the solution run apart: the test's instance mounts only the test, the
     /// solution's only the solution, and they meet at the bridge.
-    fn unit_test(&self, tc: &Toolchains, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+    fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
         let rt = self.runtime_for(tc, CompileSide::Test)?;
         let (args, preopens) = with_code(s.preopen(), &s.checked, "solution");
         let server = Server {
@@ -92,7 +93,7 @@ impl Toolchain for PythonToolchain {
         })
     }
 
-    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
         let side = CompileSide::Solution;
         let main = python_main(&s.snapshot).ok_or_else(|| {
             let log = "a Python program needs main.py (or exactly one .py file)";

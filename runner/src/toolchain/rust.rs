@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
+use super::builds::{Builds, Toolchain};
+use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
 use super::interface;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
     PROBE,
 };
-use super::toolchains::{once, sandbox_message, Runnable, Solution, Test, Toolchain, Toolchains};
+use super::runnable::{once, Runnable, Solution, Test};
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
 const TARGET: &str = "wasm32-wasip1";
@@ -42,7 +43,7 @@ impl RustToolchain {
     /// The solution's own crate, compiled as `dixit_solution` (safe Rust only).
     fn solution_rlib<'s>(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         s: &'s Solution,
     ) -> Result<&'s PathBuf, BuildError> {
         once(&s.rlib, || {
@@ -75,7 +76,7 @@ impl RustToolchain {
     /// checked. A solution that lacks an item or gives it another type fails here.
     fn solution_facade<'s>(
         &self,
-        tc: &Toolchains,
+        tc: &dyn Builds,
         s: &'s Solution,
     ) -> Result<&'s PathBuf, BuildError> {
         once(&s.facade, || {
@@ -109,7 +110,7 @@ impl RustToolchain {
     }
 
     /// dixit's guest crate (`dixit`: the panic hook tests install).
-    fn guest_rlib(&self, tc: &Toolchains) -> Result<PathBuf, BuildError> {
+    fn guest_rlib(&self, tc: &dyn Builds) -> Result<PathBuf, BuildError> {
         let side = CompileSide::Link;
         let rustc = self.compiler(side)?;
         let sdk = tc.sdk_for(side)?;
@@ -130,7 +131,7 @@ impl RustToolchain {
     /// The binary cached under `key`, built by `build` (given where a failed build's log is
     /// kept) on a miss; `Err` is the log.
     fn binary(
-        tc: &Toolchains,
+        tc: &dyn Builds,
         key: &str,
         build: impl FnOnce(&Path) -> Result<Vec<u8>, String>,
     ) -> Result<Program, String> {
@@ -144,13 +145,13 @@ impl RustToolchain {
 }
 
 impl Toolchain for RustToolchain {
-    fn prepare_solution(&self, tc: &Toolchains, s: &Solution) -> Result<(), BuildError> {
+    fn prepare_solution(&self, tc: &dyn Builds, s: &Solution) -> Result<(), BuildError> {
         self.solution_facade(tc, s).map(|_| ())
     }
 
     // A test builds against its solution's facade crate: with the solution, in `unit_test`.
 
-    fn unit_test(&self, tc: &Toolchains, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+    fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
         let rustc = self.compiler(CompileSide::Link)?;
         let facade = self.solution_facade(tc, s)?.clone();
         let real = self.solution_rlib(tc, s)?.clone();
@@ -186,7 +187,7 @@ impl Toolchain for RustToolchain {
         Ok(Runnable::compiled_test(program))
     }
 
-    fn program(&self, tc: &Toolchains, s: &Solution) -> Result<Runnable, BuildError> {
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
         let side = CompileSide::Solution;
         let rustc = self.compiler(side)?;
         let root = crate_root(s, ["main.rs", "src/main.rs"]).ok_or_else(|| {
@@ -464,25 +465,6 @@ fn test_root(test_path: &Path) -> String {
     )
 }
 
-/// Which side a failed test build is: a Rust test only builds together with the solution crate,
-/// so a failure is the pair's, except for syntax errors in the test file (rustc gives parse
-/// errors no error code), which no solution could fix.
-pub(super) fn failed_side(log: &str, test_file: &str) -> CompileSide {
-    let at_test = format!("--> {test_file}:");
-    let mut lines = log.lines().peekable();
-    while let Some(line) = lines.next() {
-        let uncoded = line.starts_with("error: ") && !line.starts_with("error: aborting");
-        if uncoded
-            && lines
-                .peek()
-                .is_some_and(|l| l.trim_start().starts_with(&at_test))
-        {
-            return CompileSide::Test;
-        }
-    }
-    CompileSide::Link
-}
-
 /// `--remap-path-prefix DIR/=`: diagnostics and panic messages name `lib.rs:3`, not a cache path.
 fn remap(file: &Path) -> String {
     let dir = file
@@ -497,21 +479,5 @@ fn trim(log: &str) -> String {
         "rustc failed without a message".into()
     } else {
         log.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parse_errors_are_the_tests_type_errors_the_pairs() {
-        let parse = "error: expected `;`, found `println`\n --> t.rs:2:39\n  |\nerror: aborting due to 1 previous error\n";
-        assert_eq!(failed_side(parse, "t.rs"), CompileSide::Test);
-        assert_eq!(failed_side(parse, "other.rs"), CompileSide::Link);
-        let types = "error[E0308]: mismatched types\n --> t.rs:4:21\n";
-        assert_eq!(failed_side(types, "t.rs"), CompileSide::Link);
-        let link = "error: linking with `rust-lld` failed: exit status: 1\n  |\n";
-        assert_eq!(failed_side(link, "t.rs"), CompileSide::Link);
     }
 }

@@ -232,7 +232,11 @@ async fn write_tests(
             category,
             confidence,
         });
-        let test = ctx.toolchains.test(&path).map(std::sync::Arc::new);
+        let test = ctx
+            .toolchains
+            .test(&path)
+            .map(std::sync::Arc::new)
+            .map_err(|e| e.message);
         accepted.push((
             coder.agent.name.clone(),
             Proposal {

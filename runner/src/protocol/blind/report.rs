@@ -10,10 +10,11 @@ use serde::Serialize;
 use super::events::{BlindChecked, SelfTests, Verified};
 use super::Blind;
 use crate::consensus::NamedTest;
+use crate::english::and_list;
 use crate::journal::{Event, ExitClass, Open};
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::{and_list, CoderStats, Part, ProtocolReport, Summary};
+use crate::report::{CoderStats, Part, ProtocolReport, Summary};
 
 /// One coder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

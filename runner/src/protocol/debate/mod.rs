@@ -25,8 +25,8 @@ use crate::engine::{
     ask_test, run_test, Coder, Ctx, Detail, Halt, HighWaterMark, Judgement, Keep, Proposal, Suite,
     Team,
 };
+use crate::english::and_list;
 use crate::journal::{CellRecord, Event, Standing, StopReason, RUN_LANE};
-use crate::report::and_list;
 use crate::toolchain::Solution;
 
 use futures::future::BoxFuture;

@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use super::events::{DebateTest, Debated};
 use super::Debate;
+use crate::english::and_list;
 use crate::journal::{Event, ExitClass, Open};
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::{and_list, CoderStats, Part, ProtocolReport, Summary, Trial};
+use crate::report::{CoderStats, Part, ProtocolReport, Summary, Trial};
 
 /// One debate epoch.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

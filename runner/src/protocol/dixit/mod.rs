@@ -26,7 +26,7 @@ use crate::engine::{Inputs, Protocol};
 mod events;
 mod report;
 mod settings;
-use crate::report::and_list;
+use crate::english::and_list;
 pub use settings::Settings;
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).

@@ -8,11 +8,12 @@ use serde::Serialize;
 
 use super::events::{CannotPass, Converged, HumanNeeded, Stalled};
 use super::Dixit;
+use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::format::plural;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
-use crate::report::{and_list, bump, ClassCounts, CoderStats, Part, ProtocolReport, Summary};
+use crate::report::{bump, ClassCounts, CoderStats, Part, ProtocolReport, Summary};
 
 /// One tester's history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -10,10 +10,11 @@ use serde::Serialize;
 use super::events::{Repaired, Reviewed};
 use super::{settings, Repair, Settings};
 use crate::config::{Config, ConfigError};
+use crate::english::and_list;
 use crate::journal::{Event, ExitClass, Open};
 use crate::report::html::{dot_chart, Cell, Column, Section, Series, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::{and_list, CoderStats, Part, ProtocolReport, Summary};
+use crate::report::{CoderStats, Part, ProtocolReport, Summary};
 
 /// One attempt.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

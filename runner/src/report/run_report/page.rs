@@ -20,12 +20,11 @@ use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
+use crate::english::and_list;
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{
-    and_list, choice_commands, describe_stop, exit_class, ProtocolReport, Summary,
-};
+use crate::report::{choice_commands, describe_stop, exit_class, ProtocolReport, Summary};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");

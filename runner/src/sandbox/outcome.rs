@@ -1,0 +1,116 @@
+//! How a run ended and what it observed: [`RunEnd`], [`TrapKind`] and [`RunOutcome`] (with the
+//! bridge's [`Exchange`]s), and the one place a wasmtime error becomes a [`RunEnd`].
+
+use std::time::Duration;
+
+use serde::Serialize;
+use wasmtime::Trap;
+use wasmtime_wasi::I32Exit;
+
+/// How a trap ended a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrapKind {
+    /// Fuel exhausted (deterministic).
+    OutOfFuel,
+    /// The wall-clock safety net fired (not deterministic).
+    Interrupt,
+    StackOverflow,
+    /// Any other trap (`unreachable`, division by zero, out-of-bounds access, ...).
+    Other,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "end")]
+pub enum RunEnd {
+    /// The entry returned: a core module's `_start` (code 0: a C or Rust `main` that returned 0
+    /// returns from `_start`), or a component's `run` export with the code it returned. Guest
+    /// code that ends the process instead never produces this, which is why a unit test's pass
+    /// requires it (see [`crate::sandbox::Completion`]).
+    Returned { code: i32 },
+    /// The guest ended the process with WASI `proc_exit` (C's `exit`, Rust's
+    /// `std::process::exit`, Python's `os._exit`) with this code.
+    Exit { code: i32 },
+    /// The guest trapped.
+    Trap { kind: TrapKind, message: String },
+    /// The host failed to set up or finish the run (a dixit problem, not the guest's).
+    HostError { message: String },
+}
+
+/// Everything observed during one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunOutcome {
+    pub end: RunEnd,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// The guest tried to write more than the output limit.
+    pub output_overflow: bool,
+    pub fuel_used: u64,
+    pub peak_memory: u64,
+    /// A memory growth was refused by the memory limit.
+    pub memory_denied: bool,
+    pub wall: Duration,
+    pub read_entropy: bool,
+    pub read_clock: bool,
+    /// The test's requests and the solution's answers, when the run's [`Server`](super::Server)
+    /// asked to keep them.
+    #[serde(skip)]
+    pub exchanges: Vec<Exchange>,
+}
+
+/// One request of a test's and the solution's answer, as carried.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exchange {
+    pub request: Vec<u8>,
+    pub answer: Vec<u8>,
+}
+
+/// Why the test's instance was stopped: the solution's instance ended (see `Partner::ended`).
+#[derive(Debug, thiserror::Error)]
+#[error("the solution's instance ended while answering")]
+pub(crate) struct PartnerEnded;
+
+/// Instantiation fails either because the guest trapped in its start code (a verdict) or because
+/// the host could not allocate the instance, e.g. an exhausted pool (a dixit problem).
+pub(crate) fn end_from_instantiate_error(e: wasmtime::Error) -> RunEnd {
+    if e.downcast_ref::<Trap>().is_some() || e.downcast_ref::<I32Exit>().is_some() {
+        end_from_error(e)
+    } else {
+        RunEnd::HostError {
+            message: format!("cannot instantiate: {e:#}"),
+        }
+    }
+}
+
+/// The one place a wasmtime error becomes a [`RunEnd`].
+pub(crate) fn end_from_error(e: wasmtime::Error) -> RunEnd {
+    if e.downcast_ref::<PartnerEnded>().is_some() {
+        // Replaced by how the solution's instance ended (`Session::call_apart`).
+        return RunEnd::HostError {
+            message: e.to_string(),
+        };
+    }
+    if let Some(exit) = e.downcast_ref::<I32Exit>() {
+        return RunEnd::Exit { code: exit.0 };
+    }
+    if let Some(trap) = e.downcast_ref::<Trap>() {
+        let kind = match trap {
+            Trap::OutOfFuel => TrapKind::OutOfFuel,
+            Trap::Interrupt => TrapKind::Interrupt,
+            Trap::StackOverflow => TrapKind::StackOverflow,
+            _ => TrapKind::Other,
+        };
+        return RunEnd::Trap {
+            kind,
+            message: trap.to_string(),
+        };
+    }
+    // Errors raised by host functions on the guest's behalf (e.g. a refused write past the output
+    // limit, an invalid argument) end the guest like a trap does. The root cause is the message;
+    // the outer layers only carry a wasm backtrace.
+    RunEnd::Trap {
+        kind: TrapKind::Other,
+        message: e.root_cause().to_string(),
+    }
+}

@@ -1,0 +1,66 @@
+//! How one language builds: the [`Toolchain`] trait each language implements (`python.rs`,
+//! `c.rs`, `rust.rs`, `io.rs`), and [`Builds`], what those builds use of the whole: the
+//! sandbox and its cache, dixit's SDK, build directories, running, and programs of any language.
+
+use std::path::PathBuf;
+
+use super::error::BuildError;
+use super::runnable::{Runnable, Solution, Test};
+use super::sdk::Sdk;
+use crate::sandbox::{CompileSide, Limits, Sandbox, Verdict};
+
+/// How one language turns a solution and a test into runnables. Tests are dispatched by their
+/// kind, solutions by their language; the façade memoizes and runs what these build.
+pub(super) trait Toolchain: Sync {
+    /// Builds what a solution of this language needs before unit tests link with it (its
+    /// syntax check, objects, or crate).
+    fn prepare_solution(&self, tc: &dyn Builds, s: &Solution) -> Result<(), BuildError>;
+
+    /// Builds what a test of this kind needs on its own. Compiled tests build with their
+    /// solution, in [`Toolchain::unit_test`].
+    fn prepare_test(&self, _tc: &dyn Builds, _t: &Test) -> Result<(), BuildError> {
+        Ok(())
+    }
+
+    /// A unit test of this kind against a prepared solution.
+    fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError>;
+
+    /// A solution of this language as a standalone program (for I/O tests and checkers).
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError>;
+
+    /// Runs a test of this kind against a prepared solution once: a unit test unless the kind
+    /// says otherwise (an I/O test runs the solution's program and judges its output).
+    fn run(
+        &self,
+        tc: &dyn Builds,
+        s: &Solution,
+        t: &Test,
+        seed: u64,
+        limits: &Limits,
+    ) -> Result<Verdict, BuildError> {
+        let r = self.unit_test(tc, s, t)?;
+        Ok(tc.run_runnable(&r, Vec::new(), seed, limits))
+    }
+}
+
+/// What a language's builds use of the whole set of toolchains, which the
+/// [`Toolchains`](super::Toolchains) façade provides: the languages stay below the façade that
+/// picks among them, and still reach another language's program (an I/O test's solution, a
+/// checker).
+pub(super) trait Builds {
+    /// The sandbox runs go to; its artifact cache keeps the builds too.
+    fn sandbox(&self) -> &Sandbox;
+
+    /// The SDK for a build of `side`: dixit's own files that could not be written are this
+    /// machine's failure.
+    fn sdk_for(&self, side: CompileSide) -> Result<&Sdk, BuildError>;
+
+    /// Where builds of one kind (`obj`, `rlib`) keep their outputs.
+    fn build_dir(&self, what: &str) -> PathBuf;
+
+    /// Runs a prepared [`Runnable`] once.
+    fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict;
+
+    /// A solution as a standalone program, built once by its language's toolchain.
+    fn solution_program<'s>(&self, s: &'s Solution) -> Result<&'s Runnable, BuildError>;
+}

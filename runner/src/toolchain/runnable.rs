@@ -1,0 +1,173 @@
+//! What the toolchains take and hand out: a snapshotted [`Solution`] or [`Test`], each holding
+//! its builds once made ([`once`]), and a [`Runnable`], a program with what a run of it needs.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::error::BuildError;
+use super::interface::Interface;
+use super::io_case::IoCase;
+use super::language::{Language, TestKind};
+use super::snapshot::Snapshot;
+use crate::sandbox::{Completion, Entry, Limits, Preopen, Program, RunSpec, Server};
+
+/// A solution folder, snapshotted; its artifacts are built on first need and memoized.
+pub struct Solution {
+    /// Where it came from.
+    pub dir: PathBuf,
+    pub snapshot: Snapshot,
+    pub language: Language,
+    /// What tests may use of it (C/C++/Rust unit tests compile against this, never against
+    /// the solution's own files).
+    pub(super) interface: Arc<Interface>,
+    /// Python: the syntax check, and the directory of the cached compiled code if any.
+    pub(super) checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
+    pub(super) objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
+    /// C/C++ unit tests: whether the objects passed the interposition guard.
+    pub(super) guarded: OnceLock<Result<(), BuildError>>,
+    pub(super) rlib: OnceLock<Result<PathBuf, BuildError>>,
+    /// Rust unit tests: the facade crate `solution` (the interface's items only).
+    pub(super) facade: OnceLock<Result<PathBuf, BuildError>>,
+    pub(super) program: OnceLock<Result<Runnable, BuildError>>,
+}
+
+impl Solution {
+    /// A snapshot of `language` sources from `dir`, with nothing built yet and no interface.
+    pub(super) fn new(dir: PathBuf, snapshot: Snapshot, language: Language) -> Solution {
+        Solution {
+            dir,
+            snapshot,
+            language,
+            interface: Arc::default(),
+            checked: OnceLock::new(),
+            objects: OnceLock::new(),
+            guarded: OnceLock::new(),
+            rlib: OnceLock::new(),
+            facade: OnceLock::new(),
+            program: OnceLock::new(),
+        }
+    }
+
+    /// This solution under the project's interface (set before anything is built).
+    pub fn with_interface(mut self, interface: Arc<Interface>) -> Solution {
+        self.interface = interface;
+        self
+    }
+
+    /// The interface tests compile against.
+    pub fn interface(&self) -> &Interface {
+        &self.interface
+    }
+
+    /// Where a run sees the solution's files.
+    pub(super) fn preopen(&self) -> Preopen {
+        Preopen {
+            host: self.snapshot.dir.clone(),
+            guest: "/solution".into(),
+        }
+    }
+}
+
+/// A test file, snapshotted (alone in its own directory).
+pub struct Test {
+    /// Where it came from.
+    pub path: PathBuf,
+    pub kind: TestKind,
+    pub snapshot: Snapshot,
+    pub(super) file_name: String,
+    pub(super) io: Option<IoCase>,
+    /// Python: the syntax check, and the directory of the cached compiled code if any.
+    pub(super) checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
+    /// C/C++: the test's object, per interface key.
+    pub(super) objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
+    pub(super) checker: OnceLock<Result<Runnable, BuildError>>,
+}
+
+impl Test {
+    /// The parsed I/O case, for I/O tests.
+    pub fn io_case(&self) -> Option<&IoCase> {
+        self.io.as_ref()
+    }
+
+    /// Where a run sees the test's file.
+    pub(super) fn preopen(&self) -> Preopen {
+        Preopen {
+            host: self.snapshot.dir.clone(),
+            guest: "/test".into(),
+        }
+    }
+}
+
+/// A program plus how to enter it, what it sees, and what counts as its pass.
+#[derive(Clone, Debug)]
+pub struct Runnable {
+    pub program: Program,
+    pub entry: Entry,
+    pub preopens: Vec<Preopen>,
+    pub completion: Completion,
+    /// A Python unit test's solution, served in an instance of its own (see
+    /// `sandbox::bridge`); `None` for programs and compiled tests.
+    pub server: Option<Arc<Server>>,
+}
+
+impl Runnable {
+    /// This runnable with `extra` arguments appended.
+    pub fn with_args(&self, extra: &[String]) -> Runnable {
+        let mut r = self.clone();
+        match &mut r.entry {
+            Entry::Start { argv } => argv.extend_from_slice(extra),
+            Entry::Call { args, .. } => args.extend_from_slice(extra),
+        }
+        r
+    }
+
+    /// One run of this runnable.
+    pub(super) fn spec(&self, stdin: Vec<u8>, seed: u64, limits: &Limits) -> RunSpec {
+        RunSpec {
+            entry: self.entry.clone(),
+            stdin: stdin.into(),
+            preopens: self.preopens.clone(),
+            limits: limits.clone(),
+            seed,
+            server: self.server.clone(),
+        }
+    }
+
+    /// A compiled solution run as a program: `_start` as `main`, the solution's files at
+    /// `/solution`, a pass on exit code 0.
+    pub(super) fn compiled_program(program: Program, s: &Solution) -> Runnable {
+        Runnable {
+            program,
+            entry: Entry::Start {
+                argv: vec!["main".into()],
+            },
+            preopens: vec![s.preopen()],
+            completion: Completion::ExitZero,
+            server: None,
+        }
+    }
+
+    /// A compiled unit test, the test and the solution linked into one module: `_start` as
+    /// `test`, and a pass only when the test's `main` returned. Neither's source is mounted, so
+    /// the solution cannot read the test, nor the test the solution.
+    pub(super) fn compiled_test(program: Program) -> Runnable {
+        Runnable {
+            program,
+            entry: Entry::Start {
+                argv: vec!["test".into()],
+            },
+            preopens: vec![],
+            completion: Completion::Returned,
+            server: None,
+        }
+    }
+}
+
+/// What `cell` holds, computed by `build` on first need: a build, or its failure, is memoized.
+pub(super) fn once<T, E: Clone>(
+    cell: &OnceLock<Result<T, E>>,
+    build: impl FnOnce() -> Result<T, E>,
+) -> Result<&T, E> {
+    cell.get_or_init(build).as_ref().map_err(Clone::clone)
+}
