@@ -14,6 +14,7 @@ mod protocols;
 mod replay;
 mod report;
 mod run;
+mod signals;
 mod slurm;
 mod task;
 

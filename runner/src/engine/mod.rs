@@ -12,12 +12,15 @@
 //! - `suite.rs`: the numbered [`Suite`], grown by a run or given (`Suite::from_dir`).
 //! - `hwm.rs`: the [`HighWaterMark`] (BestTracker) the protocols share.
 //! - `hidden.rs`: hidden-suite runs at the end of a run.
+//! - `interrupt.rs`: [`Interrupt`], a request from outside (a signal the CLI caught) to stop a
+//!   run at its next agent call.
 //! - `prompts.rs`: templates (common + per protocol) and the forbidden-word guard.
 
 mod coder;
 mod ctx;
 mod hidden;
 mod hwm;
+mod interrupt;
 pub mod prompts;
 mod proposal;
 mod protocol;
@@ -28,6 +31,7 @@ pub use coder::{solution_files, Coder, Detail, Judgement};
 pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};
+pub use interrupt::Interrupt;
 pub use prompts::{forbidden_words, Prompts};
 pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
 pub use protocol::{settings_error, Protocol, Stop};

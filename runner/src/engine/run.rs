@@ -22,6 +22,7 @@ use crate::toolchain::{Interface, StatedInterface, Toolchains};
 use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 use super::hidden::run_hidden;
+use super::interrupt::Interrupt;
 use super::prompts::Prompts;
 use super::protocol::Protocol;
 
@@ -37,6 +38,10 @@ pub struct RunOutcome {
     /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
     /// none in a replay, which writes nothing.
     pub journal: Option<JournalFile>,
+    /// An interrupt came before a resumed run went past its recording: the resume was undone,
+    /// and the journal and the run's outputs are as they were before it (`summary` is the
+    /// journal's; `stop` is `Interrupted`, what happened to this process).
+    pub resume_undone: bool,
 }
 
 impl std::fmt::Debug for RunOutcome {
@@ -122,7 +127,8 @@ pub fn new_run_id() -> String {
 }
 
 /// Starts a new run of `project` with `protocol` (the caller's choice, usually the one its
-/// config names) in `runs_dir/<id>/`.
+/// config names) in `runs_dir/<id>/`. Raising `interrupt` stops it at its next agent call
+/// (resumably).
 pub async fn start(
     project: &Project,
     protocol: &'static dyn Protocol,
@@ -130,6 +136,7 @@ pub async fn start(
     runs_dir: &Path,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
+    interrupt: Interrupt,
 ) -> Result<RunOutcome, ProtocolError> {
     let config = &project.config;
     let agents = config.agent_specs(&protocol.team(config)?)?;
@@ -188,6 +195,7 @@ pub async fn start(
         budget,
         observer,
         run_dir: run_dir.clone(),
+        interrupt,
     });
     let inputs = Inputs {
         hidden: project.hidden.clone(),
@@ -207,6 +215,7 @@ pub async fn resume(
     toolchains: Arc<Toolchains>,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
+    interrupt: Interrupt,
 ) -> Result<RunOutcome, ProtocolError> {
     let run_dir = &std::path::absolute(run_dir).map_err(|source| ProtocolError::Read {
         path: run_dir.to_path_buf(),
@@ -256,6 +265,7 @@ pub async fn resume(
         budget,
         observer,
         run_dir: run_dir.to_path_buf(),
+        interrupt,
     });
     execute(&ctx, &recorded.run_id, agents, &inputs).await
 }
@@ -303,11 +313,18 @@ pub async fn replay(
         .collect();
     let may_end = matches!(
         recorded.stop(),
-        Some((StopReason::Budget { .. } | StopReason::Error { .. }, _))
+        Some((
+            StopReason::Budget { .. } | StopReason::Error { .. } | StopReason::Interrupted,
+            _
+        ))
     );
+    let interrupted = matches!(recorded.stop(), Some((StopReason::Interrupted, _)));
     let fuel_compared = runtime_digests(&config, &toolchains) == recorded.runtimes;
     let ctx = Ctx::new(CtxParts {
-        mode: RunMode::Replay { may_end },
+        mode: RunMode::Replay {
+            may_end,
+            interrupted,
+        },
         protocol,
         config,
         agents: specs,
@@ -319,6 +336,7 @@ pub async fn replay(
         budget: Budget::replaying(recorded.refusals()),
         observer: Arc::new(Quiet),
         run_dir: work_dir.to_path_buf(),
+        interrupt: Interrupt::new(),
     });
     let out = execute(&ctx, &recorded.run_id, agents, &inputs).await?;
     ctx.journal.finish()?;
@@ -509,11 +527,21 @@ async fn execute(
             seed: ctx.seed(),
         },
     )?;
+    // An interrupt that comes after the protocol decided still stops the run before its hidden
+    // tests (a resume decides again); a replay stops where its recording did.
+    let interrupted = || match ctx.mode {
+        RunMode::Replay { interrupted, .. } => interrupted,
+        _ => ctx.interrupt.is_raised(),
+    };
     let (stop, round) = match ctx.protocol.run(ctx, &mut team, inputs).await {
+        Ok(s) if interrupted() => (StopReason::Interrupted, s.round),
         Ok(s) => (s.reason, s.round),
         Err(Halt::Fatal(e)) => return Err(e),
         Err(h) => (halt_reason(h), current_round(ctx)),
     };
+    if stop == StopReason::Interrupted && ctx.journal.nothing_resumed() {
+        return undo_resume(ctx, run_id);
+    }
     if stop.is_decision() && !inputs.hidden.is_empty() {
         let coders: Vec<&Coder> = team.coders.iter().collect();
         run_hidden(ctx, &coders, &inputs.hidden)
@@ -544,18 +572,24 @@ async fn execute(
         .unwrap_or_else(|e| e.into_inner())
         .clone();
     summary.run_id = run_id.to_string();
-    let implementations: Vec<(String, PathBuf)> = team
-        .coders
-        .iter()
-        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
-        .collect();
-    // The reporters' input: the journal as written (a replay writes none).
     let recorded = if matches!(ctx.mode, RunMode::Replay { .. }) {
         None
     } else {
         Some(JournalFile::read(&ctx.run_dir.join("journal.jsonl"))?)
     };
-    if let Some(j) = &recorded {
+    if let (Some(j), RunMode::Resume, StopReason::Interrupted) = (&recorded, ctx.mode, &stop) {
+        // Interrupted while some lanes were still re-executed: the journal holds more than this
+        // process re-derived.
+        summary = ctx.protocol.summary_of(j);
+    }
+    let implementations: Vec<(String, PathBuf)> = team
+        .coders
+        .iter()
+        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
+        .collect();
+    // An interrupted run is left as soon as it can be: it has no final implementations to
+    // compare yet.
+    if let (Some(j), false) = (&recorded, stop == StopReason::Interrupted) {
         summary.disagreements = disagreements(ctx, j, &implementations).await;
     }
     write_outputs(
@@ -573,6 +607,26 @@ async fn execute(
         round,
         summary,
         journal: recorded,
+        resume_undone: false,
+    })
+}
+
+/// A resume interrupted before it went past its recording: the journal goes back to what it
+/// was (its `Resumed` marker removed), and nothing else is written.
+fn undo_resume(ctx: &Ctx, run_id: &str) -> Result<RunOutcome, ProtocolError> {
+    ctx.journal.undo_resume()?;
+    let journal = JournalFile::read(&ctx.run_dir.join("journal.jsonl"))?;
+    let summary = ctx.protocol.summary_of(&journal);
+    let round = journal.stop().map_or(summary.rounds, |(_, round)| round);
+    Ok(RunOutcome {
+        run_id: run_id.to_string(),
+        run_dir: ctx.run_dir.clone(),
+        protocol: ctx.protocol,
+        stop: StopReason::Interrupted,
+        round,
+        summary,
+        journal: Some(journal),
+        resume_undone: true,
     })
 }
 
@@ -614,6 +668,7 @@ fn halt_reason(h: Halt) -> StopReason {
     match h {
         Halt::Budget { agent, cap } => StopReason::Budget { agent, cap },
         Halt::Backend { agent, message } => StopReason::Error { agent, message },
+        Halt::Interrupted => StopReason::Interrupted,
         Halt::Stopped | Halt::Fatal(_) => StopReason::Error {
             agent: String::new(),
             message: "stopped".into(),

@@ -15,8 +15,9 @@ use crate::sandbox::{CompileSide, VerdictKind};
 
 /// The current journal format. A reader refuses a newer major version. 1.1: the header names the
 /// protocol; protocols write events and stops of their own ([`Open`]). 1.2: the `finished` stop.
+/// 1.3: the shared `interrupted` stop.
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 2;
+pub const FORMAT_MINOR: u32 = 3;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";
@@ -120,6 +121,8 @@ pub enum StopReason {
     Budget { agent: String, cap: String },
     /// A backend failed after its retries (network, API, command).
     Error { agent: String, message: String },
+    /// The run was interrupted from outside (SIGINT, SIGTERM): calls in flight were abandoned.
+    Interrupted,
 }
 
 /// What a stop asks of the person and how the CLI exits.
@@ -133,21 +136,30 @@ pub enum ExitClass {
     Capped,
     /// Something outside dixit failed (a backend); fix it, then resume.
     Failed,
+    /// Someone stopped the run (a signal); it can be resumed.
+    Interrupted,
 }
 
 impl StopReason {
-    /// Whether `--resume` can continue the run (a cap or an error, not a decision).
+    /// Whether `--resume` can continue the run (a cap, an error or an interrupt, not a
+    /// decision).
     pub fn resumable(&self) -> bool {
         matches!(
             self,
-            StopReason::RoundCap { .. } | StopReason::Budget { .. } | StopReason::Error { .. }
+            StopReason::RoundCap { .. }
+                | StopReason::Budget { .. }
+                | StopReason::Error { .. }
+                | StopReason::Interrupted
         )
     }
 
     /// Whether the protocol decided this stop (hidden tests run after it), as opposed to a
-    /// budget cap or a failure cutting it short.
+    /// budget cap, a failure or an interrupt cutting it short.
     pub fn is_decision(&self) -> bool {
-        !matches!(self, StopReason::Budget { .. } | StopReason::Error { .. })
+        !matches!(
+            self,
+            StopReason::Budget { .. } | StopReason::Error { .. } | StopReason::Interrupted
+        )
     }
 
     /// The exit class of a shared stop; of a decision, `None`: the protocol that decided says.
@@ -156,6 +168,7 @@ impl StopReason {
             StopReason::Decided(_) => None,
             StopReason::RoundCap { .. } | StopReason::Budget { .. } => Some(ExitClass::Capped),
             StopReason::Error { .. } => Some(ExitClass::Failed),
+            StopReason::Interrupted => Some(ExitClass::Interrupted),
         }
     }
 
@@ -194,7 +207,7 @@ impl<'de> Deserialize<'de> for StopReason {
 }
 
 /// The stops every protocol shares (the others are a protocol's own).
-const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error"];
+const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error", "interrupted"];
 
 /// An event or a stop of a protocol's own vocabulary, as the journal keeps it: its name and its
 /// fields. The journal names no protocol: the protocol that wrote it reads it back typed

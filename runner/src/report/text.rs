@@ -25,6 +25,7 @@ pub fn describe_stop(protocol: &dyn ProtocolReport, s: &StopReason) -> String {
             format!("budget cap reached before a call of {agent}: {cap}; resumable")
         }
         StopReason::Error { agent, message } => format!("{agent} failed: {message}; resumable"),
+        StopReason::Interrupted => "interrupted; resumable".into(),
     }
 }
 
