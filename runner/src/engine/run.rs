@@ -128,7 +128,7 @@ pub fn new_run_id() -> String {
 
 /// Starts a new run of `project` with `protocol` (the caller's choice, usually the one its
 /// config names) in `runs_dir/<id>/`. Raising `interrupt` stops it at its next agent call
-/// (resumably).
+/// (resumably). A run that fails before its first agent call leaves no folder behind.
 pub async fn start(
     project: &Project,
     protocol: &'static dyn Protocol,
@@ -141,13 +141,11 @@ pub async fn start(
     let config = &project.config;
     let agents = config.agent_specs(&protocol.team(config)?)?;
     let prompts = Prompts::load(&project.dir, config, protocol, &agents)?;
-    let run_id = new_run_id();
     // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
     let runs_dir = std::path::absolute(runs_dir).map_err(|source| ProtocolError::Read {
         path: runs_dir.to_path_buf(),
         source,
     })?;
-    let run_dir = runs_dir.join(&run_id);
     let acceptance = match protocol.acceptance(config)? {
         Some(dir) => project.files_in(&dir),
         None => Vec::new(),
@@ -162,14 +160,8 @@ pub async fn start(
         interface: interface.header_files().into_iter().collect(),
     };
     let runtimes = runtime_digests(config, &toolchains);
-    let journal = Journal::create(
-        &run_dir.join("journal.jsonl"),
-        &run_id,
-        ProtocolName::new(protocol.name()),
-        snapshot,
-        runtimes,
-    )?;
-    let budget = Budget::new(config.budget.clone(), config.prices.clone());
+    // The backends before the run's folder: one that cannot be made (a key not set, a command
+    // not given) is reported with nothing created.
     let mut live = BTreeMap::new();
     for spec in &agents {
         live.insert(
@@ -182,26 +174,94 @@ pub async fn start(
             )?,
         );
     }
-    let ctx = Ctx::new(CtxParts {
-        mode: RunMode::Live,
-        protocol,
-        config: config.clone(),
-        agents,
-        spec: project.spec.clone(),
-        prompts,
-        toolchains,
-        interface,
-        journal,
-        budget,
-        observer,
-        run_dir: run_dir.clone(),
-        interrupt,
-    });
-    let inputs = Inputs {
-        hidden: project.hidden.clone(),
-        acceptance,
+    let runs_existed = runs_dir.exists();
+    let (run_id, run_dir) = new_run_dir(&runs_dir)?;
+    let outcome = async {
+        let journal = Journal::create(
+            &run_dir.join("journal.jsonl"),
+            &run_id,
+            ProtocolName::new(protocol.name()),
+            snapshot,
+            runtimes,
+        )?;
+        let budget = Budget::new(config.budget.clone(), config.prices.clone());
+        let ctx = Ctx::new(CtxParts {
+            mode: RunMode::Live,
+            protocol,
+            config: config.clone(),
+            agents,
+            spec: project.spec.clone(),
+            prompts,
+            toolchains,
+            interface,
+            journal,
+            budget,
+            observer,
+            run_dir: run_dir.clone(),
+            interrupt,
+        });
+        let inputs = Inputs {
+            hidden: project.hidden.clone(),
+            acceptance,
+        };
+        execute(&ctx, &run_id, live, &inputs).await
+    }
+    .await;
+    if outcome.is_err() {
+        discard_unstarted(&run_dir, &runs_dir, runs_existed);
+    }
+    outcome
+}
+
+/// A new run's id and its folder under `runs_dir`, made here (so it is this run's alone).
+fn new_run_dir(runs_dir: &Path) -> Result<(String, PathBuf), ProtocolError> {
+    let write = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ProtocolError::Write { path, source }
     };
-    execute(&ctx, &run_id, live, &inputs).await
+    std::fs::create_dir_all(runs_dir).map_err(write(runs_dir))?;
+    loop {
+        let id = new_run_id();
+        let dir = runs_dir.join(&id);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok((id, dir)),
+            // Another run took this id in the same second.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(write(&dir)(e)),
+        }
+    }
+}
+
+/// Removes the folder of a new run that failed before its first agent call (a backend that
+/// failed at its first use, a setting only the protocol checks, a file it could not write):
+/// nothing in it is worth resuming, and a half-made run would only mislead. A run whose journal
+/// records a call (or cannot be read) is kept. `runs_dir` goes too if this run created it and
+/// it is empty.
+fn discard_unstarted(run_dir: &Path, runs_dir: &Path, runs_existed: bool) {
+    let path = run_dir.join("journal.jsonl");
+    let unstarted = match JournalFile::read(&path) {
+        Ok(j) => !j.records.iter().any(|r| {
+            matches!(
+                r.event,
+                Event::Reply { .. }
+                    | Event::Refused { .. }
+                    | Event::Failed { .. }
+                    | Event::Stop { .. }
+            )
+        }),
+        // No journal, or not one complete line of it (the header could not be written).
+        Err(_) => std::fs::read(&path).map_or(true, |b| !b.contains(&b'\n')),
+    };
+    if !unstarted {
+        return;
+    }
+    if let Err(e) = std::fs::remove_dir_all(run_dir) {
+        tracing::warn!("{}: {e}", run_dir.display());
+        return;
+    }
+    if !runs_existed {
+        let _ = std::fs::remove_dir(runs_dir);
+    }
 }
 
 /// Continues a stopped or crashed run from its journal: recorded replies are reused, the
