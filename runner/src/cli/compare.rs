@@ -101,20 +101,31 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             .await;
             (report, signals)
         });
-        interrupted = signals.caught().map(|s| s.code());
+        // A signal cut the comparison short if a cell was interrupted or not run.
+        let planned = (0..plan.projects.len() * plan.protocols.len())
+            .filter(|k| plan.shard.is_none_or(|s| s.contains(*k)))
+            .count();
+        let cut = report.cells.len() < planned
+            || report
+                .cells
+                .iter()
+                .any(|c| matches!(&c.result, CellResult::Ran(r) if r.exit == "interrupted"));
+        interrupted = signals.caught().filter(|_| cut).map(|s| s.code());
         report
     } else {
         merge(&a.merge)?
     };
     match (&a.out, interrupted) {
         (Some(dir), None) => save(dir, &report)?,
+        (None, None) => {}
         // An incomplete comparison is not saved: a merge would take it for the whole shard.
-        (Some(dir), Some(_)) => eprintln!(
-            "interrupted: the comparison is incomplete ({} cells ran); nothing saved in {}",
-            report.cells.len(),
-            dir.display()
+        (out, Some(_)) => eprintln!(
+            "interrupted: the comparison is incomplete ({} ran){}",
+            report::format::plural(report.cells.len(), "cell", "cells"),
+            out.as_ref()
+                .map(|d| format!("; nothing saved in {}", d.display()))
+                .unwrap_or_default()
         ),
-        (None, _) => {}
     }
     if a.json {
         println!(
