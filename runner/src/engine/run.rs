@@ -250,7 +250,7 @@ fn discard_unstarted(run_dir: &Path, runs_dir: &Path, runs_existed: bool) {
             )
         }),
         // No journal, or not one complete line of it (the header could not be written).
-        Err(_) => std::fs::read(&path).map_or(true, |b| !b.contains(&b'\n')),
+        Err(_) => !std::fs::read(&path).is_ok_and(|b| b.contains(&b'\n')),
     };
     if !unstarted {
         return;
