@@ -14,6 +14,9 @@
 //!   check that every hostile file is exercised; confined and bounded compilers, I/O test paths,
 //!   sizes checked before reading.
 //! - `integrity.rs`: forged passes and host-reading tests through `dixit run`.
+//! - `interrupt.rs`: SIGINT and SIGTERM during a run and a resume (the `interrupted` stop, exit
+//!   130 and 143, the resume to the same end), a second signal, an abandoned command turn, and
+//!   runs that fail before their first call (no folder left).
 //! - `protocol.rs`: every branch of the loop with script agents; resume, replay, bad input.
 //! - `protocols.rs`: debate, repair and blind with script agents (every branch and stop, words
 //!   kept out of prompts, kill -9 resume), and `dixit compare` with shards.
@@ -41,6 +44,7 @@ mod exec;
 mod fault_server;
 mod hostile;
 mod integrity;
+mod interrupt;
 mod live_agents;
 mod protocol;
 mod protocols;

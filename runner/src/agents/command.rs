@@ -10,10 +10,14 @@
 //!   project, including other agents' directories) is undone and recorded; commands listed in
 //!   `forbidden_commands` are refused by shims placed first on its `PATH`.
 //! - A turn that outlives `timeout_s` is killed (with its process group) and fails.
+//! - A turn abandoned midway (the run was interrupted) is killed with its process group, and its
+//!   changes outside the workspace are undone; [`kill_running_commands`] kills every turn still
+//!   running, for a process that must exit at once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
@@ -223,17 +227,17 @@ impl Backend for CommandAgent {
         let mut child = cmd
             .spawn()
             .map_err(|e| fail(format!("cannot start `{}`: {e}", argv[0])))?;
+        let pid = child.id();
+        let mut running = Running::new(pid, &self.guarded_root, &agent_dir, guard_before);
         if !has_placeholder {
             if let Some(mut stdin) = child.stdin.take() {
                 let _ = stdin.write_all(prompt.as_bytes()).await;
             }
         }
-        let pid = child.id();
         let out = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
             Ok(r) => r.map_err(|e| fail(format!("`{}`: {e}", argv[0])))?,
             Err(_) => {
-                kill_group(pid);
-                let undone = undo_outside_changes(&self.guarded_root, &agent_dir, &guard_before);
+                let undone = running.end();
                 return Err(fail(format!(
                     "`{}` did not finish within {} s (killed){}",
                     argv[0],
@@ -242,12 +246,12 @@ impl Backend for CommandAgent {
                 )));
             }
         };
-        kill_group(pid); // anything it left running in the background
-        let mut violations: Vec<String> =
-            undo_outside_changes(&self.guarded_root, &agent_dir, &guard_before)
-                .into_iter()
-                .map(|u| format!("changed a file outside its workspace: {u}"))
-                .collect();
+        // Anything it left running in the background is killed.
+        let mut violations: Vec<String> = running
+            .end()
+            .into_iter()
+            .map(|u| format!("changed a file outside its workspace: {u}"))
+            .collect();
         if let Ok(log) = std::fs::read_to_string(&refusals) {
             violations.extend(
                 log.lines()
@@ -286,6 +290,69 @@ fn note(undone: &[String]) -> String {
         String::new()
     } else {
         format!("; undone: {}", undone.join(", "))
+    }
+}
+
+/// The process groups of the turns running now.
+static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+/// Kills every command turn still running, with its process group: for a process that must exit
+/// at once (a second Ctrl-C), whose turns would otherwise outlive it. Their workspaces and the
+/// project are left as they are (a resume starts the agents afresh).
+pub fn kill_running_commands() {
+    let running = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
+    for pid in running {
+        kill_group(Some(pid));
+    }
+}
+
+/// A turn's process while it runs. Its end (or its drop, when the turn is abandoned because the
+/// run was interrupted) kills the process group and undoes changes outside the workspace.
+struct Running<'a> {
+    pid: Option<u32>,
+    root: &'a Path,
+    agent_dir: &'a Path,
+    before: Option<BTreeMap<PathBuf, Vec<u8>>>,
+}
+
+impl<'a> Running<'a> {
+    fn new(
+        pid: Option<u32>,
+        root: &'a Path,
+        agent_dir: &'a Path,
+        before: BTreeMap<PathBuf, Vec<u8>>,
+    ) -> Running<'a> {
+        if let Some(p) = pid {
+            RUNNING.lock().unwrap_or_else(|e| e.into_inner()).insert(p);
+        }
+        Running {
+            pid,
+            root,
+            agent_dir,
+            before: Some(before),
+        }
+    }
+
+    /// Kills what is left of the turn and undoes its changes outside the workspace (once);
+    /// returns what was undone.
+    fn end(&mut self) -> Vec<String> {
+        let Some(before) = self.before.take() else {
+            return Vec::new();
+        };
+        kill_group(self.pid);
+        if let Some(p) = self.pid {
+            RUNNING.lock().unwrap_or_else(|e| e.into_inner()).remove(&p);
+        }
+        undo_outside_changes(self.root, self.agent_dir, &before)
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        let undone = self.end();
+        if !undone.is_empty() {
+            tracing::warn!("an abandoned command turn's changes were undone: {undone:?}");
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 pub use anthropic::{messages_body, parse_messages, Anthropic, ANTHROPIC_VERSION};
 pub use backend::{Backend, BackendError, Completion, Message, Request, Usage};
-pub use command::CommandAgent;
+pub use command::{kill_running_commands, CommandAgent};
 pub use extract::{code_blocks, extract_files, sanitize, FileWrite};
 pub use openai::{chat_body, parse_chat, OpenAi};
 pub use replay::{first_difference, RecordedReply, Recording, ReplayBackend};

@@ -9,10 +9,10 @@ use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
-use super::{toolchains, GlobalArgs};
+use super::{signals, toolchains, GlobalArgs};
 use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
 use crate::config::ProtocolName;
-use crate::engine::{self, Quiet};
+use crate::engine::{self, Interrupt, Quiet};
 use crate::eval::Shard;
 use crate::report::{self, CellResult, CompareReport};
 use crate::scaleout::{check_shard_file, shard_file_name, write_atomic, ShardFiles};
@@ -51,6 +51,7 @@ pub struct CompareArgs {
 }
 
 pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
+    let mut interrupted = None;
     let report = if a.merge.is_empty() {
         let holdout = match &a.holdout {
             Some(f) => compare::read_holdout(f).map_err(CliError::usage)?,
@@ -87,17 +88,44 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             .enable_all()
             .build()
             .map_err(|e| CliError::new(exit::INTERNAL, e))?;
-        rt.block_on(compare::compare(
-            &plan,
-            tc,
-            &engine::default_backend,
-            Arc::new(Quiet),
-        ))
+        let interrupt = Interrupt::new();
+        let (report, signals) = rt.block_on(async {
+            let signals = signals::install(interrupt.clone(), |m| eprintln!("{m}"));
+            let report = compare::compare(
+                &plan,
+                tc,
+                &engine::default_backend,
+                Arc::new(Quiet),
+                interrupt,
+            )
+            .await;
+            (report, signals)
+        });
+        // A signal cut the comparison short if a cell was interrupted or not run.
+        let planned = (0..plan.projects.len() * plan.protocols.len())
+            .filter(|k| plan.shard.is_none_or(|s| s.contains(*k)))
+            .count();
+        let cut = report.cells.len() < planned
+            || report
+                .cells
+                .iter()
+                .any(|c| matches!(&c.result, CellResult::Ran(r) if r.exit == "interrupted"));
+        interrupted = signals.caught().filter(|_| cut).map(|s| s.code());
+        report
     } else {
         merge(&a.merge)?
     };
-    if let Some(dir) = &a.out {
-        save(dir, &report)?;
+    match (&a.out, interrupted) {
+        (Some(dir), None) => save(dir, &report)?,
+        (None, None) => {}
+        // An incomplete comparison is not saved: a merge would take it for the whole shard.
+        (out, Some(_)) => eprintln!(
+            "interrupted: the comparison is incomplete ({} ran){}",
+            report::format::plural(report.cells.len(), "cell", "cells"),
+            out.as_ref()
+                .map(|d| format!("; nothing saved in {}", d.display()))
+                .unwrap_or_default()
+        ),
     }
     if a.json {
         println!(
@@ -106,6 +134,9 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         );
     } else {
         print!("{}", report::compare_table(&report));
+    }
+    if let Some(code) = interrupted {
+        return Ok(code);
     }
     let failed = report
         .cells

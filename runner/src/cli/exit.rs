@@ -12,6 +12,10 @@ pub const ENVIRONMENT: u8 = 3;
 pub const CAPPED: u8 = 4;
 /// A replay diverged from its recording.
 pub const DIVERGED: u8 = 5;
+/// SIGINT (Ctrl-C) stopped a run; it can be resumed (128 + 2, as a shell reports the signal).
+pub const INTERRUPTED: u8 = 130;
+/// SIGTERM stopped a run; it can be resumed (128 + 15).
+pub const TERMINATED: u8 = 143;
 /// dixit itself failed.
 pub const INTERNAL: u8 = 70;
 

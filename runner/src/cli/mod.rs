@@ -15,6 +15,7 @@ mod protocols;
 mod replay;
 mod report;
 mod run;
+mod signals;
 mod slurm;
 mod task;
 

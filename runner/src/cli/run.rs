@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
-use super::{toolchains, GlobalArgs};
+use super::{signals, toolchains, GlobalArgs};
 use crate::config::{Project, ProtocolName};
-use crate::engine::{self, Observer, ProtocolError};
+use crate::engine::{self, Interrupt, Observer, ProtocolError};
 use crate::journal::{Event, ExitClass};
 use crate::report;
 
@@ -52,8 +52,11 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
         .enable_all()
         .build()
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+    let interrupt = Interrupt::new();
     let outcome = rt.block_on(async {
-        match &a.resume {
+        let say = progress.clone();
+        let signals = signals::install(interrupt.clone(), move |m| say.note(m));
+        let outcome = match &a.resume {
             None => {
                 engine::start(
                     &project,
@@ -62,6 +65,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
                     &runs_dir,
                     &engine::default_backend,
                     observer,
+                    interrupt,
                 )
                 .await
             }
@@ -74,13 +78,15 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
                     tc,
                     &engine::default_backend,
                     observer,
+                    interrupt,
                 )
                 .await
             }
-        }
+        };
+        outcome.map(|o| (o, signals))
     });
     progress.finish();
-    let outcome = outcome.map_err(protocol_error)?;
+    let (outcome, signals) = outcome.map_err(protocol_error)?;
     let page = write_page(&outcome)?;
     if a.json {
         println!(
@@ -127,6 +133,20 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
                 outcome.run_id
             );
             exit::ENVIRONMENT
+        }
+        ExitClass::Interrupted => {
+            if outcome.resume_undone {
+                eprintln!(
+                    "\ninterrupted before the resumed run went past its recording: the run is \
+                     left as it was"
+                );
+            }
+            eprintln!(
+                "\nhint: resume with `dixit run {} --resume {}`",
+                dir.display(),
+                outcome.run_id
+            );
+            signals.code()
         }
     })
 }
@@ -195,6 +215,14 @@ impl Progress {
     fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
+        }
+    }
+
+    /// A line on stderr (above the status line, if there is one).
+    fn note(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{Project, ProtocolName};
-use crate::engine::{self, BackendFactory, Observer};
+use crate::engine::{self, BackendFactory, Interrupt, Observer};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
 use crate::report::{
@@ -70,12 +70,15 @@ pub fn read_holdout(path: &Path) -> Result<Vec<String>, CompareError> {
         .collect())
 }
 
-/// Runs the plan's cells (those of its shard) one after another and reports each.
+/// Runs the plan's cells (those of its shard) one after another and reports each. Raising
+/// `interrupt` stops the cell that runs (resumably, like any run) and runs no other: the report
+/// then holds only the cells that ran.
 pub async fn compare(
     plan: &Plan,
     toolchains: Arc<Toolchains>,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
+    interrupt: Interrupt,
 ) -> CompareReport {
     let mut cells = Vec::new();
     let mut index = 0;
@@ -84,10 +87,19 @@ pub async fn compare(
         for protocol in &plan.protocols {
             let k = index;
             index += 1;
-            if plan.shard.is_some_and(|s| !s.contains(k)) {
+            if plan.shard.is_some_and(|s| !s.contains(k)) || interrupt.is_raised() {
                 continue;
             }
-            let result = run_cell(dir, protocol, plan, &toolchains, backends, &observer).await;
+            let result = run_cell(
+                dir,
+                protocol,
+                plan,
+                &toolchains,
+                backends,
+                &observer,
+                &interrupt,
+            )
+            .await;
             cells.push(Cell {
                 index: k,
                 project: name.clone(),
@@ -113,6 +125,7 @@ async fn run_cell(
     toolchains: &Arc<Toolchains>,
     backends: &BackendFactory,
     observer: &Arc<dyn Observer>,
+    interrupt: &Interrupt,
 ) -> CellResult {
     let selected = Project::load(dir).and_then(|p| {
         let p = p.with_protocol(protocol.clone());
@@ -137,6 +150,7 @@ async fn run_cell(
         &runs_dir,
         backends,
         observer.clone(),
+        interrupt.clone(),
     )
     .await;
     let seconds = started.elapsed().as_secs_f64();
@@ -182,6 +196,7 @@ fn exit_name(class: ExitClass) -> &'static str {
         ExitClass::HumanNeeded => "human_needed",
         ExitClass::Capped => "capped",
         ExitClass::Failed => "failed",
+        ExitClass::Interrupted => "interrupted",
     }
 }
 

@@ -18,6 +18,7 @@ use crate::report::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{Interface, Language, TestKind, Toolchains};
 
+use super::interrupt::Interrupt;
 use super::prompts::{PromptError, Prompts};
 use super::protocol::Protocol;
 
@@ -30,9 +31,10 @@ pub enum RunMode {
     /// re-derived events are checked against the journal, then the run goes on live.
     Resume,
     /// A recorded run re-executed offline (`dixit replay`): every reply comes from the journal,
-    /// every event is checked, nothing is written. `may_end`: the recording stopped on a cap or
-    /// an error, so an agent asked past its recording was stopped there too (not a divergence).
-    Replay { may_end: bool },
+    /// every event is checked, nothing is written. `may_end`: the recording stopped on a cap, an
+    /// error or an interrupt, so an agent asked past its recording was stopped there too (not a
+    /// divergence). `interrupted`: it was an interrupt, which is what stopped such an agent.
+    Replay { may_end: bool, interrupted: bool },
 }
 
 /// Receives every event as it is journaled (progress display, live reports).
@@ -47,7 +49,7 @@ impl Observer for Quiet {
     fn event(&self, _: &str, _: &Event) {}
 }
 
-/// Why a protocol could not go on. The first three end the run with a journaled stop; `Fatal`
+/// Why a protocol could not go on. All but `Fatal` end the run with a journaled stop; `Fatal`
 /// is an error of dixit itself (or a replay divergence).
 #[derive(Debug)]
 pub enum Halt {
@@ -59,6 +61,8 @@ pub enum Halt {
         agent: String,
         message: String,
     },
+    /// The run's [`Interrupt`] was raised: no call is started, calls in flight are abandoned.
+    Interrupted,
     /// Another agent halted first (or a replay reached the end of its recording).
     Stopped,
     /// A person accepted the implementations at a stop (`by` whom).
@@ -177,6 +181,8 @@ pub struct CtxParts {
     /// A person's answers to the run's stops, in order (resume and replay; see
     /// [`crate::journal::JournalFile::answers`]).
     pub answers: Vec<(Choice, String)>,
+    /// Raised from outside to stop the run (never in a replay).
+    pub interrupt: Interrupt,
 }
 
 /// Shared state of one run.
@@ -196,6 +202,8 @@ pub struct Ctx {
     pub budget: Budget,
     pub observer: Arc<dyn Observer>,
     pub run_dir: PathBuf,
+    /// Raised from outside to stop the run at its next agent call.
+    pub interrupt: Interrupt,
     /// Set by the first halt, so other agents start no new call (not in a replay, where each
     /// agent goes exactly as far as its recording).
     halted: AtomicBool,
@@ -222,6 +230,7 @@ impl Ctx {
             budget: p.budget,
             observer: p.observer,
             run_dir: p.run_dir,
+            interrupt: p.interrupt,
             halted: AtomicBool::new(false),
             round: AtomicU32::new(0),
             summary: Mutex::new(p.protocol.summary()),
@@ -319,8 +328,12 @@ impl Ctx {
         exts: &[&str],
         apply: bool,
     ) -> Result<Turn, Halt> {
-        if self.halted.load(Ordering::SeqCst) && !matches!(self.mode, RunMode::Replay { .. }) {
+        let replay = matches!(self.mode, RunMode::Replay { .. });
+        if !replay && self.halted.load(Ordering::SeqCst) {
             return Err(Halt::Stopped);
+        }
+        if !replay && self.interrupt.is_raised() {
+            return Err(Halt::Interrupted);
         }
         let call = agent.calls;
         if let Err(cap) = self.budget.check(&agent.name, call) {
@@ -337,17 +350,34 @@ impl Ctx {
                 cap,
             });
         }
-        let asked = if apply {
-            agent.ask(prompt, default_file, exts).await
-        } else {
-            agent.ask_detached(prompt, default_file, exts).await
+        let asking = async {
+            if apply {
+                agent.ask(prompt, default_file, exts).await
+            } else {
+                agent.ask_detached(prompt, default_file, exts).await
+            }
+        };
+        // An interrupt abandons the call in flight: nothing of it is journaled, and a resume asks
+        // again. A reply that is already there is kept.
+        let asked = tokio::select! {
+            biased;
+            asked = asking => Some(asked),
+            () = self.interrupt.raised() => None,
+        };
+        let Some(asked) = asked else {
+            return Err(Halt::Interrupted);
         };
         let turn = match asked {
             Ok(t) => t,
             Err(AskError::Backend(BackendError::EndOfRecording { .. }))
-                if self.mode == (RunMode::Replay { may_end: true }) =>
+                if matches!(self.mode, RunMode::Replay { may_end: true, .. }) =>
             {
-                return Err(Halt::Stopped)
+                return Err(match self.mode {
+                    RunMode::Replay {
+                        interrupted: true, ..
+                    } => Halt::Interrupted,
+                    _ => Halt::Stopped,
+                });
             }
             Err(AskError::Backend(
                 e @ (BackendError::Diverged { .. } | BackendError::EndOfRecording { .. }),
@@ -359,6 +389,13 @@ impl Ctx {
                         detail: e.to_string(),
                     },
                 )))
+            }
+            // A failure that comes with an interrupt may be its doing (a signal that reached the
+            // agent's process too): abandoned like a call in flight, not journaled.
+            Err(AskError::Backend(BackendError::Failed { .. }))
+                if !replay && self.interrupt.is_raised() =>
+            {
+                return Err(Halt::Interrupted);
             }
             Err(AskError::Backend(BackendError::Failed { message, .. })) => {
                 self.halted.store(true, Ordering::SeqCst);

@@ -13,12 +13,15 @@
 //! - `hwm.rs`: the [`HighWaterMark`] (BestTracker) the protocols share.
 //! - `hidden.rs`: hidden-suite runs at the end of a run.
 //! - `person.rs`: [`ask_person`], a stop a person answered (`dixit decide`) met again.
+//! - `interrupt.rs`: [`Interrupt`], a request from outside (a signal the CLI caught) to stop a
+//!   run at its next agent call.
 //! - `prompts.rs`: templates (common + per protocol) and the forbidden-word guard.
 
 mod coder;
 mod ctx;
 mod hidden;
 mod hwm;
+mod interrupt;
 mod person;
 pub mod prompts;
 mod proposal;
@@ -30,6 +33,7 @@ pub use coder::{solution_files, Coder, Detail, Judgement};
 pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};
+pub use interrupt::Interrupt;
 pub use person::{ask_person, decide, DecideError, Decided};
 pub use prompts::{forbidden_words, Prompts};
 pub use proposal::{ask_test, classify, run_test, Classified, Proposal};

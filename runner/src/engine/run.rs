@@ -22,6 +22,7 @@ use crate::toolchain::{Interface, StatedInterface, Toolchains};
 use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 use super::hidden::run_hidden;
+use super::interrupt::Interrupt;
 use super::prompts::Prompts;
 use super::protocol::Protocol;
 
@@ -37,6 +38,10 @@ pub struct RunOutcome {
     /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
     /// none in a replay, which writes nothing.
     pub journal: Option<JournalFile>,
+    /// An interrupt came before a resumed run went past its recording: the resume was undone,
+    /// and the journal and the run's outputs are as they were before it (`summary` is the
+    /// journal's; `stop` is `Interrupted`, what happened to this process).
+    pub resume_undone: bool,
 }
 
 impl std::fmt::Debug for RunOutcome {
@@ -122,7 +127,8 @@ pub fn new_run_id() -> String {
 }
 
 /// Starts a new run of `project` with `protocol` (the caller's choice, usually the one its
-/// config names) in `runs_dir/<id>/`.
+/// config names) in `runs_dir/<id>/`. Raising `interrupt` stops it at its next agent call
+/// (resumably). A run that fails before its first agent call leaves no folder behind.
 pub async fn start(
     project: &Project,
     protocol: &'static dyn Protocol,
@@ -130,17 +136,16 @@ pub async fn start(
     runs_dir: &Path,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
+    interrupt: Interrupt,
 ) -> Result<RunOutcome, ProtocolError> {
     let config = &project.config;
     let agents = config.agent_specs(&protocol.team(config)?)?;
     let prompts = Prompts::load(&project.dir, config, protocol, &agents)?;
-    let run_id = new_run_id();
     // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
     let runs_dir = std::path::absolute(runs_dir).map_err(|source| ProtocolError::Read {
         path: runs_dir.to_path_buf(),
         source,
     })?;
-    let run_dir = runs_dir.join(&run_id);
     let acceptance = match protocol.acceptance(config)? {
         Some(dir) => project.files_in(&dir),
         None => Vec::new(),
@@ -155,14 +160,8 @@ pub async fn start(
         interface: interface.header_files().into_iter().collect(),
     };
     let runtimes = runtime_digests(config, &toolchains);
-    let journal = Journal::create(
-        &run_dir.join("journal.jsonl"),
-        &run_id,
-        ProtocolName::new(protocol.name()),
-        snapshot,
-        runtimes,
-    )?;
-    let budget = Budget::new(config.budget.clone(), config.prices.clone());
+    // The backends before the run's folder: one that cannot be made (a key not set, a command
+    // not given) is reported with nothing created.
     let mut live = BTreeMap::new();
     for spec in &agents {
         live.insert(
@@ -175,26 +174,95 @@ pub async fn start(
             )?,
         );
     }
-    let ctx = Ctx::new(CtxParts {
-        mode: RunMode::Live,
-        protocol,
-        config: config.clone(),
-        agents,
-        spec: project.spec.clone(),
-        prompts,
-        toolchains,
-        interface,
-        journal,
-        budget,
-        observer,
-        run_dir: run_dir.clone(),
-        answers: Vec::new(),
-    });
-    let inputs = Inputs {
-        hidden: project.hidden.clone(),
-        acceptance,
+    let runs_existed = runs_dir.exists();
+    let (run_id, run_dir) = new_run_dir(&runs_dir)?;
+    let outcome = async {
+        let journal = Journal::create(
+            &run_dir.join("journal.jsonl"),
+            &run_id,
+            ProtocolName::new(protocol.name()),
+            snapshot,
+            runtimes,
+        )?;
+        let budget = Budget::new(config.budget.clone(), config.prices.clone());
+        let ctx = Ctx::new(CtxParts {
+            mode: RunMode::Live,
+            protocol,
+            config: config.clone(),
+            agents,
+            spec: project.spec.clone(),
+            prompts,
+            toolchains,
+            interface,
+            journal,
+            budget,
+            observer,
+            run_dir: run_dir.clone(),
+            interrupt,
+            answers: Vec::new(),
+        });
+        let inputs = Inputs {
+            hidden: project.hidden.clone(),
+            acceptance,
+        };
+        execute(&ctx, &run_id, live, &inputs).await
+    }
+    .await;
+    if outcome.is_err() {
+        discard_unstarted(&run_dir, &runs_dir, runs_existed);
+    }
+    outcome
+}
+
+/// A new run's id and its folder under `runs_dir`, made here (so it is this run's alone).
+fn new_run_dir(runs_dir: &Path) -> Result<(String, PathBuf), ProtocolError> {
+    let write = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ProtocolError::Write { path, source }
     };
-    execute(&ctx, &run_id, live, &inputs).await
+    std::fs::create_dir_all(runs_dir).map_err(write(runs_dir))?;
+    loop {
+        let id = new_run_id();
+        let dir = runs_dir.join(&id);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok((id, dir)),
+            // Another run took this id in the same second.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(write(&dir)(e)),
+        }
+    }
+}
+
+/// Removes the folder of a new run that failed before its first agent call (a backend that
+/// failed at its first use, a setting only the protocol checks, a file it could not write):
+/// nothing in it is worth resuming, and a half-made run would only mislead. A run whose journal
+/// records a call (or cannot be read) is kept. `runs_dir` goes too if this run created it and
+/// it is empty.
+fn discard_unstarted(run_dir: &Path, runs_dir: &Path, runs_existed: bool) {
+    let path = run_dir.join("journal.jsonl");
+    let unstarted = match JournalFile::read(&path) {
+        Ok(j) => !j.records.iter().any(|r| {
+            matches!(
+                r.event,
+                Event::Reply { .. }
+                    | Event::Refused { .. }
+                    | Event::Failed { .. }
+                    | Event::Stop { .. }
+            )
+        }),
+        // No journal, or not one complete line of it (the header could not be written).
+        Err(_) => !std::fs::read(&path).is_ok_and(|b| b.contains(&b'\n')),
+    };
+    if !unstarted {
+        return;
+    }
+    if let Err(e) = std::fs::remove_dir_all(run_dir) {
+        tracing::warn!("{}: {e}", run_dir.display());
+        return;
+    }
+    if !runs_existed {
+        let _ = std::fs::remove_dir(runs_dir);
+    }
 }
 
 /// Continues a stopped or crashed run from its journal: recorded replies are reused, the
@@ -208,6 +276,7 @@ pub async fn resume(
     toolchains: Arc<Toolchains>,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
+    interrupt: Interrupt,
 ) -> Result<RunOutcome, ProtocolError> {
     let run_dir = &std::path::absolute(run_dir).map_err(|source| ProtocolError::Read {
         path: run_dir.to_path_buf(),
@@ -261,6 +330,7 @@ pub async fn resume(
         observer,
         run_dir: run_dir.to_path_buf(),
         answers: recorded.answers(),
+        interrupt,
     });
     execute(&ctx, &recorded.run_id, agents, &inputs).await
 }
@@ -309,11 +379,18 @@ pub async fn replay(
         .collect();
     let may_end = matches!(
         recorded.stop(),
-        Some((StopReason::Budget { .. } | StopReason::Error { .. }, _))
+        Some((
+            StopReason::Budget { .. } | StopReason::Error { .. } | StopReason::Interrupted,
+            _
+        ))
     );
+    let interrupted = matches!(recorded.stop(), Some((StopReason::Interrupted, _)));
     let fuel_compared = runtime_digests(&config, &toolchains) == recorded.runtimes;
     let ctx = Ctx::new(CtxParts {
-        mode: RunMode::Replay { may_end },
+        mode: RunMode::Replay {
+            may_end,
+            interrupted,
+        },
         protocol,
         config,
         agents: specs,
@@ -326,6 +403,7 @@ pub async fn replay(
         observer: Arc::new(Quiet),
         run_dir: work_dir.to_path_buf(),
         answers: recorded.answers(),
+        interrupt: Interrupt::new(),
     });
     let out = execute(&ctx, &recorded.run_id, agents, &inputs).await?;
     ctx.journal.finish()?;
@@ -516,11 +594,21 @@ async fn execute(
             seed: ctx.seed(),
         },
     )?;
+    // An interrupt that comes after the protocol decided still stops the run before its hidden
+    // tests (a resume decides again); a replay stops where its recording did.
+    let interrupted = || match ctx.mode {
+        RunMode::Replay { interrupted, .. } => interrupted,
+        _ => ctx.interrupt.is_raised(),
+    };
     let (mut stop, round) = match ctx.protocol.run(ctx, &mut team, inputs).await {
+        Ok(s) if interrupted() => (StopReason::Interrupted, s.round),
         Ok(s) => (s.reason, s.round),
         Err(Halt::Fatal(e)) => return Err(e),
         Err(h) => (halt_reason(h), current_round(ctx)),
     };
+    if stop == StopReason::Interrupted && ctx.journal.nothing_resumed() {
+        return undo_resume(ctx, run_id);
+    }
     if stop.is_decision() && !inputs.hidden.is_empty() {
         let coders: Vec<&Coder> = team.coders.iter().collect();
         run_hidden(ctx, &coders, &inputs.hidden)
@@ -562,18 +650,24 @@ async fn execute(
         .unwrap_or_else(|e| e.into_inner())
         .clone();
     summary.run_id = run_id.to_string();
-    let implementations: Vec<(String, PathBuf)> = team
-        .coders
-        .iter()
-        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
-        .collect();
-    // The reporters' input: the journal as written (a replay writes none).
     let recorded = if matches!(ctx.mode, RunMode::Replay { .. }) {
         None
     } else {
         Some(JournalFile::read(&ctx.run_dir.join("journal.jsonl"))?)
     };
-    if let Some(j) = &recorded {
+    if let (Some(j), RunMode::Resume, StopReason::Interrupted) = (&recorded, ctx.mode, &stop) {
+        // Interrupted while some lanes were still re-executed: the journal holds more than this
+        // process re-derived.
+        summary = ctx.protocol.summary_of(j);
+    }
+    let implementations: Vec<(String, PathBuf)> = team
+        .coders
+        .iter()
+        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
+        .collect();
+    // An interrupted run is left as soon as it can be: it has no final implementations to
+    // compare yet.
+    if let (Some(j), false) = (&recorded, stop == StopReason::Interrupted) {
         summary.disagreements = disagreements(ctx, j, &implementations).await;
     }
     write_outputs(
@@ -591,6 +685,26 @@ async fn execute(
         round,
         summary,
         journal: recorded,
+        resume_undone: false,
+    })
+}
+
+/// A resume interrupted before it went past its recording: the journal goes back to what it
+/// was (its `Resumed` marker removed), and nothing else is written.
+fn undo_resume(ctx: &Ctx, run_id: &str) -> Result<RunOutcome, ProtocolError> {
+    ctx.journal.undo_resume()?;
+    let journal = JournalFile::read(&ctx.run_dir.join("journal.jsonl"))?;
+    let summary = ctx.protocol.summary_of(&journal);
+    let round = journal.stop().map_or(summary.rounds, |(_, round)| round);
+    Ok(RunOutcome {
+        run_id: run_id.to_string(),
+        run_dir: ctx.run_dir.clone(),
+        protocol: ctx.protocol,
+        stop: StopReason::Interrupted,
+        round,
+        summary,
+        journal: Some(journal),
+        resume_undone: true,
     })
 }
 
@@ -633,6 +747,7 @@ fn halt_reason(h: Halt) -> StopReason {
         Halt::Accepted { by } => StopReason::Accepted { by },
         Halt::Budget { agent, cap } => StopReason::Budget { agent, cap },
         Halt::Backend { agent, message } => StopReason::Error { agent, message },
+        Halt::Interrupted => StopReason::Interrupted,
         Halt::Stopped | Halt::Fatal(_) => StopReason::Error {
             agent: String::new(),
             message: "stopped".into(),

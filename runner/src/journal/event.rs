@@ -15,7 +15,8 @@ use crate::sandbox::{CompileSide, VerdictKind};
 
 /// The current journal format. A reader refuses a newer major version. 1.1: the header names the
 /// protocol; protocols write events and stops of their own ([`Open`]). 1.2: the `finished` stop.
-/// 1.3: a person's decisions (the `decision` event on the person's lane, the `accepted` stop).
+/// 1.3: a person's decisions (the `decision` event on the person's lane, the `accepted` stop)
+/// and the shared `interrupted` stop.
 pub const FORMAT_MAJOR: u32 = 1;
 pub const FORMAT_MINOR: u32 = 3;
 
@@ -156,6 +157,8 @@ pub enum StopReason {
     Accepted { by: String },
     /// A backend failed after its retries (network, API, command).
     Error { agent: String, message: String },
+    /// The run was interrupted from outside (SIGINT, SIGTERM): calls in flight were abandoned.
+    Interrupted,
 }
 
 /// What a stop asks of the person and how the CLI exits.
@@ -169,23 +172,32 @@ pub enum ExitClass {
     Capped,
     /// Something outside dixit failed (a backend); fix it, then resume.
     Failed,
+    /// Someone stopped the run (a signal); it can be resumed.
+    Interrupted,
 }
 
 impl StopReason {
-    /// Whether `--resume` can continue the run (a cap or an error, not a decision).
+    /// Whether `--resume` can continue the run (a cap, an error or an interrupt, not a
+    /// decision).
     pub fn resumable(&self) -> bool {
         matches!(
             self,
-            StopReason::RoundCap { .. } | StopReason::Budget { .. } | StopReason::Error { .. }
+            StopReason::RoundCap { .. }
+                | StopReason::Budget { .. }
+                | StopReason::Error { .. }
+                | StopReason::Interrupted
         )
     }
 
     /// Whether the protocol decided this stop (hidden tests run after it), as opposed to a
-    /// budget cap or a failure cutting it short.
+    /// budget cap, a failure or an interrupt cutting it short.
     pub fn is_decision(&self) -> bool {
         !matches!(
             self,
-            StopReason::Budget { .. } | StopReason::Error { .. } | StopReason::Accepted { .. }
+            StopReason::Budget { .. }
+                | StopReason::Error { .. }
+                | StopReason::Accepted { .. }
+                | StopReason::Interrupted
         )
     }
 
@@ -196,6 +208,7 @@ impl StopReason {
             StopReason::RoundCap { .. } | StopReason::Budget { .. } => Some(ExitClass::Capped),
             StopReason::Error { .. } => Some(ExitClass::Failed),
             StopReason::Accepted { .. } => Some(ExitClass::Done),
+            StopReason::Interrupted => Some(ExitClass::Interrupted),
         }
     }
 
@@ -234,7 +247,7 @@ impl<'de> Deserialize<'de> for StopReason {
 }
 
 /// The stops every protocol shares (the others are a protocol's own).
-const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error", "accepted"];
+const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error", "accepted", "interrupted"];
 
 /// An event or a stop of a protocol's own vocabulary, as the journal keeps it: its name and its
 /// fields. The journal names no protocol: the protocol that wrote it reads it back typed

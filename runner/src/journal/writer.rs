@@ -28,6 +28,10 @@ struct Inner {
     file: Option<File>,
     seqs: HashMap<String, u64>,
     expect: Option<(HashMap<String, VecDeque<Record>>, PastEnd)>,
+    /// A resume: the journal's length before its `Resumed` marker.
+    resumed_at: Option<u64>,
+    /// Whether an event was written after the header or the `Resumed` marker.
+    appended: bool,
 }
 
 /// An open journal. `emit` is safe to call from concurrent agent tasks.
@@ -131,6 +135,8 @@ impl Journal {
                 file: Some(file),
                 seqs: HashMap::new(),
                 expect: None,
+                resumed_at: None,
+                appended: false,
             }),
         };
         j.emit(
@@ -151,6 +157,7 @@ impl Journal {
             .unwrap_or_else(|e| e.into_inner())
             .seqs
             .clear();
+        j.inner.lock().unwrap_or_else(|e| e.into_inner()).appended = false;
         Ok(j)
     }
 
@@ -186,6 +193,8 @@ impl Journal {
                 file: Some(file),
                 seqs: HashMap::new(),
                 expect: Some((recorded.lanes_to_resume(), PastEnd::Append)),
+                resumed_at: Some(recorded.good_len),
+                appended: false,
             }),
         })
     }
@@ -202,6 +211,8 @@ impl Journal {
                 file: None,
                 seqs: HashMap::new(),
                 expect: Some((recorded.lanes(), PastEnd::Fail)),
+                resumed_at: None,
+                appended: false,
             }),
         }
     }
@@ -220,28 +231,41 @@ impl Journal {
             *s += 1;
             seq
         };
-        let rec = Record {
+        let mut rec = Record {
             lane: lane.to_string(),
             seq,
             t: now_ms(),
             event,
         };
         if let Some((lanes, past_end)) = inner.expect.as_mut() {
-            match lanes.get_mut(lane).and_then(|q| q.pop_front()) {
-                Some(expected) => {
-                    return compare(&expected, &rec, inner.ignore_fuel);
+            let interrupted = matches!(
+                rec.event,
+                Event::Stop {
+                    reason: StopReason::Interrupted,
+                    ..
                 }
-                None if *past_end == PastEnd::Fail => {
-                    return Err(JournalError::Diverged {
-                        lane: lane.into(),
-                        index: seq,
-                        detail: format!(
-                            "the re-execution produced `{}` but the recording ends here",
-                            rec.event.name()
-                        ),
-                    });
+            );
+            let queue = lanes.get_mut(lane);
+            let left = queue.as_ref().map_or(0, |q| q.len()) as u64;
+            if interrupted && *past_end == PastEnd::Append && left > 0 {
+                // An interrupt while a resume still re-executes this lane's recording: its stop
+                // is appended, numbered after the lane's recorded events (a later resume
+                // re-executes them all again).
+                rec.seq += left;
+                if let Some(q) = queue {
+                    q.clear();
                 }
-                None => {}
+            } else if let Some(expected) = queue.and_then(|q| q.pop_front()) {
+                return compare(&expected, &rec, inner.ignore_fuel);
+            } else if *past_end == PastEnd::Fail {
+                return Err(JournalError::Diverged {
+                    lane: lane.into(),
+                    index: seq,
+                    detail: format!(
+                        "the re-execution produced `{}` but the recording ends here",
+                        rec.event.name()
+                    ),
+                });
             }
         }
         if let Some(file) = inner.file.as_mut() {
@@ -258,6 +282,30 @@ impl Journal {
             if matches!(rec.event, Event::Stop { .. }) {
                 file.sync_data().map_err(io)?;
             }
+            inner.appended = true;
+        }
+        Ok(())
+    }
+
+    /// Whether a resume has written nothing yet: every event so far was re-executed from the
+    /// recording (and checked), none appended.
+    pub fn nothing_resumed(&self) -> bool {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.resumed_at.is_some() && !inner.appended
+    }
+
+    /// Undoes a resume that wrote nothing: the journal goes back to what it was before its
+    /// `Resumed` marker (its stop, if it had one, stands again). Nothing is written afterwards.
+    pub fn undo_resume(&self) -> Result<(), JournalError> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let (Some(len), false) = (inner.resumed_at, inner.appended) else {
+            return Ok(());
+        };
+        if let Some(file) = inner.file.take() {
+            file.set_len(len).map_err(|source| JournalError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
         }
         Ok(())
     }
@@ -532,5 +580,95 @@ mod tests {
         assert_eq!(rec.stop(), None);
         assert!(rec.refusals().is_empty());
         assert_eq!(rec.resumes(), 1);
+    }
+
+    /// A run of three round events in the run lane, interrupted: its journal and its stop.
+    fn interrupted_run(p: &Path) -> JournalFile {
+        let j = create(p);
+        for round in 1..=3 {
+            j.emit("run", Event::Round { round, suite: 0 }).unwrap();
+        }
+        j.emit(
+            "run",
+            Event::Stop {
+                reason: StopReason::Interrupted,
+                round: 3,
+            },
+        )
+        .unwrap();
+        drop(j);
+        JournalFile::read(p).unwrap()
+    }
+
+    #[test]
+    fn an_interrupted_stop_reads_back_and_is_resumable() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let rec = interrupted_run(&p);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.lines()
+                .last()
+                .unwrap()
+                .contains(r#""reason":"interrupted","round":3"#),
+            "{text}"
+        );
+        let (stop, round) = rec.stop().unwrap();
+        assert_eq!((stop.clone(), round), (StopReason::Interrupted, 3));
+        assert!(stop.resumable() && !stop.is_decision());
+    }
+
+    #[test]
+    fn a_resume_that_wrote_nothing_is_undone() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let rec = interrupted_run(&p);
+        let before = std::fs::read(&p).unwrap();
+        let j = Journal::resume(&rec).unwrap();
+        j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        assert!(j.nothing_resumed());
+        j.undo_resume().unwrap();
+        drop(j);
+        assert_eq!(std::fs::read(&p).unwrap(), before);
+        // One that wrote something is kept.
+        let rec = JournalFile::read(&p).unwrap();
+        let j = Journal::resume(&rec).unwrap();
+        for round in 1..=4 {
+            j.emit("run", Event::Round { round, suite: 0 }).unwrap();
+        }
+        assert!(!j.nothing_resumed());
+        j.undo_resume().unwrap();
+        drop(j);
+        let rec = JournalFile::read(&p).unwrap();
+        assert_eq!(rec.resumes(), 1);
+        assert_eq!(rec.stop(), None);
+    }
+
+    #[test]
+    fn an_interrupt_inside_the_recording_is_appended_after_it() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let rec = interrupted_run(&p);
+        let j = Journal::resume(&rec).unwrap();
+        j.emit("run", Event::Round { round: 1, suite: 0 }).unwrap();
+        j.emit(
+            "run",
+            Event::Stop {
+                reason: StopReason::Interrupted,
+                round: 1,
+            },
+        )
+        .unwrap();
+        drop(j);
+        let rec = JournalFile::read(&p).unwrap();
+        let last = rec.records.last().unwrap();
+        assert_eq!((last.lane.as_str(), last.seq), ("run", 3));
+        assert_eq!(rec.stop(), Some((StopReason::Interrupted, 1)));
+        // The next resume re-executes the three recorded rounds again.
+        let j = Journal::resume(&rec).unwrap();
+        for round in 1..=3 {
+            j.emit("run", Event::Round { round, suite: 0 }).unwrap();
+        }
+        assert!(j.nothing_resumed());
     }
 }

@@ -32,7 +32,8 @@ pub enum CellResult {
 pub struct CellRun {
     pub run_id: String,
     pub run_dir: PathBuf,
-    /// The stop, in words, and its class (`done`, `human_needed`, `capped`, `failed`).
+    /// The stop, in words, and its class (`done`, `human_needed`, `capped`, `failed`,
+    /// `interrupted`).
     pub stop: String,
     pub exit: String,
     pub coders: usize,

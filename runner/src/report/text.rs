@@ -28,6 +28,7 @@ pub fn describe_stop(protocol: &dyn ProtocolReport, s: &StopReason) -> String {
         StopReason::Accepted { by } => {
             format!("accepted by {by}: the implementations ship as they are")
         }
+        StopReason::Interrupted => "interrupted; resumable".into(),
     }
 }
 
@@ -39,7 +40,7 @@ pub fn choices(protocol: &dyn ProtocolReport, s: &StopReason) -> (Vec<Choice>, b
         StopReason::Decided(o) if protocol.exit_class(o) == ExitClass::Done => (Vec::new(), false),
         StopReason::Decided(o) => (protocol.choices(o), false),
         StopReason::RoundCap { .. } | StopReason::Budget { .. } => (vec![Choice::Accept], true),
-        StopReason::Error { .. } => (vec![Choice::Accept], false),
+        StopReason::Error { .. } | StopReason::Interrupted => (vec![Choice::Accept], false),
         StopReason::Accepted { .. } => (Vec::new(), false),
     }
 }

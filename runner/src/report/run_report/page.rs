@@ -264,7 +264,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         crate::journal::ExitClass::Done if doubts.is_empty() => "dx-good",
         crate::journal::ExitClass::Done => "dx-warn",
         crate::journal::ExitClass::HumanNeeded | crate::journal::ExitClass::Failed => "dx-bad",
-        crate::journal::ExitClass::Capped => "",
+        crate::journal::ExitClass::Capped | crate::journal::ExitClass::Interrupted => "",
     };
     let resume = html! { code { "dixit run PROJECT --resume " (v.journal.run_id) } };
     let decisions: Vec<(String, &str, &str)> = v
@@ -291,6 +291,9 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         },
         StopReason::Error { agent, message } => html! {
             p { (agent) " failed: " code { (message) } ". Fix the cause (a server, a key, a command) and continue with " (resume) "." }
+        },
+        StopReason::Interrupted => html! {
+            p { "The run was interrupted (a Ctrl-C or a signal) before it came to a decision; agent calls in flight were abandoned, nothing is decided yet. Continue with " (resume) "." }
         },
     };
     let s = v.summary;
