@@ -7,7 +7,9 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use super::support::{describe, dixit_at, the_run};
+use std::process::Command;
+
+use super::support::{describe, dixit_at, final_state, the_run, triangle};
 
 const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
 const NEG_BUG: &str = "def f(x):\n    return 2 * x";
@@ -278,4 +280,154 @@ fn a_choice_the_stop_does_not_offer_is_refused_with_the_choices() {
         "{}",
         describe(&o)
     );
+}
+
+/// Repair and blind give more attempts, debate more epochs: the run goes on from the stop and
+/// ends where a run with the larger limit from the start ends; accepting ends it as accepted.
+#[test]
+fn repair_blind_and_debate_go_on_with_more_room_or_are_accepted() {
+    let cases = [
+        (
+            "repair",
+            "max_attempts = 4",
+            "max_attempts = 2",
+            "repair.max_attempts=4",
+        ),
+        (
+            "blind",
+            "max_blind_attempts = 2",
+            "max_blind_attempts = 1",
+            "blind.max_blind_attempts=2",
+        ),
+        (
+            "debate",
+            "max_epochs = 3",
+            "max_epochs = 1",
+            "debate.max_epochs=3",
+        ),
+    ];
+    for (protocol, whole, short, raise) in cases {
+        let t = tempfile::tempdir().unwrap();
+        let p = triangle(t.path(), |c| c);
+        let o = dixit(
+            t.path(),
+            &["run", p.to_str().unwrap(), "--protocol", protocol],
+        );
+        assert!(o.status.code().is_some(), "{}", describe(&o));
+        let expected = final_state(&the_run(&p));
+        for accept in [false, true] {
+            let t = tempfile::tempdir().unwrap();
+            let p = triangle(t.path(), |c| {
+                assert!(c.contains(whole), "{protocol}: {whole}");
+                c.replace(whole, short)
+            });
+            let o = dixit(
+                t.path(),
+                &["run", p.to_str().unwrap(), "--protocol", protocol],
+            );
+            let out = String::from_utf8_lossy(&o.stdout).into_owned();
+            let run = the_run(&p);
+            let id = run.file_name().unwrap().to_string_lossy().into_owned();
+            let key = raise.split('=').next().unwrap();
+            assert!(
+                out.contains(&format!("dixit decide {id} raise {key}=")),
+                "{protocol}: the stop offers more room: {out}"
+            );
+            if accept {
+                let o = dixit(&p, &["decide", &id, "accept", "--why", "good enough"]);
+                assert!(o.status.success(), "{protocol}: {}", describe(&o));
+                assert_eq!(last_stop(&journal(&run))["reason"], "accepted");
+                let o = dixit(&p, &["replay", &id]);
+                assert!(o.status.success(), "{protocol}: {}", describe(&o));
+                continue;
+            }
+            // Not less than there is: a raise must go above the limit.
+            let o = dixit(
+                &p,
+                &["decide", &id, "raise", &format!("{key}=1"), "--why", "x"],
+            );
+            assert_eq!(o.status.code(), Some(2), "{protocol}: {}", describe(&o));
+            let o = dixit(&p, &["decide", &id, "raise", raise, "--why", "more room"]);
+            assert!(o.status.success(), "{protocol}: {}", describe(&o));
+            let o = dixit(&p, &["run", ".", "--resume", &id]);
+            assert!(o.status.code().is_some(), "{protocol}: {}", describe(&o));
+            assert_eq!(final_state(&run), expected, "{protocol}");
+            let o = dixit(&p, &["replay", &id]);
+            assert!(o.status.success(), "{protocol}: {}", describe(&o));
+        }
+    }
+}
+
+/// A resume after a decision, killed with SIGKILL at two points and resumed again, ends where
+/// the uninterrupted resume ends.
+#[test]
+fn resume_after_a_decision_survives_kill_9() {
+    let decided = |dir: &Path, delay: bool| {
+        let (run, id) = stopped(dir, 3);
+        if delay {
+            let script = dir.join("script.toml");
+            let s = std::fs::read_to_string(&script)
+                .unwrap()
+                .replace("text = '''", "delay_ms = 150\ntext = '''");
+            std::fs::write(script, s).unwrap();
+        }
+        let o = dixit(
+            dir,
+            &["decide", &id, "drop-test", "2", "--why", "out of scope"],
+        );
+        assert!(o.status.success(), "{}", describe(&o));
+        (run, id)
+    };
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = decided(t.path(), false);
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(o.status.success(), "{}", describe(&o));
+    let expected = final_state(&run);
+    let decision_at = journal(&run)
+        .iter()
+        .position(|r| r["event"] == "decision")
+        .unwrap();
+    for extra in [2, 5] {
+        let t = tempfile::tempdir().unwrap();
+        let (run, id) = decided(t.path(), true);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+            .args(["run", ".", "--resume", &id, "-q"])
+            .current_dir(t.path())
+            .env("USER", "ada")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let lines = || {
+            std::fs::read_to_string(run.join("journal.jsonl"))
+                .map(|s| s.lines().count())
+                .unwrap_or(0)
+        };
+        while lines() < decision_at + 1 + extra
+            && started.elapsed() < std::time::Duration::from_secs(60)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // The tail may be a line cut short by the kill.
+        let j: Vec<Value> = std::fs::read_to_string(run.join("journal.jsonl"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        assert!(
+            !j[decision_at..].iter().any(|r| r["event"] == "stop"),
+            "killed before the end ({extra} lines after the decision)"
+        );
+        let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+        assert!(o.status.success(), "{}", describe(&o));
+        assert_eq!(
+            final_state(&run),
+            expected,
+            "killed {extra} lines after the decision"
+        );
+        replays(t.path(), &id);
+    }
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::support::{describe, dixit_at, fixture, journal, the_run, triangle};
+use crate::support::{describe, dixit_at, final_state, fixture, journal, the_run, triangle};
 
 fn dixit(args: &[&str], cwd: &Path) -> Output {
     dixit_at(cwd, args, &[])
@@ -359,34 +359,6 @@ fn slow(project: &Path, protocol: &str) {
         .unwrap()
         .replace("text = '''", "delay_ms = 40\ntext = '''");
     std::fs::write(p, s).unwrap();
-}
-
-/// The outcome of a run, without what differs between runs (ids, paths, times).
-fn final_state(run: &Path) -> String {
-    let mut s = summary(run);
-    s.as_object_mut().unwrap().remove("run_id");
-    let mut out = s.to_string();
-    let mut files = Vec::new();
-    let mut stack = vec![run.join("implementations")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for f in files {
-        out.push_str(&format!(
-            "\n{}:\n{}",
-            f.strip_prefix(run).unwrap().display(),
-            std::fs::read_to_string(&f).unwrap()
-        ));
-    }
-    out
 }
 
 #[test]

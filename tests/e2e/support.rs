@@ -632,3 +632,32 @@ fn the_redactor_replaces_what_varies_and_keeps_the_rest() {
          [stderr, no final newline]\nerror: [WORK]/dixit.toml: took [DURATION]\n"
     );
 }
+
+/// The outcome of a run, without what differs between runs (ids, paths, times).
+pub fn final_state(run: &Path) -> String {
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    s.as_object_mut().unwrap().remove("run_id");
+    let mut out = s.to_string();
+    let mut files = Vec::new();
+    let mut stack = vec![run.join("implementations")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        out.push_str(&format!(
+            "\n{}:\n{}",
+            f.strip_prefix(run).unwrap().display(),
+            std::fs::read_to_string(&f).unwrap()
+        ));
+    }
+    out
+}

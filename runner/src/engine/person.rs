@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{run_hidden, Coder, Ctx, Halt, Inputs, Protocol};
-use crate::config::{Config, ConfigError};
+use crate::config::ConfigError;
 use crate::journal::{
     append_decision, Choice, Event, JournalError, JournalFile, StopReason, RUN_LANE,
 };
@@ -105,38 +105,24 @@ pub fn decide(
     if recorded.decision_pending() {
         return Err(DecideError::Pending { run_id });
     }
-    let (choices, raise) = crate::report::choices(protocol, &stop);
-    if choices.is_empty() && !raise {
+    let config = crate::report::recorded_config(&recorded)?;
+    let offer = crate::report::offer(protocol, &stop, Some(&config));
+    if offer.is_empty() {
         return Err(DecideError::Ended {
             run_id,
             stop: described,
         });
     }
-    let allowed = match &choice {
-        Choice::Raise { key, value } => {
-            if raise {
-                // The raised config must still be one the protocol runs.
-                let mut config = Config::parse(&recorded.project.config, &recorded.path)?
-                    .with_protocol(recorded.protocol.clone());
-                for (k, v) in recorded.raised() {
-                    config = config.with_raised(k, v)?;
-                }
-                protocol.team(&config.with_raised(key, *value)?)?;
-            }
-            raise
-        }
-        other => choices.contains(other),
-    };
-    if !allowed {
-        let mut offered: Vec<String> = choices.iter().map(Choice::command).collect();
-        if raise {
-            offered.push("raise TABLE.KEY=VALUE".into());
-        }
+    if !offer.allows(&choice) {
         return Err(DecideError::NotOffered {
             choice: choice.command(),
             stop: described,
-            offered: offered.join(", "),
+            offered: offer.listed(),
         });
+    }
+    if let Choice::Raise { key, value } = &choice {
+        // The raised config must still be one the protocol runs.
+        protocol.team(&config.with_raised(key, *value)?)?;
     }
     if let Choice::LeaveBehind { coder } = &choice {
         let started = recorded

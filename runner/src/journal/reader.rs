@@ -131,19 +131,26 @@ impl JournalFile {
             .iter()
             .enumerate()
             .filter(|(i, r)| {
-                if r.lane == RESUME_LANE {
-                    return false;
-                }
-                let superseded = last_resume.is_some_and(|lr| *i < lr);
-                !(superseded
-                    && !self.answered(*i)
-                    && matches!(
-                        r.event,
-                        Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
-                    ))
+                r.lane != RESUME_LANE
+                    && !(last_resume.is_some_and(|lr| *i < lr) && self.decided_afresh(*i))
             })
             .map(|(_, r)| r)
             .collect()
+    }
+
+    /// Whether a resume decides record `i` afresh: a refusal, a failure, a stop no person
+    /// answered (a cap, or a stop whose limit a person raised), and the hidden runs that
+    /// preceded such a stop (they follow the protocol's decision, which it makes again).
+    fn decided_afresh(&self, i: usize) -> bool {
+        match &self.records[i].event {
+            Event::Refused { .. } | Event::Failed { .. } => true,
+            Event::Stop { .. } => !self.answered(i),
+            Event::Hidden { .. } => self.records[i + 1..]
+                .iter()
+                .position(|r| matches!(r.event, Event::Stop { .. }))
+                .is_some_and(|k| !self.answered(i + 1 + k)),
+            _ => false,
+        }
     }
 
     /// Whether record `i` is a stop a person answered with a choice that lets the run meet
@@ -192,8 +199,8 @@ impl JournalFile {
             .collect()
     }
 
-    /// Whether a person decided at the run's last stop and the run has not gone on since (so
-    /// `--resume` continues from the decision).
+    /// Whether a person decided at the run's last stop and the run has not come to another
+    /// since (so `--resume` continues from the decision, also after a resume that was killed).
     pub fn decision_pending(&self) -> bool {
         let last_stop = self
             .records
@@ -203,7 +210,6 @@ impl JournalFile {
             self.records[s + 1..]
                 .iter()
                 .any(|r| matches!(r.event, Event::Decision { .. }))
-                && !self.records[s + 1..].iter().any(|r| r.lane == RESUME_LANE)
         })
     }
 
@@ -223,19 +229,12 @@ impl JournalFile {
     /// What a resumed run must reproduce: the effective records without the stops, refusals
     /// and failures that the resume supersedes (the resumed run decides those afresh).
     pub fn lanes_to_resume(&self) -> HashMap<String, VecDeque<Record>> {
-        let answered: Vec<&Record> = (0..self.records.len())
-            .filter(|i| self.answered(*i))
-            .map(|i| &self.records[i])
-            .collect();
-        let mut out = self.lanes();
-        for q in out.values_mut() {
-            q.retain(|r| {
-                answered.iter().any(|a| a.lane == r.lane && a.seq == r.seq)
-                    || !matches!(
-                        r.event,
-                        Event::Stop { .. } | Event::Refused { .. } | Event::Failed { .. }
-                    )
-            });
+        let mut out: HashMap<String, VecDeque<Record>> = HashMap::new();
+        for (i, r) in self.records.iter().enumerate() {
+            if r.lane == RESUME_LANE || r.lane == PERSON_LANE || self.decided_afresh(i) {
+                continue;
+            }
+            out.entry(r.lane.clone()).or_default().push_back(r.clone());
         }
         out
     }

@@ -5,7 +5,8 @@
 //! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
 //! - `protocol.rs`: [`ProtocolReport`], what the report asks of a protocol (its part, its
 //!   decisions in words and on the page); the protocols implement it, the report names none.
-//! - `text.rs`: the terminal summary and [`describe_stop`].
+//! - `text.rs`: the terminal summary and [`describe_stop`]; `choices.rs`: what a person may do
+//!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`.
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
@@ -15,6 +16,7 @@
 //!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
 
 mod bench;
+mod choices;
 mod compare;
 pub mod eval_report;
 mod eval_table;
@@ -29,6 +31,7 @@ mod summary;
 mod text;
 
 pub use bench::bench_table;
+pub use choices::{offer, offer_of, recorded_config, Offer, Room};
 pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
 pub use outputs::{write_outputs, OutputError};
@@ -37,4 +40,4 @@ pub use run_report::Trial;
 pub use summary::{
     bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
 };
-pub use text::{choice_commands, choices, describe_stop, exit_class, render};
+pub use text::{describe_stop, exit_class, render};

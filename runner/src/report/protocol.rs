@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use maud::Markup;
 
+use super::choices::Room;
 use super::html::Section;
 use super::run_report::model::{RunView, Trial};
 use super::summary::{Part, Summary};
@@ -35,6 +36,17 @@ pub trait ProtocolReport: Send + Sync {
     /// default the implementations can be accepted as they are.
     fn choices(&self, _stop: &Open) -> Vec<Choice> {
         vec![Choice::Accept]
+    }
+
+    /// The limits (with their values in `config`) whose raise lets the run go on from one of
+    /// its stops: more attempts, more epochs. By default none.
+    fn room(&self, _stop: &Open, _config: &Config) -> Vec<Room> {
+        Vec::new()
+    }
+
+    /// The `table.key` of its round limit, which a round-cap stop offers to raise.
+    fn round_limit(&self) -> Option<&'static str> {
+        None
     }
 
     /// The page's paragraphs under the headline of one of its decisions: the evidence to read.

@@ -1,9 +1,10 @@
 //! The terminal summary of a run, and a stop in words.
 
+use super::choices::offer_of;
 use super::format::plural;
 use super::protocol::ProtocolReport;
 use super::summary::Summary;
-use crate::journal::{Choice, ExitClass, StopReason};
+use crate::journal::{ExitClass, JournalFile, StopReason};
 
 /// A stop in words: what happened and what it asks of the person (a decision is the protocol's
 /// to describe).
@@ -32,64 +33,6 @@ pub fn describe_stop(protocol: &dyn ProtocolReport, s: &StopReason) -> String {
     }
 }
 
-/// What a person may choose at a stop (`dixit decide`): the protocol's choices at its own
-/// stops; at a cap, accepting, and raising a limit (the `bool`).
-pub fn choices(protocol: &dyn ProtocolReport, s: &StopReason) -> (Vec<Choice>, bool) {
-    match s {
-        // A stop that asks nothing of a person offers nothing.
-        StopReason::Decided(o) if protocol.exit_class(o) == ExitClass::Done => (Vec::new(), false),
-        StopReason::Decided(o) => (protocol.choices(o), false),
-        StopReason::RoundCap { .. } | StopReason::Budget { .. } => (vec![Choice::Accept], true),
-        StopReason::Error { .. } | StopReason::Interrupted => (vec![Choice::Accept], false),
-        StopReason::Accepted { .. } => (Vec::new(), false),
-    }
-}
-
-/// One line on what a choice will do.
-pub fn choice_effect(c: &Choice) -> String {
-    match c {
-        Choice::DropTest { test } => format!(
-            "test {test} is wrong: it leaves the suite, and the coders are judged again without it"
-        ),
-        Choice::LeaveBehind { coder } => {
-            format!("{coder} is wrong: it takes no further part, the others go on")
-        }
-        Choice::Raise { .. } => {
-            "more room: set a limit of dixit.toml (the protocol's table or [budget]) and go on"
-                .into()
-        }
-        Choice::Accept => "accept the implementations as they are: the run ends".into(),
-    }
-}
-
-/// The choices at `stop` as commands, with what each does.
-pub fn choice_commands(
-    protocol: &dyn ProtocolReport,
-    s: &StopReason,
-    run: &str,
-) -> Vec<(String, String)> {
-    let (list, raise) = choices(protocol, s);
-    let mut out: Vec<(String, String)> = list
-        .iter()
-        .map(|c| {
-            (
-                format!("dixit decide {run} {} --why \"…\"", c.command()),
-                choice_effect(c),
-            )
-        })
-        .collect();
-    if raise {
-        out.push((
-            format!("dixit decide {run} raise TABLE.KEY=VALUE --why \"…\""),
-            choice_effect(&Choice::Raise {
-                key: String::new(),
-                value: 0,
-            }),
-        ));
-    }
-    out
-}
-
 /// How the CLI exits on a stop (a decision's class is the protocol's to say).
 pub fn exit_class(protocol: &dyn ProtocolReport, s: &StopReason) -> ExitClass {
     match s {
@@ -114,8 +57,11 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
     if !doubts.is_empty() {
         o.push_str(&format!("  but: {}\n", doubts.join("; ")));
     }
-    if let Some(stop) = &s.stop {
-        let commands = choice_commands(protocol, stop, &s.run_id);
+    if s.stop.is_some() {
+        let offer = JournalFile::read(&run_dir.join("journal.jsonl"))
+            .map(|j| offer_of(protocol, &j))
+            .unwrap_or_default();
+        let commands = offer.commands(&s.run_id);
         if !commands.is_empty() {
             o.push_str(
                 "  what you can do (then `dixit run PROJECT --resume ID`, except after accept):\n",

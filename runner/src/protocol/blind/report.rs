@@ -8,13 +8,14 @@ use maud::{html, Markup};
 use serde::Serialize;
 
 use super::events::{BlindChecked, SelfTests, Verified};
-use super::Blind;
+use super::{settings, Blind, Settings};
+use crate::config::Config;
 use crate::consensus::NamedTest;
 use crate::english::and_list;
-use crate::journal::{Event, ExitClass, Open};
+use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::{CoderStats, Part, ProtocolReport, Summary};
+use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
 
 /// One coder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -62,6 +63,27 @@ impl ProtocolReport for Blind {
                     format!(" (passes for {})", passed.join(", "))
                 }
             )
+        }
+    }
+
+    /// When the hidden suite fails: accept the implementations, or give more attempts.
+    fn choices(&self, stop: &Open) -> Vec<Choice> {
+        match stop.read::<Verified>() {
+            Some(v) if v.failed.is_empty() => Vec::new(),
+            _ => vec![Choice::Accept],
+        }
+    }
+
+    fn room(&self, stop: &Open, config: &Config) -> Vec<Room> {
+        match (
+            stop.read::<Verified>(),
+            config.section::<Settings>(settings::TABLE),
+        ) {
+            (Some(v), Ok(s)) if !v.failed.is_empty() => vec![Room::new(
+                &format!("{}.max_blind_attempts", settings::TABLE),
+                s.max_blind_attempts,
+            )],
+            _ => Vec::new(),
         }
     }
 

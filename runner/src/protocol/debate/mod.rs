@@ -41,6 +41,9 @@ mod settings;
 use events::{DebateTest, Debated};
 pub use settings::Settings;
 
+/// Why a debate that ran all its epochs ended (journaled in its stop).
+const MAX_EPOCHS_REACHED: &str = "max_epochs reached";
+
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![
     "coder_break",
@@ -189,7 +192,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
             ));
         }
     }
-    Ok(decide(coders, &standings, "max_epochs reached", max))
+    Ok(decide(coders, &standings, MAX_EPOCHS_REACHED, max))
 }
 
 /// The others' code, labelled A, B, … (never by who wrote it).

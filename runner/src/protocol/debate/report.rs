@@ -7,12 +7,13 @@ use maud::{html, Markup};
 use serde::Serialize;
 
 use super::events::{DebateTest, Debated};
-use super::Debate;
+use super::{settings, Debate, Settings, MAX_EPOCHS_REACHED};
+use crate::config::Config;
 use crate::english::and_list;
-use crate::journal::{Event, ExitClass, Open};
+use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::{CoderStats, Part, ProtocolReport, Summary, Trial};
+use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary, Trial};
 
 /// One debate epoch.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -73,6 +74,27 @@ impl ProtocolReport for Debate {
 
     fn exit_class(&self, _stop: &Open) -> ExitClass {
         ExitClass::Done
+    }
+
+    /// Accept the winner, or run more epochs.
+    fn choices(&self, _stop: &Open) -> Vec<Choice> {
+        vec![Choice::Accept]
+    }
+
+    /// More epochs: the limit that ended it (`max_epochs`, or `early_stop` quiet epochs).
+    fn room(&self, stop: &Open, config: &Config) -> Vec<Room> {
+        let (Some(Debated { why, .. }), Ok(s)) = (
+            stop.read::<Debated>(),
+            config.section::<Settings>(settings::TABLE),
+        ) else {
+            return Vec::new();
+        };
+        let key = |k: &str| format!("{}.{k}", settings::TABLE);
+        if why == MAX_EPOCHS_REACHED {
+            vec![Room::new(&key("max_epochs"), s.max_epochs)]
+        } else {
+            vec![Room::new(&key("early_stop"), s.early_stop)]
+        }
     }
 
     fn explain(&self, stop: &Open, v: &RunView) -> Markup {

@@ -135,6 +135,10 @@ impl ProtocolReport for Dixit {
         vec![Choice::Accept]
     }
 
+    fn round_limit(&self) -> Option<&'static str> {
+        Some("dixit.max_rounds")
+    }
+
     fn exit_class(&self, stop: &Open) -> ExitClass {
         if stop.read::<Converged>().is_some() {
             ExitClass::Done

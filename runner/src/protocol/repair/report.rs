@@ -11,10 +11,10 @@ use super::events::{Repaired, Reviewed};
 use super::{settings, Repair, Settings};
 use crate::config::{Config, ConfigError};
 use crate::english::and_list;
-use crate::journal::{Event, ExitClass, Open};
+use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::html::{dot_chart, Cell, Column, Section, Series, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::{CoderStats, Part, ProtocolReport, Summary};
+use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
 
 /// One attempt.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -103,6 +103,24 @@ impl ProtocolReport for Repair {
             },
             table.join(", ")
         )
+    }
+
+    /// When acceptance tests still fail: accept the best attempts, or give more attempts.
+    fn choices(&self, stop: &Open) -> Vec<Choice> {
+        match failing(stop) {
+            Some(f) if f.is_empty() => Vec::new(),
+            _ => vec![Choice::Accept],
+        }
+    }
+
+    fn room(&self, stop: &Open, config: &Config) -> Vec<Room> {
+        match (failing(stop), config.section::<Settings>(settings::TABLE)) {
+            (Some(f), Ok(s)) if !f.is_empty() => vec![Room::new(
+                &format!("{}.max_attempts", settings::TABLE),
+                s.max_attempts,
+            )],
+            _ => Vec::new(),
+        }
     }
 
     fn exit_class(&self, stop: &Open) -> ExitClass {

@@ -13,7 +13,7 @@ use maud::{html, Markup};
 
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Ctx, Halt, Inputs, Protocol, Stop, Team};
-use crate::journal::{ExitClass, Named, Open, StopReason};
+use crate::journal::{Choice, ExitClass, Named, Open, StopReason};
 use crate::report::run_report::RunView;
 use crate::report::ProtocolReport;
 
@@ -70,6 +70,11 @@ impl ProtocolReport for Single {
 
     fn exit_class(&self, _stop: &Open) -> ExitClass {
         ExitClass::Done
+    }
+
+    /// One answer, asked once: nothing to decide.
+    fn choices(&self, _stop: &Open) -> Vec<Choice> {
+        Vec::new()
     }
 
     fn explain(&self, _stop: &Open, v: &RunView) -> Markup {

@@ -24,7 +24,7 @@ use crate::english::and_list;
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{choice_commands, describe_stop, exit_class, ProtocolReport, Summary};
+use crate::report::{describe_stop, exit_class, offer_of, ProtocolReport, Summary};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -281,10 +281,10 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     let ask: Markup = match stop {
         StopReason::Decided(d) => p.explain(d, v),
         StopReason::RoundCap { rounds } => html! {
-            p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise the limit in dixit.toml and continue with " (resume) "." }
+            p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise it (the command below) and continue with " (resume) "." }
         },
         StopReason::Budget { agent, cap } => html! {
-            p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise the cap in dixit.toml and continue with " (resume) "." }
+            p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise it (the command below) and continue with " (resume) "." }
         },
         StopReason::Accepted { by } => html! {
             p { (by) " accepted the implementations as they were; the run ends there (the decisions below say why)." }
@@ -304,7 +304,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                 p.dx-doubts { strong { "But: " } (doubts.join("; ")) "." }
             }
             (ask)
-            @let commands = choice_commands(p, stop, &v.run_dir.display().to_string());
+            @let commands = offer_of(p, v.journal).commands(&v.run_dir.display().to_string());
             @if !commands.is_empty() {
                 div #dx-choices {
                     p { strong { "What you can do" } " (then " code { "dixit run PROJECT --resume " (v.journal.run_id) } ", except after accept):" }
