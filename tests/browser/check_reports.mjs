@@ -197,6 +197,13 @@ for (const spec of args.run) {
   r.lead = (await page.textContent(".dx-lead")).replace(/\s+/g, " ").trim();
   r.leadClass = await page.getAttribute(".dx-lead", "class");
   r.choices = await page.$$eval("#dx-choices li code", (cs) => cs.map((c) => c.textContent));
+  r.evidence = {
+    coders: await page.$$eval("#dx-evidence .dx-coders li", (ls) => ls.map((l) => l.textContent.trim())),
+    balance: await page.$$eval("#dx-evidence .dx-balance", (ps) => ps.map((p) => p.textContent.trim())),
+    odd: await page.$$eval("#dx-evidence .dx-odd", (ps) => ps.map((p) => p.textContent.trim())),
+  };
+  // The evidence and the choices lead the box: they come before the protocol's explanation.
+  r.leadOrder = await page.$$eval(".dx-lead > *", (xs) => xs.map((x) => x.id || x.className || x.tagName.toLowerCase()));
   r.doubts = (await page.$(".dx-lead .dx-doubts")) ? (await page.textContent(".dx-lead .dx-doubts")).trim() : null;
   r.suiteCount = Number(await page.getAttribute("#dx-suite-count", "data-count"));
   r.suiteRows = (await page.$("#dx-suite")) ? (await tableRows(page, "dx-suite")).length : 0;

@@ -813,6 +813,44 @@ fn run_reports_in_chromium() {
         );
     }
     assert!(runs["converged"]["choices"].as_array().unwrap().is_empty());
+    // It leads with the evidence: per coder the suite and the hidden results, the balance, and
+    // the disagreements grouped by the odd one out; then the choices.
+    let e = &runs["human"]["evidence"];
+    assert_eq!(
+        e["coders"][3], "coder-4: fails tests 1 and 2 of 2 · hidden tests 0/1",
+        "{e}"
+    );
+    assert_eq!(
+        e["coders"][0], "coder-1: passes all 2 suite tests · hidden tests 1/1",
+        "{e}"
+    );
+    assert_eq!(
+        e["balance"],
+        serde_json::json!([
+            "3 of 4 coders and the hidden tests agree with tests 1 and 2; coder-4 alone fails them."
+        ])
+    );
+    assert_eq!(
+        e["odd"],
+        serde_json::json!([
+            "coder-4 alone answers differently on 32 of the 36 calls the tests made."
+        ])
+    );
+    let order: Vec<&str> = runs["human"]["leadOrder"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    let at = |id: &str| order.iter().position(|x| *x == id).unwrap_or(usize::MAX);
+    assert!(
+        at("dx-stop") < at("dx-evidence") && at("dx-evidence") < at("dx-choices"),
+        "{order:?}"
+    );
+    assert!(runs["converged"]["evidence"]["coders"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 
     // Converged, with one admitted test; the disagreement no test checks is named.
     let c = &runs["converged"];

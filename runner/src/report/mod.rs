@@ -6,7 +6,8 @@
 //! - `protocol.rs`: [`ProtocolReport`], what the report asks of a protocol (its part, its
 //!   decisions in words and on the page); the protocols implement it, the report names none.
 //! - `text.rs`: the terminal summary and [`describe_stop`]; `choices.rs`: what a person may do
-//!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`.
+//!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`;
+//!   `evidence.rs`: what the person reads first there ([`Evidence`]).
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
@@ -20,6 +21,7 @@ mod choices;
 mod compare;
 pub mod eval_report;
 mod eval_table;
+mod evidence;
 pub mod format;
 pub mod html;
 pub mod input;
@@ -34,6 +36,7 @@ pub use bench::bench_table;
 pub use choices::{offer, offer_of, recorded_config, Offer, Room};
 pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
+pub use evidence::{evidence, Evidence};
 pub use outputs::{write_outputs, OutputError};
 pub use protocol::ProtocolReport;
 pub use run_report::Trial;

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::classify::Class;
 use crate::config::ProtocolName;
-use crate::journal::{Event, JournalFile, StopReason, RUN_LANE};
+use crate::journal::{Choice, Event, JournalFile, StopReason, RUN_LANE};
 
 /// Counts per class.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -26,8 +26,12 @@ pub struct CoderStats {
     pub replies: u32,
     pub fixes: u32,
     pub rollbacks: u32,
-    /// Its verdicts on the suite the last time it was checked.
+    /// Its verdicts on the suite the last time it was checked (or, after a rollback, those of
+    /// the code it went back to: what is on disk).
     pub last_vector: Vec<bool>,
+    /// The verdicts in effect at each of its checkpoints, to restore on a rollback.
+    #[serde(skip)]
+    pub saved: BTreeMap<u64, Vec<bool>>,
     /// (passed, total) on the hidden tests, if the project has any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<(usize, usize)>,
@@ -144,6 +148,10 @@ pub struct Summary {
     /// The suite the run ended with (the tests the protocol admitted).
     pub suite: Vec<SuiteItem>,
     pub coders: BTreeMap<String, CoderStats>,
+    /// Coders a person left behind (`dixit decide … leave-behind`), in order: they took no
+    /// further part, and the band counts the others.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_behind: Vec<String>,
     pub usage: UsageTotals,
     pub usage_per_agent: BTreeMap<String, UsageTotals>,
     #[serde(flatten)]
@@ -175,6 +183,7 @@ impl Summary {
             rounds: 0,
             suite: Vec::new(),
             coders: BTreeMap::new(),
+            left_behind: Vec::new(),
             usage: UsageTotals::default(),
             usage_per_agent: BTreeMap::new(),
             part: ProtocolPart {
@@ -230,9 +239,17 @@ impl Summary {
                     c.last_vector = vector.clone();
                 }
             }
-            Event::Rollback { .. } => {
+            Event::Checkpoint { id } => {
+                if let Some(c) = self.coders.get_mut(lane) {
+                    c.saved.insert(*id, c.last_vector.clone());
+                }
+            }
+            Event::Rollback { to, .. } => {
                 if let Some(c) = self.coders.get_mut(lane) {
                     c.rollbacks += 1;
+                    if let Some(v) = c.saved.get(to) {
+                        c.last_vector = v.clone();
+                    }
                 }
             }
             Event::SuiteChanged { added, removed, .. } => {
@@ -248,6 +265,10 @@ impl Summary {
                     c.hidden = Some((*passed, *total));
                 }
             }
+            Event::Decision {
+                choice: Choice::LeaveBehind { coder },
+                ..
+            } => self.left_behind.push(coder.clone()),
             Event::Stop { reason, round } if lane == RUN_LANE => {
                 self.stop = Some(reason.clone());
                 self.rounds = *round;

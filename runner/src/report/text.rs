@@ -1,6 +1,7 @@
 //! The terminal summary of a run, and a stop in words.
 
 use super::choices::offer_of;
+use super::evidence::evidence;
 use super::format::plural;
 use super::protocol::ProtocolReport;
 use super::summary::Summary;
@@ -62,6 +63,16 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
             .map(|j| offer_of(protocol, &j))
             .unwrap_or_default();
         let commands = offer.commands(&s.run_id);
+        let e = evidence(s);
+        if !offer.is_empty() && !e.is_empty() {
+            o.push_str("  the evidence:\n");
+            for (coder, line) in &e.coders {
+                o.push_str(&format!("    {coder:10} {line}\n"));
+            }
+            for line in e.balance.iter().chain(&e.odd) {
+                o.push_str(&format!("    {line}\n"));
+            }
+        }
         if !commands.is_empty() {
             o.push_str(
                 "  what you can do (then `dixit run PROJECT --resume ID`, except after accept):\n",

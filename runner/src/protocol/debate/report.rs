@@ -76,12 +76,16 @@ impl ProtocolReport for Debate {
         ExitClass::Done
     }
 
-    /// Accept the winner, or run more epochs.
-    fn choices(&self, _stop: &Open) -> Vec<Choice> {
-        vec![Choice::Accept]
+    /// When a limit ended it: accept the winner, or run more epochs. A debate that ran out
+    /// of breaking tests, or whose coders all pass, has nothing to decide.
+    fn choices(&self, stop: &Open) -> Vec<Choice> {
+        match stop.read::<Debated>() {
+            Some(d) if ended_by(&d.why).is_some() => vec![Choice::Accept],
+            _ => Vec::new(),
+        }
     }
 
-    /// More epochs: the limit that ended it (`max_epochs`, or `early_stop` quiet epochs).
+    /// More epochs: the limit that ended it.
     fn room(&self, stop: &Open, config: &Config) -> Vec<Room> {
         let (Some(Debated { why, .. }), Ok(s)) = (
             stop.read::<Debated>(),
@@ -90,10 +94,10 @@ impl ProtocolReport for Debate {
             return Vec::new();
         };
         let key = |k: &str| format!("{}.{k}", settings::TABLE);
-        if why == MAX_EPOCHS_REACHED {
-            vec![Room::new(&key("max_epochs"), s.max_epochs)]
-        } else {
-            vec![Room::new(&key("early_stop"), s.early_stop)]
+        match ended_by(&why) {
+            Some("max_epochs") => vec![Room::new(&key("max_epochs"), s.max_epochs)],
+            Some(_) => vec![Room::new(&key("early_stop"), s.early_stop)],
+            None => Vec::new(),
         }
     }
 
@@ -246,5 +250,16 @@ impl Part for DebatePart {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+/// The limit whose end a debate's `why` names (`max_epochs`, `early_stop`), if a limit ended it.
+fn ended_by(why: &str) -> Option<&'static str> {
+    if why == MAX_EPOCHS_REACHED {
+        Some("max_epochs")
+    } else if why.ends_with("epochs without improvement") {
+        Some("early_stop")
+    } else {
+        None
     }
 }

@@ -24,7 +24,7 @@ use crate::english::and_list;
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{describe_stop, exit_class, offer_of, ProtocolReport, Summary};
+use crate::report::{describe_stop, evidence, exit_class, offer_of, ProtocolReport, Summary};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -281,10 +281,10 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     let ask: Markup = match stop {
         StopReason::Decided(d) => p.explain(d, v),
         StopReason::RoundCap { rounds } => html! {
-            p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise it (the command below) and continue with " (resume) "." }
+            p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise it (the command above) and continue with " (resume) "." }
         },
         StopReason::Budget { agent, cap } => html! {
-            p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise it (the command below) and continue with " (resume) "." }
+            p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise it (the command above) and continue with " (resume) "." }
         },
         StopReason::Accepted { by } => html! {
             p { (by) " accepted the implementations as they were; the run ends there (the decisions below say why)." }
@@ -303,8 +303,24 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             @if !doubts.is_empty() {
                 p.dx-doubts { strong { "But: " } (doubts.join("; ")) "." }
             }
-            (ask)
-            @let commands = offer_of(p, v.journal).commands(&v.run_dir.display().to_string());
+            @let offer = offer_of(p, v.journal);
+            @let e = evidence(s);
+            @if !offer.is_empty() && !e.is_empty() {
+                div #dx-evidence {
+                    ul.dx-coders {
+                        @for (coder, line) in &e.coders {
+                            li { (coder_link(v, coder)) ": " (line) }
+                        }
+                    }
+                    @for line in &e.balance {
+                        p.dx-balance { (line) "." }
+                    }
+                    @for line in &e.odd {
+                        p.dx-odd { a href="#disagreements" { (line) } "." }
+                    }
+                }
+            }
+            @let commands = offer.commands(&v.run_dir.display().to_string());
             @if !commands.is_empty() {
                 div #dx-choices {
                     p { strong { "What you can do" } " (then " code { "dixit run PROJECT --resume " (v.journal.run_id) } ", except after accept):" }
@@ -315,6 +331,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                     }
                 }
             }
+            (ask)
             @if !decisions.is_empty() {
                 div #dx-decisions {
                     p { strong { "Decisions" } }
