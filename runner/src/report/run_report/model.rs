@@ -644,6 +644,7 @@ impl<'a> RunView<'a> {
                                 exit: None,
                                 runs: 0,
                                 skipped: 0,
+                                evidence: None,
                             });
                         }
                         l.cells.get(j).cloned()
