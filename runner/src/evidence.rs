@@ -119,10 +119,13 @@ impl Evidence {
         Some(e)
     }
 
-    /// One line: `AssertionError: message (test_001.py:4: assert f(1) == 2)`, newlines in the
-    /// message shown as spaces.
+    /// One line, as a compiler says it: `test_001.py:4: AssertionError: message — assert f(1)
+    /// == 2` (the place when known, the message's newlines as spaces, then the line's source).
     pub fn headline(&self) -> String {
-        let mut s = self.kind.clone();
+        let mut s = self
+            .location()
+            .map_or_else(String::new, |at| format!("{at}: "));
+        s.push_str(&self.kind);
         let message = self
             .message
             .split_whitespace()
@@ -132,12 +135,9 @@ impl Evidence {
             s.push_str(": ");
             s.push_str(&message);
         }
-        if let Some(at) = self.location() {
-            s.push_str(&format!(" ({at}"));
-            if let Some(c) = &self.code {
-                s.push_str(&format!(": {c}"));
-            }
-            s.push(')');
+        if let Some(c) = &self.code {
+            s.push_str(" — ");
+            s.push_str(c);
         }
         s
     }
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(e.location().as_deref(), Some("test_001.py:4"));
         assert_eq!(
             e.headline(),
-            "AssertionError: got '' (test_001.py:4: assert to_roman(1) == \"I\")"
+            "test_001.py:4: AssertionError: got '' — assert to_roman(1) == \"I\""
         );
         assert!(e.stderr.starts_with("Traceback"), "{}", e.stderr);
         assert!(!e.stderr.contains("dixit-failure"));
@@ -398,7 +398,7 @@ mod tests {
         let e = Evidence::of(&v).unwrap();
         assert_eq!(
             e.headline(),
-            "assertion failed: f(3) == 9 (t.cpp:12)",
+            "t.cpp:12: assertion failed: f(3) == 9",
             "{e:?}"
         );
     }
@@ -421,7 +421,7 @@ mod tests {
         );
         assert_eq!(
             e.headline(),
-            "panic: assertion `left == right` failed: is_leap(2000) left: false right: true (too_hard.rs:5)"
+            "too_hard.rs:5: panic: assertion `left == right` failed: is_leap(2000) left: false right: true"
         );
     }
 
