@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use super::report::browser_driver;
 use super::support::{describe, dixit_at, the_run};
 
 const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
@@ -190,4 +191,70 @@ for s in r.findall('testsuite'):
     assert!(x.contains("— assert f(-2) == 0"), "{x}");
     assert!(x.contains("stderr (its end):\nTraceback"), "{x}");
     assert!(x.contains(cmd), "{x}");
+}
+
+/// In chromium, a click on coder-2's failing cell shows the evidence as text (no element made
+/// of the guest's markup, no script run) and the command; nothing but the file is requested.
+#[test]
+fn the_evidence_shows_as_text_in_chromium() {
+    let driver = browser_driver();
+    let t = tempfile::tempdir().unwrap();
+    project(t.path());
+    let o = dixit_at(t.path(), &["run", "."], &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    let run = the_run(t.path());
+    let o = Command::new("node")
+        .arg(&driver)
+        .arg("--run")
+        .arg(format!("evidence={}", run.join("report.html").display()))
+        .output()
+        .expect("node runs");
+    assert!(o.status.success(), "{}", describe(&o));
+    let seen: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in seen["requests"].as_array().unwrap() {
+        assert!(r.as_str().unwrap().starts_with("file:"), "request to {r}");
+    }
+    for k in ["blocked", "pageErrors", "consoleErrors", "dialogs"] {
+        assert_eq!(seen[k], Value::Array(vec![]), "{k}");
+    }
+    let r = &seen["runs"]["evidence"];
+    assert_eq!(r["imgElements"], 0, "the guest's <img> became an element");
+    let drill = &r["drill"];
+    assert!(
+        drill["heading"]
+            .as_str()
+            .unwrap()
+            .starts_with("coder-2 × test "),
+        "{drill}"
+    );
+    let ev = &drill["evidence"];
+    assert!(
+        ev["head"]
+            .as_str()
+            .unwrap()
+            .starts_with("ValueError at test_"),
+        "{ev}"
+    );
+    let texts: Vec<&str> = ev["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(texts[0], "assert f(-2) == 0", "{ev}");
+    assert!(
+        texts[1].contains("\\u{1b}[31mred")
+            && texts[1].contains("</script><img src=x onerror=alert(1)> ]]>"),
+        "{ev}"
+    );
+    assert!(texts[2].starts_with("Traceback"), "{ev}");
+    // p, strong, three pre, details, summary: nothing more.
+    assert_eq!(ev["elements"], 7, "{ev}");
+    assert!(
+        drill["again"]
+            .as_str()
+            .unwrap()
+            .starts_with("dixit exec --solution implementations/coder-2 --test suite/test_"),
+        "{drill}"
+    );
 }

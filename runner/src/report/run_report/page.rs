@@ -543,7 +543,7 @@ fn matrices(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     };
     html! {
         (legend(&verdict_legend()))
-        p { "At the end of the run: each coder's verdict on each suite test (click a cell for the test and the verdict, a test's header for its code)." }
+        p { "At the end of the run: each coder's verdict on each suite test (click a cell for the test, the verdict, what failed and the command that runs it again; a test's header for its code)." }
         div #dx-final .dx-roomy {
             (final_m.render())
             p.dx-cell-info.dx-muted { "Hover a cell for its verdict." }
