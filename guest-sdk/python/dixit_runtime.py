@@ -58,6 +58,13 @@ and a SystemExit raised before the test's end is reported as such, whoever raise
   3  the program exited (SystemExit with any other code, KeyboardInterrupt, ...) before the test
      finished
 
+When a unit test (mode test) fails, the last line the runner writes to stderr, after the
+traceback, is `dixit-failure: ` and a JSON object (ASCII only): the exception's `type`, its
+`message`, and where the test was when it happened: the test's `file`, the `line` of the last
+frame in that file and its source (`code`). The host takes that line off stderr and keeps it as
+the failure's evidence (`runner/src/evidence.rs`); it is the runner's word only when it is the
+last line of a run whose `run` returned.
+
 Randomness: `random`'s global generator is seeded lazily, from the host's seeded WASI RNG, at its
 first use; a run that never draws a random number reads no entropy, so the host can tell its
 reruns would be identical.
@@ -119,6 +126,8 @@ _TestCase = _unittest.TestCase
 _TestSuite = _unittest.TestSuite
 _TestLoader = _unittest.TestLoader
 _TextTestRunner = _unittest.TextTestRunner
+_TextTestResult = _unittest.TextTestResult
+_walk_tb = traceback.walk_tb
 _PRISTINE_BUILTINS = dict(vars(builtins))
 
 
@@ -383,10 +392,74 @@ def _format_exception(exc, tb, seen):
     return out
 
 
+# The failure line (see the module docstring): its mark, and how much of each text it carries
+# (the host cuts them shorter).
+_FAILURE_MARK = "dixit-failure: "
+_FAILURE_TEXT_MAX = 2000
+import json as _json
+
+_FAILURE_ENCODER = _json.JSONEncoder(ensure_ascii=True)
+
+
+def _failure_line(exc, tb, target):
+    """The failure line of a unit test that ended with `exc` (traceback `tb`): its type, its
+    message, and the test's line where it happened. Never raises (an exception whose `str`
+    fails is reported without its message)."""
+    import linecache
+
+    def text(get):
+        try:
+            return str(get())[:_FAILURE_TEXT_MAX]
+        except BaseException:
+            return ""
+
+    report = {"type": text(lambda: type(exc).__name__), "message": text(lambda: exc)}
+    try:
+        for frame, lineno in _walk_tb(tb):
+            if frame.f_code.co_filename == target:
+                report["file"] = target.rsplit("/", 1)[-1]
+                report["line"] = lineno
+                report["code"] = text(
+                    lambda: linecache.getline(target, lineno, frame.f_globals).strip()
+                )
+    except BaseException:
+        pass
+    return _FAILURE_MARK + _FAILURE_ENCODER.encode(report) + "\n"
+
+
+def _report_failure(exc, tb, target):
+    """Writes the failure line as the last thing on stderr (see the module docstring)."""
+    try:
+        line = _failure_line(exc, tb, target)
+        sys.stderr.flush()
+        sys.stderr.write(line)
+        sys.stderr.flush()
+    except BaseException:
+        pass
+
+
+class _FirstFailure(_TextTestResult):
+    """unittest's text result, keeping the first failure or error (its exception and
+    traceback) for the failure line."""
+
+    first = None
+
+    def addFailure(self, test, err):
+        if self.first is None:
+            self.first = err
+        super().addFailure(test, err)
+
+    def addError(self, test, err):
+        if self.first is None:
+            self.first = err
+        super().addError(test, err)
+
+
 def _run_collected(ns, filename):
     """Runs the pytest-style test_* functions and unittest.TestCase classes the test defined;
-    returns the test's status. The unittest machinery was captured when the runtime was built,
-    before any solution could rebind it by name."""
+    returns the test's status and its first failure (`(type, exception, traceback)`, or None).
+    The unittest machinery was captured when the runtime was built, before any solution could
+    rebind it by name."""
     for name, obj in list(ns.items()):
         if (
             name.startswith("test")
@@ -403,17 +476,19 @@ def _run_collected(ns, filename):
         and obj.__module__ == ns.get("__name__")
     ]
     if not cases:
-        return _PASSED
+        return _PASSED, None
     suite = _TestSuite()
     loader = _TestLoader()
     for c in cases:
         suite.addTests(loader.loadTestsFromTestCase(c))
-    result = _TextTestRunner(stream=sys.stderr, verbosity=1).run(suite)
+    runner = _TextTestRunner(stream=sys.stderr, verbosity=1, resultclass=_FirstFailure)
+    result = runner.run(suite)
+    first = result.first if isinstance(result, _FirstFailure) else None
     if result.errors:
-        return _ERROR
+        return _ERROR, first
     if result.failures or result.unexpectedSuccesses:
-        return _FAILED
-    return _PASSED
+        return _FAILED, first
+    return _PASSED, None
 
 
 def _run_file(path, name, private_builtins=False):
@@ -467,9 +542,12 @@ def _mode_test(target, args):
     sys.argv = [target]
     try:
         ns = _run_file(target, "__main__", private_builtins=True)
-        return _run_collected(ns, target)
+        status, first = _run_collected(ns, target)
     except BaseException as exc:
-        return _test_status(exc)
+        status, first = _test_status(exc), (type(exc), exc, exc.__traceback__)
+    if status != _PASSED and first is not None:
+        _report_failure(first[1], first[2], target)
+    return status
 
 
 def _mode_serve(target, args):
@@ -518,6 +596,7 @@ def _warm_up_failure_path():
         exec(compile(src, name, "exec"), {"__name__": "__dixit_warm_up__"})
     except AssertionError as exc:
         traceback.format_exception(type(exc), exc, exc.__traceback__)
+        _failure_line(exc, exc.__traceback__, name)
     finally:
         linecache.cache.pop(name, None)
 

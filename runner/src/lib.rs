@@ -4,7 +4,7 @@
 //!
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
-//! classifies tests; [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
+//! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
 //! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
 //! [`compare`] runs several protocols over several projects; [`eval`] scores recorded corpora
 //! offline; [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
@@ -22,6 +22,7 @@ pub mod consensus;
 pub mod engine;
 pub mod english;
 pub mod eval;
+pub mod evidence;
 pub mod file_name;
 pub mod journal;
 pub mod protocol;

@@ -230,6 +230,12 @@ for (const spec of args.run) {
       verdict: d.querySelector(".dx-verdict") ? d.querySelector(".dx-verdict").textContent : null,
       code: d.querySelector("pre.dx-code").textContent,
       links: Array.from(d.querySelectorAll("a"), (a) => a.getAttribute("href")),
+      evidence: d.querySelector(".dx-evidence") ? {
+        head: d.querySelector(".dx-evidence p").textContent,
+        texts: Array.from(d.querySelectorAll(".dx-evidence pre"), (p) => p.textContent),
+        elements: d.querySelectorAll(".dx-evidence *").length,
+      } : null,
+      again: d.querySelector(".dx-again pre.dx-cmd") ? d.querySelector(".dx-again pre.dx-cmd").textContent : null,
     }));
     await page.locator("#matrix").screenshot({ path: shot(`run-${label}-matrix.png`) });
   }

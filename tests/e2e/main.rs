@@ -7,6 +7,8 @@
 //!   timestamps, durations).
 //! - `classify.rs`: every class in every test kind; reruns reproducible by seed; `--reruns auto`.
 //! - `exec.rs`: single verdicts and exit codes; determinism.
+//! - `evidence.rs`: a failing cell's evidence from the journal (escaped, the same on replay) to
+//!   the report, the command that runs it again, and JUnit; never in a dixit coder's prompt.
 //! - `eval.rs`: `dixit eval` through the library and the binary: CodeT import counts, every
 //!   verdict at both isolation levels, the cache, shards and their merge, agreement with the
 //!   native harness, a malformed corpus (real-data tests skip without the shared CodeT half).
@@ -40,6 +42,7 @@ mod classify;
 mod cli;
 mod decide;
 mod eval;
+mod evidence;
 mod exec;
 mod fault_server;
 mod hostile;

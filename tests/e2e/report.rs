@@ -95,7 +95,7 @@ fn json(path: &Path) -> Value {
 }
 
 /// `node` and `tests/browser/node_modules`, or a panic that says how to get them.
-fn browser_driver() -> PathBuf {
+pub(super) fn browser_driver() -> PathBuf {
     let dir = root().join("tests/browser");
     let has = |cmd: &str, arg: &str| {
         Command::new(cmd)
@@ -910,6 +910,11 @@ fn run_reports_in_chromium() {
         .as_str()
         .unwrap()
         .contains("wrong_answer"));
+    // A journal of format 1.0 kept no evidence; the command to run the cell again is there.
+    assert_eq!(h["drill"]["evidence"], Value::Null);
+    assert!(h["drill"]["again"].as_str().unwrap().starts_with(
+        "dixit exec --solution implementations/coder-4 --test suite/test_001.py --seed "
+    ));
     assert!(h["hoverInfo"].as_str().unwrap().contains("wrong_answer"));
     assert_eq!(h["openedBefore"], false);
     assert_eq!(h["opened"]["id"], "test-1");

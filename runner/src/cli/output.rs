@@ -4,6 +4,7 @@
 
 use std::io::IsTerminal;
 
+use crate::evidence::Evidence;
 use crate::report::format::{bytes, micros, thousands};
 use crate::sandbox::{Verdict, VerdictKind};
 
@@ -61,6 +62,10 @@ pub fn verdict_block(v: &Verdict) -> String {
     );
     if let Some(d) = &v.detail {
         s.push_str(&format!("  {}\n", printable(d)));
+    }
+    // Where a failed check or an exception happened, as the journal keeps it.
+    if let Some(e) = Evidence::of(v).filter(|e| e.line.is_some()) {
+        s.push_str(&format!("  failed at {}\n", printable(&e.headline())));
     }
     if v.read_entropy || v.read_clock {
         let what: Vec<&str> = [(v.read_entropy, "entropy"), (v.read_clock, "a clock")]

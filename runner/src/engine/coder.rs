@@ -154,7 +154,9 @@ impl Judgement {
 }
 
 /// The part of a failing run's output worth showing: the detail and the last lines of stderr
-/// (a traceback's end, a failed assertion) and of stdout.
+/// (a traceback's end, a failed assertion) and of stdout. It already holds what the journaled
+/// evidence of the cell (`crate::evidence`) holds, and more (stdout), so it stays as it is:
+/// recorded runs' prompts replay unchanged, and the evidence never reaches a prompt.
 fn relevant_output(cell: &Cell) -> String {
     let v = &cell.verdict;
     let tail = |s: &str, n: usize| {

@@ -11,14 +11,19 @@ use serde::{Deserialize, Serialize};
 use crate::agents::{FileWrite, Usage};
 use crate::classify::{Cell, Class};
 use crate::config::ProtocolName;
+use crate::evidence::Evidence;
 use crate::sandbox::{CompileSide, VerdictKind};
 
 /// The current journal format. A reader refuses a newer major version. 1.1: the header names the
 /// protocol; protocols write events and stops of their own ([`Open`]). 1.2: the `finished` stop.
 /// 1.3: a person's decisions (the `decision` event on the person's lane, the `accepted` stop)
-/// and the shared `interrupted` stop.
+/// and the shared `interrupted` stop. 1.4: a failing cell's `evidence` ([`CellRecord`]).
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 3;
+pub const FORMAT_MINOR: u32 = 4;
+
+/// The first minor version of format 1 whose cells carry `evidence`: a journal before it is
+/// resumed and replayed without (see `writer.rs`).
+pub const EVIDENCE_SINCE_MINOR: u32 = 4;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";
@@ -87,7 +92,8 @@ pub struct ProjectSnapshot {
     pub interface: BTreeMap<String, String>,
 }
 
-/// A compact, deterministic record of a matrix cell (no wall time, no output).
+/// A compact, deterministic record of a matrix cell (no wall time; of the output, only a failing
+/// run's capped [`Evidence`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CellRecord {
     pub v: VerdictKind,
@@ -100,6 +106,9 @@ pub struct CellRecord {
     pub runs: u32,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skipped: u32,
+    /// Why the run failed (format 1.4; none for a pass, and in older journals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -116,6 +125,7 @@ impl From<&Cell> for CellRecord {
             exit: c.verdict.exit_code,
             runs: c.runs,
             skipped: c.skipped,
+            evidence: Evidence::of(&c.verdict),
         }
     }
 }

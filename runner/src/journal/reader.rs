@@ -29,6 +29,8 @@ pub struct JournalFile {
     pub project: ProjectSnapshot,
     /// Digests of the guest runtimes the run used (see [`Event::Header`]).
     pub runtimes: std::collections::BTreeMap<String, String>,
+    /// The format's minor version (`dixit-journal/1.N`): what its events may hold.
+    pub format_minor: u32,
     /// Every record after the header, in file order.
     pub records: Vec<Record>,
     /// Bytes up to the end of the last complete line (a resume truncates the file there).
@@ -38,6 +40,12 @@ pub struct JournalFile {
 }
 
 impl JournalFile {
+    /// Whether its cells carry failure evidence (format 1.4 on): a replay or resume of an older
+    /// journal neither compares nor writes any.
+    pub fn has_evidence(&self) -> bool {
+        self.format_minor >= super::event::EVIDENCE_SINCE_MINOR
+    }
+
     /// Reads and checks a journal.
     pub fn read(path: &Path) -> Result<JournalFile, JournalError> {
         let bytes = std::fs::read(path).map_err(|source| JournalError::Io {
@@ -90,8 +98,9 @@ impl JournalFile {
                         project,
                         runtimes,
                     } => {
-                        check_format(path, &format)?;
-                        header = Some((run_id, dixit, wasmtime, protocol, project, runtimes));
+                        let minor = check_format(path, &format)?;
+                        header =
+                            Some((run_id, dixit, wasmtime, protocol, project, runtimes, minor));
                         continue;
                     }
                     _ => {
@@ -104,14 +113,15 @@ impl JournalFile {
             }
             records.push(rec);
         }
-        let (run_id, dixit_version, wasmtime_version, protocol, project, runtimes) = header
-            .ok_or_else(|| JournalError::Format {
+        let (run_id, dixit_version, wasmtime_version, protocol, project, runtimes, format_minor) =
+            header.ok_or_else(|| JournalError::Format {
                 path: path.to_path_buf(),
                 message: "empty journal (no header)".into(),
             })?;
         Ok(JournalFile {
             protocol: protocol.unwrap_or_else(|| ProtocolName::new(FORMAT_1_0_PROTOCOL)),
             runtimes,
+            format_minor,
             path: path.to_path_buf(),
             run_id,
             dixit_version,
@@ -325,10 +335,10 @@ impl JournalFile {
     }
 }
 
-/// Checks the header's format: a newer major version is refused. A newer minor version reads:
-/// its new events are open entries ([`crate::journal::Open`]) a reader that does not know them
-/// passes by, and fields it added to shared events are ignored.
-fn check_format(path: &Path, format: &str) -> Result<(), JournalError> {
+/// Checks the header's format and returns its minor version: a newer major version is refused.
+/// A newer minor version reads: its new events are open entries ([`crate::journal::Open`]) a
+/// reader that does not know them passes by, and fields it added to shared events are ignored.
+fn check_format(path: &Path, format: &str) -> Result<u32, JournalError> {
     let mut version = format
         .strip_prefix("dixit-journal/")
         .map(|v| v.split('.').map(|n| n.parse::<u32>().ok()));
@@ -345,5 +355,5 @@ fn check_format(path: &Path, format: &str) -> Result<(), JournalError> {
             message: format!("written by a newer dixit (format {format}); this dixit reads dixit-journal/{FORMAT_MAJOR}.x"),
         });
     }
-    Ok(())
+    Ok(version.and_then(|mut v| v.next().flatten()).unwrap_or(0))
 }

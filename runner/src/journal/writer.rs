@@ -25,6 +25,9 @@ pub enum PastEnd {
 struct Inner {
     /// Compare verdict cells without their fuel (the guest runtime differs from the recording's).
     ignore_fuel: bool,
+    /// Whether cells carry evidence: not in a journal of a format before 1.4, whose events a
+    /// resume or replay then compares and writes without it.
+    evidence: bool,
     file: Option<File>,
     seqs: HashMap<String, u64>,
     expect: Option<(HashMap<String, VecDeque<Record>>, PastEnd)>,
@@ -132,6 +135,7 @@ impl Journal {
             path: path.to_path_buf(),
             inner: Mutex::new(Inner {
                 ignore_fuel: false,
+                evidence: true,
                 file: Some(file),
                 seqs: HashMap::new(),
                 expect: None,
@@ -190,6 +194,7 @@ impl Journal {
             path: path.clone(),
             inner: Mutex::new(Inner {
                 ignore_fuel: false,
+                evidence: recorded.has_evidence(),
                 file: Some(file),
                 seqs: HashMap::new(),
                 expect: Some((recorded.lanes_to_resume(), PastEnd::Append)),
@@ -208,6 +213,7 @@ impl Journal {
             path: recorded.path.clone(),
             inner: Mutex::new(Inner {
                 ignore_fuel,
+                evidence: recorded.has_evidence(),
                 file: None,
                 seqs: HashMap::new(),
                 expect: Some((recorded.lanes(), PastEnd::Fail)),
@@ -230,6 +236,11 @@ impl Journal {
             let seq = *s;
             *s += 1;
             seq
+        };
+        let event = if inner.evidence {
+            event
+        } else {
+            without_evidence(event)
         };
         let mut rec = Record {
             lane: lane.to_string(),
@@ -371,6 +382,45 @@ fn clip(v: &serde_json::Value) -> String {
     }
 }
 
+/// `event` without the `evidence` of its verdict cells (for a journal of a format that had
+/// none).
+fn without_evidence(event: Event) -> Event {
+    let Ok(mut v) = serde_json::to_value(&event) else {
+        return event;
+    };
+    if !strip_evidence(&mut v) {
+        return event;
+    }
+    serde_json::from_value(v).unwrap_or(event)
+}
+
+/// Removes `evidence` from every cell of every `cells` array in `v`; whether any was removed.
+fn strip_evidence(v: &mut serde_json::Value) -> bool {
+    use serde_json::Value;
+    let mut removed = false;
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Array(cells)) = o.get_mut("cells") {
+                for c in cells.iter_mut() {
+                    if let Value::Object(c) = c {
+                        removed |= c.remove("evidence").is_some();
+                    }
+                }
+            }
+            for x in o.values_mut() {
+                removed |= strip_evidence(x);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                removed |= strip_evidence(x);
+            }
+        }
+        _ => {}
+    }
+    removed
+}
+
 /// Removes the `fuel` of every verdict cell.
 fn strip_fuel(v: &mut serde_json::Value) {
     if let Some(cells) = v.get_mut("cells").and_then(|c| c.as_array_mut()) {
@@ -488,6 +538,69 @@ mod tests {
         assert_eq!(r.run_id, "r1");
         assert_eq!(r.stop(), Some((StopReason::RoundCap { rounds: 1 }, 1)));
         assert_eq!(r.records[1].event, Event::Thanks);
+    }
+
+    /// A judged event whose one cell failed, with or without its evidence.
+    fn judged(evidence: bool) -> Event {
+        Event::Judged {
+            vector: vec![false],
+            build_error: None,
+            cells: vec![crate::journal::CellRecord {
+                v: crate::sandbox::VerdictKind::WrongAnswer,
+                side: None,
+                seed: 1,
+                fuel: 10,
+                exit: Some(1),
+                runs: 1,
+                skipped: 0,
+                evidence: evidence.then(|| crate::evidence::Evidence {
+                    kind: "AssertionError".into(),
+                    line: Some(4),
+                    ..Default::default()
+                }),
+            }],
+        }
+    }
+
+    /// A journal of format 1.3 (cells without evidence) replays and resumes: evidence is
+    /// neither compared nor written; a journal of the current format compares it.
+    #[test]
+    fn evidence_is_compared_and_written_only_from_format_1_4() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("journal.jsonl");
+        let j = create(&p);
+        j.emit("coder-1", judged(true)).unwrap();
+        drop(j);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(
+            text.contains("\"evidence\":{\"kind\":\"AssertionError\""),
+            "{text}"
+        );
+        // Current format: a re-execution without the evidence diverges.
+        let rec = JournalFile::read(&p).unwrap();
+        assert!(rec.has_evidence());
+        let v = Journal::verify(&rec, false);
+        let e = v.emit("coder-1", judged(false)).unwrap_err().to_string();
+        assert!(e.contains("evidence"), "{e}");
+        // Format 1.3: the recording has no evidence, the re-execution's is not compared...
+        let old = text
+            .replacen(&format!("1.{FORMAT_MINOR}"), "1.3", 1)
+            .replace(",\"evidence\":{\"kind\":\"AssertionError\",\"line\":4}", "");
+        assert!(!old.contains("evidence"), "{old}");
+        std::fs::write(&p, &old).unwrap();
+        let rec = JournalFile::read(&p).unwrap();
+        assert!(!rec.has_evidence());
+        let v = Journal::verify(&rec, false);
+        v.emit("coder-1", judged(true)).unwrap();
+        v.finish().unwrap();
+        // ... and a resume appends events without it.
+        let r = Journal::resume(&rec).unwrap();
+        r.emit("coder-1", judged(true)).unwrap();
+        r.emit("coder-1", judged(true)).unwrap();
+        drop(r);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(!text.contains("evidence"), "{text}");
     }
 
     #[test]

@@ -53,10 +53,7 @@ pub fn render_junit(v: &RunView) -> String {
             .map(|(j, t)| Case {
                 class: "suite",
                 name: format!("{} (by {})", t.file, t.author),
-                path: match &v.acceptance {
-                    Some(dir) => format!("PROJECT/{}/{}", dir.display(), t.file),
-                    None => format!("suite/{}", t.file),
-                },
+                path: v.suite_test_path(t),
                 cell: v
                     .final_cells
                     .get(coder)
@@ -68,7 +65,7 @@ pub fn render_junit(v: &RunView) -> String {
         cases.extend(v.hidden_tests.iter().enumerate().map(|(k, name)| Case {
             class: "hidden",
             name: name.clone(),
-            path: format!("PROJECT/hidden/{name}"),
+            path: format!("PROJECT/hidden/{}", name),
             cell: hidden.and_then(|h| h.get(k).cloned()),
         }));
         let failures = cases
@@ -128,23 +125,32 @@ pub fn render_junit(v: &RunView) -> String {
             } else {
                 "error"
             };
-            let message = format!(
+            let verdict = format!(
                 "{}{} (seed {}, fuel {})",
                 cell.v,
                 cell.exit.map(|e| format!(", exit {e}")).unwrap_or_default(),
                 cell.seed,
                 cell.fuel
             );
-            let again = format!(
-                "dixit exec --solution implementations/{coder} --test {} --seed {}",
-                c.path, cell.seed
-            );
+            // The failure itself leads the message; its stderr goes in the body.
+            let (message, evidence) = match &cell.evidence {
+                Some(e) => (
+                    format!("{}; {verdict}", e.headline()),
+                    if e.stderr.is_empty() {
+                        String::new()
+                    } else {
+                        format!("\nstderr (its end):\n{}", e.stderr.trim_end())
+                    },
+                ),
+                None => (verdict, String::new()),
+            };
+            let again = v.exec_command(coder, &c.path, cell.seed);
             let _ = write!(
                 suites,
                 ">\n      <{tag} type=\"{}\" message=\"{}\">{}</{tag}>\n    </testcase>\n",
                 cell.v,
                 xml_escape(&message),
-                xml_escape(&format!("{message}\nto see it again, from the run directory (PROJECT: the project's folder): {again}"))
+                xml_escape(&format!("{message}{evidence}\nto see it again, from the run directory (PROJECT: the project's folder): {again}"))
             );
         }
         suites.push_str("  </testsuite>\n");

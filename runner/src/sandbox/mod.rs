@@ -49,4 +49,6 @@ pub use memory::MemoryStats;
 pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
 pub use session::Session;
 pub use spec::{Entry, Preopen, RunSpec, Server};
-pub use verdict::{CompileSide, Completion, Verdict, VerdictKind, RUNNER_EXITED};
+pub use verdict::{
+    CompileSide, Completion, GuestFailure, Verdict, VerdictKind, FAILURE_MARK, RUNNER_EXITED,
+};

@@ -98,9 +98,59 @@ pub struct Verdict {
     pub stderr: String,
     pub read_entropy: bool,
     pub read_clock: bool,
+    /// How the test said it failed, when its runtime says so (dixit's Python runner does):
+    /// taken off the end of `stderr`, see [`Verdict::take_failure_line`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<GuestFailure>,
 }
 
+/// What dixit's Python runner reports of a failing unit test on the last line of its stderr
+/// (`dixit-failure: {json}`, see `guest-sdk/python/dixit_runtime.py`): guest text, neither
+/// capped nor escaped yet (`crate::evidence` does both).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuestFailure {
+    /// The exception's type name (`AssertionError`).
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    /// Its message (`str(exc)`).
+    #[serde(default)]
+    pub message: String,
+    /// The test file's name, when the test's code was on the stack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The line of the last frame in the test file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// That line's source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// What starts the Python runner's failure line.
+pub const FAILURE_MARK: &str = "dixit-failure: ";
+
+/// The longest failure line read (the runner writes a few KiB at most).
+const FAILURE_LINE_MAX: usize = 64 << 10;
+
 impl Verdict {
+    /// Takes the Python runner's failure line off the end of `stderr` into
+    /// [`Verdict::failure`]. Call it only for a unit test whose runner returned (so that the
+    /// runner wrote the last line, not the guest's code); other text is left as it is.
+    pub fn take_failure_line(&mut self) {
+        let body = self.stderr.strip_suffix('\n').unwrap_or(&self.stderr);
+        let start = body.rfind('\n').map_or(0, |i| i + 1);
+        let Some(json) = body[start..].strip_prefix(FAILURE_MARK) else {
+            return;
+        };
+        if json.len() > FAILURE_LINE_MAX {
+            return;
+        }
+        if let Ok(f) = serde_json::from_str::<GuestFailure>(json) {
+            self.failure = Some(f);
+            self.stderr.truncate(start);
+        }
+    }
+
     /// Whether the run passed.
     pub fn passed(&self) -> bool {
         self.verdict == VerdictKind::Pass
@@ -132,6 +182,7 @@ impl Verdict {
             stderr: String::new(),
             read_entropy: false,
             read_clock: false,
+            failure: None,
         }
     }
 
@@ -156,6 +207,7 @@ impl Verdict {
             stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
             read_entropy: o.read_entropy,
             read_clock: o.read_clock,
+            failure: None,
         }
     }
 }

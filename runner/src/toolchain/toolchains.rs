@@ -19,7 +19,7 @@ use super::rust::RustToolchain;
 use super::sdk::Sdk;
 use super::snapshot;
 use super::{Language, TestKind};
-use crate::sandbox::{CompileSide, Limits, Program, RunOutcome, Sandbox, Server, Verdict};
+use crate::sandbox::{CompileSide, Limits, Program, RunEnd, RunOutcome, Sandbox, Server, Verdict};
 
 /// All toolchains over one sandbox. Compilers and the Python runtime are found (or built) on
 /// first use and kept for the life of the value; `&Toolchains` is shared by worker threads.
@@ -267,7 +267,13 @@ impl Toolchains {
         limits: &Limits,
     ) -> Verdict {
         let outcome = self.sandbox.run(&r.program, &r.spec(stdin, seed, limits));
-        Verdict::from_outcome(&outcome, seed, r.completion)
+        let mut v = Verdict::from_outcome(&outcome, seed, r.completion);
+        // A Python unit test (the one runnable with a server) whose runner returned a failure
+        // wrote its failure line last.
+        if r.server.is_some() && matches!(outcome.end, RunEnd::Returned { code } if code != 0) {
+            v.take_failure_line();
+        }
+        v
     }
 
     /// A Python file of dixit's own run as a program (mode `main`, mounted at `/test` like a

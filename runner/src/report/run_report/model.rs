@@ -244,6 +244,52 @@ pub struct RunView<'a> {
     pub span: Option<(u64, u64)>,
     /// The test file extension of the run (`py`, `c`, ...).
     pub test_ext: String,
+    /// What `dixit exec` needs beyond solution, test and seed to run a test as the run did:
+    /// the run's limits where they are not exec's defaults, and the stated interface.
+    pub exec_flags: Vec<String>,
+}
+
+/// The `dixit exec` flags that make a run of `config`'s tests as the run made them (see
+/// [`RunView::exec_flags`]). C/C++ headers are named under `PROJECT/`, the project's folder.
+fn exec_flags(config: &Config) -> Vec<String> {
+    let (run, default) = (config.limits.limits(), crate::sandbox::Limits::default());
+    let mut out = Vec::new();
+    if run.fuel != default.fuel {
+        out.push(format!("--fuel {}", run.fuel));
+    }
+    if run.memory_bytes != default.memory_bytes {
+        out.push(format!("--memory {}", run.memory_bytes >> 20));
+    }
+    if run.output_bytes != default.output_bytes {
+        out.push(format!("--output-limit {}", run.output_bytes));
+    }
+    if run.wall_time_ms != default.wall_time_ms {
+        out.push(format!("--wall-time {}", run.wall_time_ms));
+    }
+    match config.stated_interface(Path::new("PROJECT")) {
+        crate::toolchain::StatedInterface::Headers(h) => out.extend(
+            h.iter()
+                .map(|p| format!("--interface {}", shell_word(&p.display().to_string()))),
+        ),
+        crate::toolchain::StatedInterface::Items(items) => out.extend(
+            items
+                .iter()
+                .map(|i| format!("--interface {}", shell_word(i))),
+        ),
+        crate::toolchain::StatedInterface::None => {}
+    }
+    out
+}
+
+/// `s` as one word of a POSIX shell command: as it is when it holds only safe characters, else
+/// in single quotes.
+pub fn shell_word(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "._/-:=+,@%".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// A string made safe for an element id (the page escapes everything anyway).
@@ -303,6 +349,7 @@ impl<'a> RunView<'a> {
             models: BTreeMap::new(),
             span: records.first().zip(records.last()).map(|(a, b)| (a.t, b.t)),
             test_ext,
+            exec_flags: config.as_ref().map(exec_flags).unwrap_or_default(),
         };
         let mut round = 0u32;
         // Per lane: the last reply's purpose, and the proposal waiting for its author's next
@@ -644,6 +691,7 @@ impl<'a> RunView<'a> {
                                 exit: None,
                                 runs: 0,
                                 skipped: 0,
+                                evidence: None,
                             });
                         }
                         l.cells.get(j).cloned()
@@ -664,6 +712,31 @@ impl<'a> RunView<'a> {
             out.insert(coder.clone(), cells);
         }
         out
+    }
+
+    /// Where suite test `t` is, as `dixit exec --test` takes it from the run directory: in
+    /// `suite/`, or the project's acceptance folder (`PROJECT/tests/...`).
+    pub fn suite_test_path(&self, t: &SuiteTest) -> String {
+        match &self.acceptance {
+            Some(dir) => format!("PROJECT/{}/{}", dir.display(), t.file),
+            None => format!("suite/{}", t.file),
+        }
+    }
+
+    /// The command that runs `test` (a path from [`RunView::suite_test_path`], or
+    /// `PROJECT/hidden/NAME`) against `coder`'s final code with `seed` again, from the run
+    /// directory, as the run ran it.
+    pub fn exec_command(&self, coder: &str, test: &str, seed: u64) -> String {
+        let mut cmd = format!(
+            "dixit exec --solution {} --test {} --seed {seed}",
+            shell_word(&format!("implementations/{coder}")),
+            shell_word(test)
+        );
+        for f in &self.exec_flags {
+            cmd.push(' ');
+            cmd.push_str(f);
+        }
+        cmd
     }
 
     /// The check of the code a coder ended with: its last attempt that was not rolled back
@@ -723,5 +796,36 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
                 .unwrap_or_default();
             out.push((rel, text));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(toml: &str) -> Vec<String> {
+        exec_flags(&Config::parse(toml, Path::new("dixit.toml")).unwrap())
+    }
+
+    /// The run's limits where they differ from `dixit exec`'s defaults, and its interface.
+    #[test]
+    fn exec_flags_repeat_what_the_run_used() {
+        assert!(flags("[project]\nlanguage = \"python\"\n").is_empty());
+        assert_eq!(
+            flags("[project]\nlanguage = \"c\"\ninterface = \"interface/solution.h\"\n[limits]\nfuel = 1000\nmemory_mb = 64\n"),
+            ["--fuel 1000", "--memory 64", "--interface PROJECT/interface/solution.h"]
+        );
+        assert_eq!(
+            flags("[project]\nlanguage = \"rust\"\ninterface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]\n"),
+            ["--interface 'add: fn(i32, i32) -> i32'", "--interface Stack"]
+        );
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_they_must_be() {
+        assert_eq!(shell_word("suite/test_001.py"), "suite/test_001.py");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's; rm -rf ~"), "'it'\\''s; rm -rf ~'");
+        assert_eq!(shell_word(""), "''");
     }
 }

@@ -4,7 +4,14 @@
 //!
 //! ```text
 //! {coders: [name], tests: [{n, file, author, round, source}], verdicts: {letter: name},
-//!  cells: [[{v, seed, fuel, exit} | null per test] per coder], impl: {coder: anchor}}
+//!  cells: [[{v, seed, fuel, exit, ev, cmd} | null per test] per coder], impl: {coder: anchor}}
+//! ```
+//!
+//! where `ev` is a failing cell's journaled evidence (`{kind, message, file, line, code,
+//! stderr}`, see [`crate::evidence::Evidence`]) and `cmd` the `dixit exec` command that runs it
+//! again from the run directory:
+//!
+//! ```text
 //! ```
 
 use std::collections::BTreeMap;
@@ -61,7 +68,7 @@ struct RunData<'a> {
     coders: &'a [String],
     tests: Vec<TestData<'a>>,
     verdicts: BTreeMap<char, &'static str>,
-    cells: Vec<Vec<Option<CellData>>>,
+    cells: Vec<Vec<Option<CellData<'a>>>>,
     #[serde(rename = "impl")]
     impls: BTreeMap<&'a str, String>,
 }
@@ -76,12 +83,15 @@ struct TestData<'a> {
 }
 
 #[derive(Serialize)]
-struct CellData {
+struct CellData<'a> {
     v: char,
     seed: u64,
     fuel: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     exit: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ev: Option<&'a crate::evidence::Evidence>,
+    cmd: String,
 }
 
 /// Renders the report of the run in `run_dir` (its journal already read, its summary folded)
@@ -191,12 +201,15 @@ pub fn render_run(
                         .map(|cells| {
                             cells
                                 .iter()
-                                .map(|x| {
+                                .zip(&v.suite)
+                                .map(|(x, t)| {
                                     x.as_ref().map(|x| CellData {
                                         v: crate::eval::verdict_code(x.v),
                                         seed: x.seed,
                                         fuel: x.fuel,
                                         exit: x.exit,
+                                        ev: x.evidence.as_ref(),
+                                        cmd: v.exec_command(c, &v.suite_test_path(t), x.seed),
                                     })
                                 })
                                 .collect()
@@ -547,7 +560,7 @@ fn matrices(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     };
     html! {
         (legend(&verdict_legend()))
-        p { "At the end of the run: each coder's verdict on each suite test (click a cell for the test and the verdict, a test's header for its code)." }
+        p { "At the end of the run: each coder's verdict on each suite test (click a cell for the test, the verdict, what failed and the command that runs it again; a test's header for its code)." }
         div #dx-final .dx-roomy {
             (final_m.render())
             p.dx-cell-info.dx-muted { "Hover a cell for its verdict." }

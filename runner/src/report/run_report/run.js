@@ -1,5 +1,6 @@
 // The run report's drill-down: a click on a cell of the final coders × tests matrix shows, below
-// it, the coder's verdict and the test's code; a click on a test's header shows the test; a click
+// it, the coder's verdict, the failure's evidence (what failed, where, the end of stderr), the
+// command that runs it again, and the test's code; a click on a test's header shows the test; a click
 // on a coder shows its standing. A link to a collapsed test (#test-3, a rejected proposal) opens
 // it. Data comes from the embedded "dx-run" block (see page.rs) and is inserted as text only
 // (dixit.el, dixit.code): agent output is hostile.
@@ -36,6 +37,35 @@
     return s + " (seed " + cell.seed + ", fuel " + cell.fuel.toLocaleString("en") + ")";
   }
 
+  // What failed, where, its message and the end of stderr (all journaled guest text: as text).
+  function evidence(ev) {
+    const box = el("div", { class: "dx-evidence" });
+    const where = ev.line !== undefined ? (ev.file ? ev.file + ":" + ev.line : "line " + ev.line) : null;
+    box.append(el("p", {}, el("strong", {}, ev.kind), where ? " at " + where : null));
+    if (ev.code) box.append(el("pre", { class: "dx-cmd" }, ev.code));
+    if (ev.message) box.append(el("pre", { class: "dx-msg" }, ev.message));
+    if (ev.stderr) {
+      box.append(el("details", {}, el("summary", {}, "stderr (its end)"), el("pre", { class: "dx-msg" }, ev.stderr)));
+    }
+    return box;
+  }
+
+  // The command that runs the cell again, with a button that copies it.
+  function again(cmd) {
+    const pre = el("pre", { class: "dx-cmd" }, cmd);
+    const button = el("button", { type: "button", class: "dx-copy" }, "copy");
+    button.addEventListener("click", () => {
+      const done = () => { button.textContent = "copied"; };
+      if (navigator.clipboard) {
+        navigator.clipboard.writeText(cmd).then(done, () => window.getSelection().selectAllChildren(pre));
+      } else {
+        window.getSelection().selectAllChildren(pre);
+      }
+    });
+    const where = cmd.includes("PROJECT/") ? " (PROJECT: the project's folder)" : "";
+    return el("div", { class: "dx-again" }, el("p", {}, "Run it again, from the run directory" + where + ": ", button), pre);
+  }
+
   function show(r, c) {
     drill.replaceChildren();
     const coder = r === null ? null : run.coders[r];
@@ -45,7 +75,10 @@
     if (test) head.push("test " + test.n + " (" + test.file + " by " + test.author + ", round " + test.round + ")");
     drill.append(el("h3", {}, head.join(" × ")));
     if (coder !== null && test) {
-      drill.append(el("p", { class: "dx-verdict" }, coder + ": " + verdictText((run.cells[r] || [])[c])));
+      const cell = (run.cells[r] || [])[c];
+      drill.append(el("p", { class: "dx-verdict" }, coder + ": " + verdictText(cell)));
+      if (cell && cell.ev) drill.append(evidence(cell.ev));
+      if (cell && cell.cmd) drill.append(again(cell.cmd));
     } else if (coder !== null) {
       const cells = run.cells[r] || [];
       const passed = cells.filter((x) => x && x.v === "P").length;
