@@ -7,7 +7,7 @@
 //!   decisions in words and on the page); the protocols implement it, the report names none.
 //! - `text.rs`: the terminal summary and [`describe_stop`]; `choices.rs`: what a person may do
 //!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`;
-//!   `evidence.rs`: what the person reads first there ([`Evidence`]).
+//!   `balance.rs`: what the person reads first there ([`Balance`]).
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
@@ -16,12 +16,12 @@
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
 //!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
 
+mod balance;
 mod bench;
 mod choices;
 mod compare;
 pub mod eval_report;
 mod eval_table;
-mod evidence;
 pub mod format;
 pub mod html;
 pub mod input;
@@ -32,11 +32,11 @@ pub mod run_report;
 mod summary;
 mod text;
 
+pub use balance::{balance, Balance};
 pub use bench::bench_table;
 pub use choices::{offer, offer_of, recorded_config, Offer, Room};
 pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
-pub use evidence::{evidence, Evidence};
 pub use outputs::{write_outputs, OutputError};
 pub use protocol::ProtocolReport;
 pub use run_report::Trial;

@@ -1,7 +1,7 @@
 //! The terminal summary of a run, and a stop in words.
 
+use super::balance::balance;
 use super::choices::offer_of;
-use super::evidence::evidence;
 use super::format::plural;
 use super::protocol::ProtocolReport;
 use super::summary::Summary;
@@ -63,7 +63,7 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
             .map(|j| offer_of(protocol, &j))
             .unwrap_or_default();
         let commands = offer.commands(&s.run_id);
-        let e = evidence(s);
+        let e = balance(s);
         if !offer.is_empty() && !e.is_empty() {
             o.push_str("  the evidence:\n");
             for (coder, line) in &e.coders {

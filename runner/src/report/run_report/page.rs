@@ -31,7 +31,7 @@ use crate::english::and_list;
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{describe_stop, evidence, exit_class, offer_of, ProtocolReport, Summary};
+use crate::report::{balance, describe_stop, exit_class, offer_of, ProtocolReport, Summary};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -317,7 +317,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                 p.dx-doubts { strong { "But: " } (doubts.join("; ")) "." }
             }
             @let offer = offer_of(p, v.journal);
-            @let e = evidence(s);
+            @let e = balance(s);
             @if !offer.is_empty() && !e.is_empty() {
                 div #dx-evidence {
                     ul.dx-coders {

@@ -1,4 +1,4 @@
-//! The evidence a person reads at a stop before choosing, the same on the page and in the
+//! The balance a person reads at a stop before choosing, the same on the page and in the
 //! terminal and in the same order: each coder's suite and hidden results, one balance line per
 //! group of failing tests (who passes them, who fails them, and what the hidden tests say), and
 //! where the final implementations disagree, grouped by who answers alone.
@@ -10,7 +10,7 @@ use crate::english::and_list;
 
 /// What the person reads first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Evidence {
+pub struct Balance {
     /// One line per coder: `coder-4: fails tests 1 and 2 of 2 · hidden tests 0/3`.
     pub coders: Vec<(String, String)>,
     /// Who agrees with which tests: `3 of 4 coders and the hidden tests agree with tests 1 and
@@ -21,15 +21,15 @@ pub struct Evidence {
     pub odd: Vec<String>,
 }
 
-impl Evidence {
+impl Balance {
     /// Nothing to show.
     pub fn is_empty(&self) -> bool {
         self.coders.is_empty() && self.balance.is_empty() && self.odd.is_empty()
     }
 }
 
-/// The evidence of a run's summary.
-pub fn evidence(s: &Summary) -> Evidence {
+/// What a person reads first at a stop of the run of summary `s`.
+pub fn balance(s: &Summary) -> Balance {
     let numbers: Vec<usize> = s.suite.iter().map(|t| t.number).collect();
     let number = |j: usize| {
         if numbers.len()
@@ -82,15 +82,15 @@ pub fn evidence(s: &Summary) -> Evidence {
             (name.clone(), format!("{suite}{hidden}{gone}"))
         })
         .collect();
-    Evidence {
+    Balance {
         coders,
-        balance: balance(s, &number, &tests),
+        balance: lines(s, &number, &tests),
         odd: odd_one_out(s),
     }
 }
 
 /// One line per set of coders failing the same tests.
-fn balance(
+fn lines(
     s: &Summary,
     number: &dyn Fn(usize) -> usize,
     tests: &dyn Fn(&[usize]) -> String,
@@ -319,7 +319,7 @@ mod tests {
             ("coder-3", &[true, true], Some((3, 3))),
             ("coder-4", &[false, false], Some((0, 3))),
         ]);
-        let e = evidence(&s);
+        let e = balance(&s);
         assert_eq!(
             e.balance,
             ["3 of 4 coders and the hidden tests agree with tests 1 and 2; coder-4 alone fails them"]
@@ -342,7 +342,7 @@ mod tests {
             ("coder-3", &[true, false], Some((2, 2))),
         ]);
         assert_eq!(
-            evidence(&s).balance,
+            balance(&s).balance,
             ["2 of 3 coders pass test 2; coder-3 alone fails it, but coder-3 passes the hidden tests: perhaps the test is wrong"]
         );
     }
@@ -355,7 +355,7 @@ mod tests {
             ("coder-3", &[true, true, true], None),
         ]);
         assert_eq!(
-            evidence(&s).balance,
+            balance(&s).balance,
             [
                 "2 of 3 coders pass test 2; coder-1 alone fails it",
                 "1 of 3 coders pass test 3; coder-1 and coder-2 fail it"
@@ -366,7 +366,7 @@ mod tests {
             ("coder-2", &[true], Some((0, 1))),
         ]);
         assert_eq!(
-            evidence(&s).balance,
+            balance(&s).balance,
             ["all 2 coders pass the suite's test, but coder-2 fails hidden tests"]
         );
     }
@@ -379,7 +379,7 @@ mod tests {
             ("coder-3", &[true, true], None),
         ]);
         s.left_behind.push("coder-1".into());
-        let e = evidence(&s);
+        let e = balance(&s);
         assert_eq!(e.balance, ["all 2 coders pass the suite's 2 tests"]);
         assert!(e.coders[0].1.ends_with("· left behind"), "{:?}", e.coders);
     }
@@ -431,7 +431,7 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(
-            evidence(&s).odd,
+            balance(&s).odd,
             [
                 "coder-3 alone answers differently on 2 of the 10 calls the tests made",
                 "coder-1 alone answers differently on 1 of the 10 calls the tests made",
