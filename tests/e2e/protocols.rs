@@ -556,3 +556,43 @@ fn single_asks_once_and_ships_the_answer() {
         describe(&o)
     );
 }
+
+/// A repair whose every attempt is a syntax error, reviewed as clean, is not green and says
+/// so, and its code is shown whole.
+#[test]
+fn repair_whose_attempts_never_run_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    let p = triangle(t.path(), |c| c);
+    let broken = "def triangle(a, b, c):\n    if a == b == c\n        return \"equilateral\"";
+    let right = "def triangle(a, b, c):\n    x, y, z = sorted((a, b, c))\n    if x <= 0 or x + y <= z:\n        raise ValueError(\"not a triangle\")\n    return {1: \"equilateral\", 2: \"isosceles\"}.get(len({a, b, c}), \"scalene\")";
+    let reply = |agent: &str, text: &str| format!("[[{agent}]]\ntext = '''\n{text}\n'''\n\n");
+    let code = |agent: &str, c: &str| reply(agent, &format!("```python\n{c}\n```"));
+    let mut script = code("coder-1", broken);
+    script += &reply("reviewer-1", "CLEAN");
+    script += &code("coder-2", right);
+    script += &reply("reviewer-2", "CLEAN");
+    for _ in 0..3 {
+        script += &code("coder-1", broken);
+    }
+    std::fs::write(p.join("scripts/repair.toml"), script).unwrap();
+    let o = dixit(
+        &["run", p.to_str().unwrap(), "--protocol", "repair"],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("but: ")
+            && out.contains(
+                "no attempt of coder-1's ran: every acceptance test errors in all 4 attempts"
+            )
+            && out.contains("though its review called the first clean"),
+        "{out}"
+    );
+    let page = std::fs::read_to_string(the_run(&p).join("report.html")).unwrap();
+    assert!(
+        page.contains("No attempt of coder-1 ran at all"),
+        "the page says it"
+    );
+    assert!(!page.contains("dx-lead dx-good"), "not green");
+}

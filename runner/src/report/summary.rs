@@ -76,6 +76,12 @@ pub trait Part: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// Whether the protocol grows the suite it judges by (then an empty one is a doubt: nothing
+    /// checked the implementations).
+    fn grows_suite(&self) -> bool {
+        false
+    }
+
     /// A copy (a summary is cloned).
     fn boxed(&self) -> Box<dyn Part>;
 
@@ -289,6 +295,9 @@ impl Summary {
             })
             .collect();
         if let Some(p) = self.part.get() {
+            if p.grows_suite() && self.suite.is_empty() && self.stop.is_some() {
+                out.push("the suite is empty: no test checked the implementations".into());
+            }
             out.extend(p.doubts());
         }
         out

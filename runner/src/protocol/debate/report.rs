@@ -244,6 +244,10 @@ impl Part for DebatePart {
         o
     }
 
+    fn grows_suite(&self) -> bool {
+        true
+    }
+
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
     }

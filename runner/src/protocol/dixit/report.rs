@@ -327,6 +327,10 @@ impl Part for DixitPart {
         )]
     }
 
+    fn grows_suite(&self) -> bool {
+        true
+    }
+
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
     }
@@ -394,6 +398,17 @@ mod tests {
         let v = Dixit.view(&j, &s, dir);
         let prov = Provenance::now();
         (render_run(&v, &Dixit, &prov).unwrap(), prov)
+    }
+
+    #[test]
+    fn an_empty_suite_is_a_doubt() {
+        let mut s = Dixit.summary();
+        assert!(s.doubts().is_empty(), "not before the run stopped");
+        s.stop = Some(crate::journal::StopReason::own(&Converged {}));
+        assert_eq!(
+            s.doubts(),
+            ["the suite is empty: no test checked the implementations"]
+        );
     }
 
     #[test]

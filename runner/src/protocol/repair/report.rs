@@ -45,6 +45,17 @@ pub struct RepairPart {
     pub coders: BTreeMap<String, RepairCoder>,
 }
 
+impl RepairCoder {
+    /// Every test errored in every attempt it made.
+    pub fn never_ran(&self) -> bool {
+        !self.attempts.is_empty()
+            && self
+                .attempts
+                .iter()
+                .all(|a| a.total > 0 && a.errors == a.total)
+    }
+}
+
 /// Attempts as `2/5 → 1/5 (reverted) → 4/5`.
 pub fn attempts_line(attempts: &[AttemptStats]) -> String {
     attempts
@@ -130,9 +141,24 @@ impl ProtocolReport for Repair {
         }
     }
 
-    fn explain(&self, stop: &Open, _v: &RunView) -> Markup {
+    fn explain(&self, stop: &Open, v: &RunView) -> Markup {
         let failing = failing(stop).unwrap_or_default();
+        let never_ran: Vec<String> = v
+            .summary
+            .part
+            .typed::<RepairPart>()
+            .map(|p| {
+                p.coders
+                    .iter()
+                    .filter(|(_, c)| c.never_ran())
+                    .map(|(n, _)| n.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
         html! {
+            @if !never_ran.is_empty() {
+                p { "No attempt of " (and_list(&never_ran)) " ran at all: every acceptance test errors, which is what a syntax or import error does. Read the code below (the whole file is shown) before the failing tests." }
+            }
             @if failing.is_empty() {
                 p { "Every coder's best attempt passes the whole acceptance suite." }
             } @else {
@@ -262,6 +288,33 @@ impl Part for RepairPart {
             ));
         }
         o
+    }
+
+    /// A coder none of whose attempts ran (every acceptance test errors in each: a syntax or
+    /// import error), whatever its review said.
+    fn doubts(&self) -> Vec<String> {
+        self.coders
+            .iter()
+            .filter(|(_, c)| c.never_ran())
+            .map(|(name, c)| {
+                format!(
+                    "no attempt of {name}'s ran: every acceptance test errors in {}{}",
+                    if c.attempts.len() == 1 {
+                        "its one attempt".to_string()
+                    } else {
+                        format!(
+                            "all {} attempts (a syntax or import error?)",
+                            c.attempts.len()
+                        )
+                    },
+                    if c.review.as_deref() == Some("clean") {
+                        ", though its review called the first clean"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect()
     }
 
     fn boxed(&self) -> Box<dyn Part> {

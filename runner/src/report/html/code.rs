@@ -1,4 +1,5 @@
-//! The code viewer: a `<pre>` with one `span.l` per line; line numbers are drawn by a CSS
+//! The code viewer: the whole file (it never scrolls inside itself, so no line is out of sight),
+//! a `<pre>` with one `span.l` per line; line numbers are drawn by a CSS
 //! counter, so selecting and copying the code copies no numbers. `dixit.code(text, caption)` in
 //! `assets/dixit.js` builds the same markup in the browser for code shown on demand.
 
