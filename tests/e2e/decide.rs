@@ -141,8 +141,11 @@ fn a_coder_left_behind_and_the_rest_converge() {
     assert!(!j[at..]
         .iter()
         .any(|r| r["lane"] == "coder-2" && r["event"] == "reply"));
-    // Its last implementation stays in the record.
+    // Its last implementation stays in the record, and the summary says it was left behind.
     assert!(run.join("implementations/coder-2/solution.py").is_file());
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["left_behind"], serde_json::json!(["coder-2"]));
     replays(t.path(), &id);
 }
 

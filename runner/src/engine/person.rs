@@ -25,6 +25,10 @@ pub async fn ask_person(
     let Some((choice, by)) = ctx.take_answer() else {
         return Ok(None);
     };
+    ctx.summary
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .decided(&choice);
     if !inputs.hidden.is_empty() {
         run_hidden(ctx, coders, &inputs.hidden).await?;
     }

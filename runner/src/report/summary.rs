@@ -271,15 +271,22 @@ impl Summary {
                     c.hidden = Some((*passed, *total));
                 }
             }
-            Event::Decision {
-                choice: Choice::LeaveBehind { coder },
-                ..
-            } => self.left_behind.push(coder.clone()),
+            Event::Decision { choice, .. } => self.decided(choice),
             Event::Stop { reason, round } if lane == RUN_LANE => {
                 self.stop = Some(reason.clone());
                 self.rounds = *round;
             }
             _ => {}
+        }
+    }
+
+    /// Folds in a person's decision (journaled on the person lane; a resume meets it again
+    /// without re-journaling it).
+    pub fn decided(&mut self, choice: &Choice) {
+        if let Choice::LeaveBehind { coder } = choice {
+            if !self.left_behind.contains(coder) {
+                self.left_behind.push(coder.clone());
+            }
         }
     }
 
@@ -289,6 +296,7 @@ impl Summary {
         let mut out: Vec<String> = self
             .coders
             .iter()
+            .filter(|(name, _)| !self.left_behind.contains(name))
             .filter_map(|(name, c)| {
                 let (p, t) = c.hidden?;
                 (p < t).then(|| format!("{name} fails hidden tests ({p}/{t} pass)"))
