@@ -1,5 +1,5 @@
 //! The command line: malformed input gets a clear error naming what is wrong and a non-zero
-//! exit code (2: usage); `--help` explains; `bench` produces its report.
+//! exit code (2: usage); `--help` explains; `bench` produces its report; colour is per stream.
 
 use crate::support::{dixit, fixture, Output};
 
@@ -292,4 +292,76 @@ fn bench_reports_everything() {
             "second invocation: nothing compiled",
         ]
     );
+}
+
+/// Colour is decided per stream: with stdout a terminal (a pseudo-terminal here) and stderr a
+/// pipe, verdicts on stdout are coloured and stderr has no escape; `TERM=dumb` or `NO_COLOR`
+/// turn colour off; with both streams piped there is none at all.
+#[test]
+fn colour_only_on_a_terminal_stream() {
+    let args = [
+        "classify",
+        "--test",
+        &p("classify/python/tests/ideal.py"),
+        &p("classify/python/solutions/correct"),
+        &p("classify/python/solutions/only_4"),
+    ];
+    let piped = dixit(&args);
+    piped.expect_code(0);
+    assert!(piped.stdout.contains("pass"), "{}", piped.stdout);
+    assert!(!piped.stdout.contains('\x1b'), "{:?}", piped.stdout);
+    assert!(!piped.stderr.contains('\x1b'), "{:?}", piped.stderr);
+
+    let (out, err) = on_a_terminal(&args, &[("TERM", "xterm")]);
+    assert!(out.contains("\x1b[32mpass\x1b[0m"), "{out:?}");
+    assert!(out.contains("\x1b[31mwrong_answer\x1b[0m"), "{out:?}");
+    assert!(!err.contains('\x1b'), "stderr is a pipe: {err:?}");
+    for env in [[("TERM", "dumb")], [("NO_COLOR", "1")]] {
+        let (out, _) = on_a_terminal(&args, &env);
+        assert!(out.contains("pass"), "{out:?}");
+        assert!(!out.contains('\x1b'), "{env:?}: {out:?}");
+    }
+}
+
+/// Runs `dixit ARGS` with stdout on a fresh pseudo-terminal and stderr piped; returns both.
+fn on_a_terminal(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    use std::io::Read;
+    crate::support::warm_up();
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pseudo-terminal");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().expect("a path"))
+        .expect("the terminal's other end");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(args)
+        .current_dir(crate::support::root())
+        .env_remove("NO_COLOR")
+        .env_remove("DIXIT_JOBS")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .stdout(slave)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the dixit binary starts");
+    let mut err = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut master = std::fs::File::from(master);
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        // The master reads EIO once the last holder of the other end has gone.
+        while let Ok(n @ 1..) = master.read(&mut buf) {
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let mut stderr = String::new();
+    let _ = err.read_to_string(&mut stderr);
+    let status = child.wait().expect("dixit ends");
+    assert!(status.success(), "{status:?}\n{stderr}");
+    (reader.join().expect("the reader"), stderr)
 }
