@@ -365,3 +365,46 @@ fn on_a_terminal(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     assert!(status.success(), "{status:?}\n{stderr}");
     (reader.join().expect("the reader"), stderr)
 }
+
+/// `dixit completions SHELL` prints a script that knows every public subcommand and flag; bash
+/// parses the bash one.
+#[test]
+fn completions_name_the_subcommands() {
+    let out = dixit(&["completions", "bash"]);
+    out.expect_code(0);
+    for word in [
+        "run",
+        "compare",
+        "replay",
+        "report",
+        "decide",
+        "completions",
+        "--resume",
+    ] {
+        assert!(out.stdout.contains(word), "{word}: {}", out.stdout);
+    }
+    assert!(
+        !out.stdout.contains("bench-load-python"),
+        "internal commands stay hidden"
+    );
+    let script = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(script.path(), &out.stdout).expect("write");
+    let syntax = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(script.path())
+        .output()
+        .expect("bash runs");
+    assert!(syntax.status.success(), "{syntax:?}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = dixit(&["completions", shell]);
+        out.expect_code(0);
+        assert!(out.stdout.contains("replay"), "{shell}: {}", out.stdout);
+    }
+    let out = dixit(&["completions", "tcsh"]);
+    out.expect_code(2);
+    assert!(
+        out.stderr.contains("bash"),
+        "names the shells: {}",
+        out.stderr
+    );
+}

@@ -4,6 +4,7 @@
 mod bench;
 mod classify;
 mod compare;
+mod completions;
 mod decide;
 mod doctor;
 mod eval;
@@ -104,6 +105,8 @@ pub enum Command {
     /// Measure per-run latency and runs/s of C, Rust and Python guests against native
     /// fork/exec, classification time, and a second invocation's runtime load.
     Bench(bench::BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(completions::CompletionsArgs),
     /// Internal: load the cached Python runtime once and print the timings as JSON (the child
     /// process of `dixit bench`'s second-invocation measurement).
     #[command(name = "bench-load-python", hide = true)]
@@ -196,6 +199,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Compare(a) => compare::run(g, a),
         Command::Bench(a) => bench::run(g, a),
         Command::BenchLoadPython => bench::load_python(g),
+        Command::Completions(a) => completions::run(a),
     }
 }
 
