@@ -26,7 +26,7 @@ pub struct RunArgs {
     /// them).
     #[arg(long, value_name = "NAME")]
     pub protocol: Option<ProtocolName>,
-    /// Print the summary as JSON.
+    /// Print the summary as JSON, with the run's folder (`run_dir`) and page (`report`).
     #[arg(long)]
     pub json: bool,
     /// Also write the final suite and hidden tests against every coder as JUnit XML.
@@ -91,11 +91,9 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     if a.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&outcome.summary).map_err(anyhow::Error::from)?
+            serde_json::to_string_pretty(&with_paths(&outcome, page.as_deref())?)
+                .map_err(anyhow::Error::from)?
         );
-        if let Some(p) = &page {
-            eprintln!("report: {}", p.display());
-        }
     } else {
         print!(
             "{}",
@@ -149,6 +147,20 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
             signals.code()
         }
     })
+}
+
+/// `--json`'s output: the summary (as `summary.json` holds it) plus where the run is
+/// (`run_dir`) and its page (`report`, null if none was written).
+fn with_paths(
+    outcome: &engine::RunOutcome,
+    page: Option<&std::path::Path>,
+) -> Result<serde_json::Value, CliError> {
+    let mut value = serde_json::to_value(&outcome.summary).map_err(anyhow::Error::from)?;
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("run_dir".into(), serde_json::json!(outcome.run_dir));
+        map.insert("report".into(), serde_json::json!(page));
+    }
+    Ok(value)
 }
 
 /// A run given as a path, or as an id under `runs_dir`.
