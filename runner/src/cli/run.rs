@@ -367,6 +367,22 @@ impl Status {
     }
 }
 
+/// `report.html` of a finished run (the engine runs; reporting is wired here).
+pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+    let Some(journal) = &outcome.journal else {
+        return Ok(None);
+    };
+    report::run_report::write_run_report(
+        &outcome.run_dir,
+        journal,
+        &outcome.summary,
+        outcome.protocol,
+        None,
+    )
+    .map(Some)
+    .map_err(|e| CliError::new(exit::INTERNAL, anyhow::anyhow!("report.html: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::Status;
@@ -408,20 +424,4 @@ mod tests {
         s.event("coder-\x1b[2J", &Event::Revived);
         assert!(!s.line().contains('\x1b'), "{:?}", s.line());
     }
-}
-
-/// `report.html` of a finished run (the engine runs; reporting is wired here).
-pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
-    let Some(journal) = &outcome.journal else {
-        return Ok(None);
-    };
-    report::run_report::write_run_report(
-        &outcome.run_dir,
-        journal,
-        &outcome.summary,
-        outcome.protocol,
-        None,
-    )
-    .map(Some)
-    .map_err(|e| CliError::new(exit::INTERNAL, anyhow::anyhow!("report.html: {e}")))
 }
