@@ -7,6 +7,7 @@ use clap_complete::Shell;
 use super::exit::{self, CliResult};
 use super::Cli;
 
+/// The arguments of `dixit completions`.
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for.

@@ -11,7 +11,9 @@ use crate::sandbox::{Verdict, VerdictKind};
 /// An output stream of the process.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
+    /// Data: results, tables, JSON.
     Stdout,
+    /// Progress, the status line, logs and errors.
     Stderr,
 }
 

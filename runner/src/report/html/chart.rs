@@ -160,10 +160,15 @@ pub fn histogram(
 /// that would overlap are thinned out.
 #[derive(Clone, Debug)]
 pub struct DotChart<'a> {
+    /// The figure's caption (and the SVG's `aria-label`).
     pub caption: &'a str,
+    /// The categories along x, by name (names are shown in each mark's title).
     pub categories: &'a [String],
+    /// One marker shape per series; `None` values are left out.
     pub series: &'a [Series],
+    /// The largest value the y axis must hold (its top is the next round tick).
     pub y_max: f64,
+    /// The y axis's title.
     pub y_label: &'a str,
     /// Whether y counts things (whole-number ticks).
     pub counts: bool,
