@@ -1,5 +1,5 @@
 //! The command line: malformed input gets a clear error naming what is wrong and a non-zero
-//! exit code (2: usage); `--help` explains; `bench` produces its report.
+//! exit code (2: usage); `--help` explains; `bench` produces its report; colour is per stream.
 
 use crate::support::{dixit, fixture, Output};
 
@@ -291,5 +291,186 @@ fn bench_reports_everything() {
             "second invocation: Python runtime load",
             "second invocation: nothing compiled",
         ]
+    );
+}
+
+/// Colour is decided per stream: with stdout a terminal (a pseudo-terminal here) and stderr a
+/// pipe, verdicts on stdout are coloured and stderr has no escape; `TERM=dumb` or `NO_COLOR`
+/// turn colour off; with both streams piped there is none at all.
+#[test]
+fn colour_only_on_a_terminal_stream() {
+    let args = [
+        "classify",
+        "--test",
+        &p("classify/python/tests/ideal.py"),
+        &p("classify/python/solutions/correct"),
+        &p("classify/python/solutions/only_4"),
+    ];
+    let piped = dixit(&args);
+    piped.expect_code(0);
+    assert!(piped.stdout.contains("pass"), "{}", piped.stdout);
+    assert!(!piped.stdout.contains('\x1b'), "{:?}", piped.stdout);
+    assert!(!piped.stderr.contains('\x1b'), "{:?}", piped.stderr);
+
+    let root = crate::support::root();
+    let (out, err) = on_a_terminal(&root, &args, &[("TERM", "xterm")], Tty::Stdout);
+    assert!(out.contains("\x1b[32mpass\x1b[0m"), "{out:?}");
+    assert!(out.contains("\x1b[31mwrong_answer\x1b[0m"), "{out:?}");
+    assert!(!err.contains('\x1b'), "stderr is a pipe: {err:?}");
+    for env in [[("TERM", "dumb")], [("NO_COLOR", "1")]] {
+        let (out, _) = on_a_terminal(&root, &args, &env, Tty::Stdout);
+        assert!(out.contains("pass"), "{out:?}");
+        assert!(!out.contains('\x1b'), "{env:?}: {out:?}");
+    }
+}
+
+/// Which stream of [`on_a_terminal`]'s child is the terminal.
+#[derive(Clone, Copy, PartialEq)]
+enum Tty {
+    Stdout,
+    Stderr,
+}
+
+/// Runs `dixit ARGS` in `cwd` with one stream (`tty`) on a fresh pseudo-terminal and the other
+/// piped; returns (stdout, stderr) and asserts success.
+fn on_a_terminal(
+    cwd: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    tty: Tty,
+) -> (String, String) {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    use std::io::Read;
+    crate::support::warm_up();
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pseudo-terminal");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().expect("a path"))
+        .expect("the terminal's other end");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_dixit"));
+    command
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .env_remove("DIXIT_JOBS")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null());
+    match tty {
+        Tty::Stdout => command.stdout(slave).stderr(std::process::Stdio::piped()),
+        Tty::Stderr => command.stderr(slave).stdout(std::process::Stdio::piped()),
+    };
+    let mut child = command.spawn().expect("the dixit binary starts");
+    let mut piped: Box<dyn Read + Send> = match tty {
+        Tty::Stdout => Box::new(child.stderr.take().expect("piped")),
+        Tty::Stderr => Box::new(child.stdout.take().expect("piped")),
+    };
+    // The command's own copy of the terminal's other end is closed when `command` is dropped.
+    drop(command);
+    let reader = std::thread::spawn(move || {
+        let mut master = std::fs::File::from(master);
+        let mut bytes = Vec::new();
+        let mut buf = [0u8; 4096];
+        // The master reads EIO once the last holder of the other end has gone.
+        while let Ok(n @ 1..) = master.read(&mut buf) {
+            bytes.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let mut other = String::new();
+    let _ = piped.read_to_string(&mut other);
+    let status = child.wait().expect("dixit ends");
+    assert!(status.success(), "{status:?}\n{other}");
+    let terminal = reader.join().expect("the reader");
+    match tty {
+        Tty::Stdout => (terminal, other),
+        Tty::Stderr => (other, terminal),
+    }
+}
+
+/// `dixit run` with stderr on a terminal draws a status line there (elapsed time, calls in
+/// flight, the last event); not with `--quiet`, `TERM=dumb` or stderr piped. Stdout, piped,
+/// gets the summary only.
+#[test]
+fn run_shows_a_status_line_on_a_terminal_only() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let out = crate::support::dixit_in(t.path(), &["init", "demo"], &[]);
+    out.expect_code(0);
+    // Slow replies, so that the line is drawn while calls are in flight.
+    let script = t.path().join("demo/script.toml");
+    let text = std::fs::read_to_string(&script).expect("script");
+    std::fs::write(
+        &script,
+        text.replace("text = '''", "delay_ms = 150\ntext = '''"),
+    )
+    .expect("write");
+    let (out, err) = on_a_terminal(
+        t.path(),
+        &["run", "demo"],
+        &[("TERM", "xterm")],
+        Tty::Stderr,
+    );
+    assert!(out.contains("converged"), "{out}");
+    assert!(!out.contains("in flight"), "{out}");
+    assert!(err.contains("in flight"), "{err:?}");
+    assert!(err.contains("asked coder-1"), "{err:?}");
+    assert!(err.contains("0s · "), "elapsed time: {err:?}");
+    assert!(!err.contains("\x1b[1A"), "the line never wraps: {err:?}");
+    for (args, env) in [
+        (&["run", "demo", "-q"][..], ("TERM", "xterm")),
+        (&["run", "demo"][..], ("TERM", "dumb")),
+    ] {
+        let (out, err) = on_a_terminal(t.path(), args, &[env], Tty::Stderr);
+        assert!(out.contains("converged"), "{out}");
+        assert!(!err.contains("in flight"), "{args:?} {env:?}: {err:?}");
+    }
+    let piped = crate::support::dixit_in(t.path(), &["run", "demo"], &[]);
+    piped.expect_code(0);
+    assert!(!piped.stderr.contains("in flight"), "{}", piped.stderr);
+}
+
+/// `dixit completions SHELL` prints a script that knows every public subcommand and flag; bash
+/// parses the bash one.
+#[test]
+fn completions_name_the_subcommands() {
+    let out = dixit(&["completions", "bash"]);
+    out.expect_code(0);
+    for word in [
+        "run",
+        "compare",
+        "replay",
+        "report",
+        "decide",
+        "completions",
+        "--resume",
+    ] {
+        assert!(out.stdout.contains(word), "{word}: {}", out.stdout);
+    }
+    assert!(
+        !out.stdout.contains("bench-load-python"),
+        "internal commands stay hidden"
+    );
+    let script = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(script.path(), &out.stdout).expect("write");
+    let syntax = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(script.path())
+        .output()
+        .expect("bash runs");
+    assert!(syntax.status.success(), "{syntax:?}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = dixit(&["completions", shell]);
+        out.expect_code(0);
+        assert!(out.stdout.contains("replay"), "{shell}: {}", out.stdout);
+    }
+    let out = dixit(&["completions", "tcsh"]);
+    out.expect_code(2);
+    assert!(
+        out.stderr.contains("bash"),
+        "names the shells: {}",
+        out.stderr
     );
 }

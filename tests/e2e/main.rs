@@ -28,7 +28,9 @@
 //!   hostile agent output), checked in headless chromium through
 //!   `tests/browser/check_reports.mjs`; the disagreement finder on a fixture and the recorded
 //!   real run; every protocol's report; JUnit read by a real XML parser; what it refuses.
-//! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`.
+//! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`;
+//!   colour only on a terminal stream (a pseudo-terminal), never with `TERM=dumb` or `NO_COLOR`;
+//!   `run`'s status line on a terminal only; `completions`.
 //! - `transcripts.rs`: snapshots (`snapshots/`) of the exit code, stdout and stderr of `run`
 //!   under each protocol, `replay`, `exec`, `classify`, bad configurations and `--help`.
 //! - `scaleout.rs`: shards from a scheduler's variables, `dixit task`, `dixit merge DIR` naming

@@ -626,6 +626,72 @@ fn replay_is_exact_on_one_and_two_threads_and_names_a_divergence() {
     );
 }
 
+/// `--json` on `run`, `replay` and `report`: the run's JSON says where its folder and page are,
+/// replay's says whether it reproduced the run (and its stop) or where it diverged, report's
+/// what it wrote.
+#[test]
+fn run_replay_and_report_print_json() {
+    let t = tempfile::tempdir().unwrap();
+    assert!(dixit(&["init", "demo"], t.path()).status.success());
+    let o = dixit(&["run", "demo", "--json"], t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let s: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let run = the_run(&t.path().join("demo"));
+    let run_dir = Path::new(s["run_dir"].as_str().unwrap());
+    assert_eq!(run_dir.canonicalize().unwrap(), run.canonicalize().unwrap());
+    let page = Path::new(s["report"].as_str().unwrap());
+    assert_eq!(page, run_dir.join("report.html"));
+    assert!(page.is_file(), "{s}");
+    assert_eq!(s["stop"]["reason"], "converged");
+
+    let o = dixit(&["replay", run.to_str().unwrap(), "--json"], t.path());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["reproduced"], true, "{r}");
+    assert_eq!(r["run_dir"], run.to_str().unwrap());
+    assert_eq!(r["run_id"], s["run_id"]);
+    assert_eq!(r["stop"], s["stop"]);
+    assert!(r["events"].as_u64().unwrap() > 10, "{r}");
+    assert!(
+        r["stop_text"].as_str().unwrap().contains("converged"),
+        "{r}"
+    );
+
+    let junit = t.path().join("junit.xml");
+    let o = dixit(
+        &[
+            "report",
+            run.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+            "--json",
+        ],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let w: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(w["input"], "run");
+    assert_eq!(w["report"], run.join("report.html").to_str().unwrap());
+    assert_eq!(w["junit"], junit.to_str().unwrap());
+    assert!(junit.is_file());
+    assert!(o.stderr.is_empty(), "{}", text(&o));
+
+    // A tampered reply: replay --json says where the run diverged, on stdout, and exits 5.
+    let p = run.join("journal.jsonl");
+    let j = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, j.replace("sorted(values)", "list(values)")).unwrap();
+    let o = dixit(&["replay", run.to_str().unwrap(), "--json"], t.path());
+    assert_eq!(o.status.code(), Some(5), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["reproduced"], false, "{r}");
+    assert_eq!(r["run_dir"], run.to_str().unwrap());
+    assert!(!r["divergence"]["lane"].as_str().unwrap().is_empty(), "{r}");
+    assert!(
+        !r["divergence"]["detail"].as_str().unwrap().is_empty(),
+        "{r}"
+    );
+}
+
 #[test]
 fn bad_input_gets_clear_errors() {
     let t = tempfile::tempdir().unwrap();

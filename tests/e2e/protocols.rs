@@ -436,24 +436,34 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
     );
     assert!(o.status.success(), "{}", describe(&o));
     let table = String::from_utf8_lossy(&o.stdout).into_owned();
+    // The table's rows with their columns' spacing squeezed.
+    let rows: Vec<String> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
     for protocol in ["dixit", "debate", "repair", "blind", "single"] {
         assert!(
-            table.contains(&format!("triangle         {protocol}")),
+            rows.iter()
+                .any(|r| r.starts_with(&format!("triangle {protocol} "))),
             "{table}"
         );
     }
     // The control: one answer, and it fails the hidden test the others pass.
     assert!(
-        table.contains("triangle         single        0/1 0 %           0/1      1"),
+        rows.iter()
+            .any(|r| r.starts_with("triangle single 0/1 0 % 0/1 1 ")),
         "{table}"
     );
     assert!(table.contains("totals per protocol"), "{table}");
-    // Five run directories, each replayable.
+    // Five run directories, each replayable, each named below the table.
     let runs: Vec<PathBuf> = std::fs::read_dir(out.join("triangle"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(runs.len(), 5);
+    for run in &runs {
+        assert!(table.contains(run.to_str().unwrap()), "{table}");
+    }
     replays(&runs[0]);
 
     let whole = dixit(

@@ -119,9 +119,9 @@ pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
             format!("{} run{}", cell.runs, if cell.runs == 1 { "" } else { "s" })
         };
         println!(
-            "  {:width$}  {:14}  {runs}{}",
+            "  {:width$}  {}  {runs}{}",
             dir.display().to_string(),
-            output::verdict_name(v.verdict),
+            output::verdict_name(output::Stream::Stdout, v.verdict, 14),
             if v.passed() {
                 String::new()
             } else {

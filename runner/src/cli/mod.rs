@@ -4,9 +4,11 @@
 mod bench;
 mod classify;
 mod compare;
+mod completions;
 mod decide;
 mod doctor;
 mod eval;
+mod examples;
 mod exec;
 pub mod exit;
 mod init;
@@ -65,45 +67,62 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run one test against one solution and print the verdict (exit 0 on pass, 1 otherwise).
+    #[command(after_help = examples::EXEC)]
     Exec(exec::ExecArgs),
     /// Run one test against several solutions (with reruns) and classify it:
     /// TOO_EASY, IDEAL, TOO_HARD or INVALID.
+    #[command(after_help = examples::CLASSIFY)]
     Classify(classify::ClassifyArgs),
     /// Create an example project (spec, config, scripted agents, hidden tests).
+    #[command(after_help = examples::INIT)]
     Init(init::InitArgs),
     /// Run the protocol on a project (or resume a stopped run) and report.
+    #[command(after_help = examples::RUN)]
     Run(run::RunArgs),
     /// Record what you decide at a run's stop (drop a test, leave a coder behind, raise a
     /// limit, accept); `run --resume` goes on from it.
+    #[command(after_help = examples::DECIDE)]
     Decide(decide::DecideArgs),
     /// Re-execute a recorded run offline and check that every decision is reproduced.
+    #[command(after_help = examples::REPLAY)]
     Replay(replay::ReplayArgs),
     /// List the protocols this version runs (the first is the one a project that names none
     /// runs).
+    #[command(after_help = examples::PROTOCOLS)]
     Protocols,
     /// Run several protocols over several projects and tabulate hidden-test results, calls,
     /// tokens, cost and time (each cell an ordinary, replayable run).
+    #[command(after_help = examples::COMPARE)]
     Compare(compare::CompareArgs),
     /// Score a recorded corpus offline (CodeT's format): verdict matrix in the sandbox, cached;
     /// pass@1 of each selection strategy and band precision.
+    #[command(after_help = examples::EVAL)]
     Eval(eval::EvalArgs),
     /// Join the reports of `dixit eval --shard I/N` into the report of the whole corpus: checks
     /// that they share one setup and that every shard is there once, and names the missing ones.
+    #[command(after_help = examples::MERGE)]
     Merge(eval::MergeArgs),
     /// Write a self-contained HTML report of an eval output (or compare two) and print its path.
+    #[command(after_help = examples::REPORT)]
     Report(report::ReportArgs),
     /// Run a command as a Slurm job array plus a merge job: writes the job description and the
     /// sbatch scripts, and submits them (see docs/scale-out.md).
+    #[command(after_help = examples::SLURM)]
     Slurm(slurm::SlurmArgs),
     /// Run task I of a job description written by `dixit slurm` (what each array task runs);
     /// the index comes from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
+    #[command(after_help = examples::TASK)]
     Task(task::TaskArgs),
     /// Guest toolchains: what is installed and how to install what is missing.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = examples::TOOLCHAIN)]
     Toolchain(ToolchainCommand),
     /// Measure per-run latency and runs/s of C, Rust and Python guests against native
     /// fork/exec, classification time, and a second invocation's runtime load.
+    #[command(after_help = examples::BENCH)]
     Bench(bench::BenchArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(after_help = examples::COMPLETIONS)]
+    Completions(completions::CompletionsArgs),
     /// Internal: load the cached Python runtime once and print the timings as JSON (the child
     /// process of `dixit bench`'s second-invocation measurement).
     #[command(name = "bench-load-python", hide = true)]
@@ -113,6 +132,7 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum ToolchainCommand {
     /// Check every toolchain by building and running something with it.
+    #[command(after_help = examples::TOOLCHAIN)]
     Doctor {
         /// Print JSON.
         #[arg(long)]
@@ -196,6 +216,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Compare(a) => compare::run(g, a),
         Command::Bench(a) => bench::run(g, a),
         Command::BenchLoadPython => bench::load_python(g),
+        Command::Completions(a) => completions::run(a),
     }
 }
 

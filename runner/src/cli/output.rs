@@ -1,29 +1,75 @@
 //! Terminal output shared by commands: verdicts, colour, guest text made safe to print (numbers
-//! are `report::format`'s). Data goes to stdout; progress and logs to stderr. Colour only on a
-//! terminal and never when `NO_COLOR` is set.
+//! are `report::format`'s). Data goes to stdout; progress and logs to stderr. Colour is decided
+//! per stream: only on a terminal, never when `TERM=dumb` or `NO_COLOR` is set (non-empty).
 
+use std::ffi::OsStr;
 use std::io::IsTerminal;
 
 use crate::evidence::Evidence;
 use crate::report::format::{bytes, micros, thousands};
 use crate::sandbox::{Verdict, VerdictKind};
 
-/// Whether to colour stdout.
-pub fn color() -> bool {
-    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+/// An output stream of the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Data: results, tables, JSON.
+    Stdout,
+    /// Progress, the status line, logs and errors.
+    Stderr,
 }
 
-fn paint(s: &str, code: &str) -> String {
-    if color() {
+impl Stream {
+    /// Whether this stream is a terminal.
+    pub fn is_terminal(self) -> bool {
+        match self {
+            Stream::Stdout => std::io::stdout().is_terminal(),
+            Stream::Stderr => std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// Whether to colour what goes to this stream: a terminal that is not `TERM=dumb`, and no
+    /// `NO_COLOR`.
+    pub fn color(self) -> bool {
+        wants_color(
+            self.is_terminal(),
+            std::env::var_os("NO_COLOR").as_deref(),
+            std::env::var_os("TERM").as_deref(),
+        )
+    }
+
+    /// Whether a live status line (which redraws itself with cursor movements) fits this
+    /// stream: a terminal that is not `TERM=dumb`.
+    pub fn live(self) -> bool {
+        self.is_terminal() && !dumb(std::env::var_os("TERM").as_deref())
+    }
+}
+
+fn dumb(term: Option<&OsStr>) -> bool {
+    term == Some(OsStr::new("dumb"))
+}
+
+/// The colour rule, apart from the environment: a terminal, no non-empty `NO_COLOR`
+/// (no-color.org), and a `TERM` that is not `dumb`.
+fn wants_color(terminal: bool, no_color: Option<&OsStr>, term: Option<&OsStr>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty()) && !dumb(term)
+}
+
+/// `s` in the SGR colour `code` when `stream` is coloured, else as it is.
+pub fn paint(stream: Stream, s: &str, code: &str) -> String {
+    if stream.color() {
         format!("\x1b[{code}m{s}\x1b[0m")
     } else {
         s.to_string()
     }
 }
 
-/// A verdict name, green for pass and red otherwise.
-pub fn verdict_name(k: VerdictKind) -> String {
-    paint(k.as_str(), if k == VerdictKind::Pass { "32" } else { "31" })
+/// A verdict name for `stream`, green for pass and red otherwise, padded to `width` columns
+/// (the padding outside the colour, so that columns line up either way).
+pub fn verdict_name(stream: Stream, k: VerdictKind, width: usize) -> String {
+    let name = k.as_str();
+    let pad = " ".repeat(width.saturating_sub(name.chars().count()));
+    let code = if k == VerdictKind::Pass { "32" } else { "31" };
+    format!("{}{pad}", paint(stream, name, code))
 }
 
 /// Text from a guest (its output, a build log, a detail) made safe to print on a terminal:
@@ -41,11 +87,11 @@ pub fn printable(s: &str) -> String {
     out
 }
 
-/// The one-line summary of a verdict plus its detail and a tail of its output.
+/// The one-line summary of a verdict plus its detail and a tail of its output, for stdout.
 pub fn verdict_block(v: &Verdict) -> String {
     let mut s = format!(
         "{}{}  (fuel {} · peak memory {} · {} · seed {})\n",
-        verdict_name(v.verdict),
+        verdict_name(Stream::Stdout, v.verdict, 0),
         v.side
             .map(|s| format!(
                 " ({})",
@@ -95,6 +141,24 @@ pub fn verdict_block(v: &Verdict) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colour_only_on_a_terminal_that_is_not_dumb_and_without_no_color() {
+        let c = |t, n: Option<&str>, term: Option<&str>| {
+            super::wants_color(t, n.map(OsStr::new), term.map(OsStr::new))
+        };
+        assert!(c(true, None, Some("xterm-256color")));
+        assert!(c(true, None, None));
+        assert!(
+            c(true, Some(""), Some("xterm")),
+            "an empty NO_COLOR is unset"
+        );
+        assert!(!c(false, None, Some("xterm")), "not a terminal");
+        assert!(!c(true, Some("1"), Some("xterm")), "NO_COLOR");
+        assert!(!c(true, None, Some("dumb")), "TERM=dumb");
+    }
+
     #[test]
     fn guest_text_cannot_drive_the_terminal() {
         let evil = "ok\x1b]0;pwned\x07\x1b[2J\rline\n\tnext\u{9b}31m";

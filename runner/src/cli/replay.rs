@@ -8,7 +8,8 @@ use clap::Args;
 use super::exit::{self, CliError, CliResult};
 use super::run::{protocol_error, resolve_run};
 use super::{toolchains, GlobalArgs};
-use crate::engine;
+use crate::engine::{self, ProtocolError, ReplayOutcome};
+use crate::journal::JournalError;
 use crate::report;
 
 #[derive(Debug, Args)]
@@ -18,6 +19,10 @@ pub struct ReplayArgs {
     /// Keep the re-execution's agent directories here (default: a temporary directory).
     #[arg(long, value_name = "DIR")]
     pub work_dir: Option<PathBuf>,
+    /// Print the result as JSON on stdout: whether the run was reproduced, its directory, its
+    /// stop, or the first divergence (exit 5 either way).
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
@@ -36,24 +41,72 @@ pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
         .enable_all()
         .build()
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
-    let out = rt
-        .block_on(engine::replay(
-            &run_dir,
-            crate::protocol::REGISTRY,
-            tc,
-            &work,
-        ))
-        .map_err(protocol_error)?;
+    let replayed = rt.block_on(engine::replay(
+        &run_dir,
+        crate::protocol::REGISTRY,
+        tc,
+        &work,
+    ));
+    let seconds = started.elapsed().as_secs_f64();
+    if a.json {
+        return json(&run_dir, replayed, seconds);
+    }
+    let out = replayed.map_err(protocol_error)?;
     println!(
         "replayed run {} ({}): {} events reproduced exactly in {:.2} s; {}",
         out.run_id,
         out.protocol.name(),
         out.events,
-        started.elapsed().as_secs_f64(),
+        seconds,
         report::describe_stop(out.protocol, &out.stop)
     );
     if !out.fuel_compared {
         println!("note: fuel was not compared: this machine's Python runtime is not byte-identical to the recording's (verdicts and decisions were)");
     }
     Ok(exit::OK)
+}
+
+/// `--json`: the replay's result as one JSON object on stdout. A divergence is a result too
+/// (`reproduced: false` with the first differing event, exit 5); any other error is reported
+/// as usual.
+fn json(
+    run_dir: &std::path::Path,
+    replayed: Result<ReplayOutcome, ProtocolError>,
+    seconds: f64,
+) -> CliResult {
+    let (value, code) = match replayed {
+        Ok(out) => (
+            serde_json::json!({
+                "reproduced": true,
+                "run_dir": run_dir,
+                "run_id": out.run_id,
+                "protocol": out.protocol.name(),
+                "events": out.events,
+                "seconds": seconds,
+                "stop": out.stop,
+                "stop_text": report::describe_stop(out.protocol, &out.stop),
+                "round": out.round,
+                "fuel_compared": out.fuel_compared,
+            }),
+            exit::OK,
+        ),
+        Err(ProtocolError::Journal(JournalError::Diverged {
+            lane,
+            index,
+            detail,
+        })) => (
+            serde_json::json!({
+                "reproduced": false,
+                "run_dir": run_dir,
+                "divergence": { "lane": lane, "index": index, "detail": detail },
+            }),
+            exit::DIVERGED,
+        ),
+        Err(e) => return Err(protocol_error(e)),
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)?
+    );
+    Ok(code)
 }

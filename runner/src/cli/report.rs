@@ -27,6 +27,10 @@ pub struct ReportArgs {
     /// (run directories only).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
+    /// Print what was written as JSON on stdout: `{"input": "run"|"eval"|"comparison",
+    /// "report": PATH, "junit": PATH|null}`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
@@ -42,6 +46,11 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
                 .hint("`dixit report RUN_DIR --junit FILE`"),
         );
     }
+    let kind = match inputs.as_slice() {
+        [ReportInput::Run(_)] => "run",
+        [_] => "eval",
+        _ => "comparison",
+    };
     let written = match inputs.as_slice() {
         [ReportInput::Eval(dir)] => write_eval_report(dir, a.output.as_deref()),
         [ReportInput::Run(dir)] => return run_report(g, dir, a),
@@ -55,7 +64,24 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
         _ => unreachable!("clap takes one or two inputs"),
     }
     .map_err(report_error)?;
-    println!("{}", written.display());
+    print_written(a, kind, &written)
+}
+
+/// The path of the page on stdout, or with `--json` everything written as one JSON object.
+fn print_written(a: &ReportArgs, kind: &str, page: &Path) -> CliResult {
+    if a.json {
+        let value = serde_json::json!({
+            "input": kind,
+            "report": page,
+            "junit": a.junit,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)?
+        );
+    } else {
+        println!("{}", page.display());
+    }
     Ok(exit::OK)
 }
 
@@ -82,10 +108,11 @@ fn run_report(g: &GlobalArgs, dir: &Path, a: &ReportArgs) -> CliResult {
     if let Some(file) = &a.junit {
         crate::report::junit::write_junit(dir, &journal, &summary, protocol, file)
             .map_err(report_error)?;
-        eprintln!("JUnit XML: {}", file.display());
+        if !a.json {
+            eprintln!("JUnit XML: {}", file.display());
+        }
     }
-    println!("{}", page.display());
-    Ok(exit::OK)
+    print_written(a, "run", &page)
 }
 
 /// Bad or missing input is a usage error (exit 2); anything else is dixit's (exit 70).

@@ -6,11 +6,13 @@ use std::sync::{Arc, Mutex};
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
+use super::output::{printable, Stream};
 use super::{signals, toolchains, GlobalArgs};
 use crate::config::{Project, ProtocolName};
 use crate::engine::{self, Interrupt, Observer, ProtocolError};
 use crate::journal::{Event, ExitClass};
 use crate::report;
+use crate::report::format::plural;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -26,7 +28,7 @@ pub struct RunArgs {
     /// them).
     #[arg(long, value_name = "NAME")]
     pub protocol: Option<ProtocolName>,
-    /// Print the summary as JSON.
+    /// Print the summary as JSON, with the run's folder (`run_dir`) and page (`report`).
     #[arg(long)]
     pub json: bool,
     /// Also write the final suite and hidden tests against every coder as JUnit XML.
@@ -91,11 +93,9 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     if a.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&outcome.summary).map_err(anyhow::Error::from)?
+            serde_json::to_string_pretty(&with_paths(&outcome, page.as_deref())?)
+                .map_err(anyhow::Error::from)?
         );
-        if let Some(p) = &page {
-            eprintln!("report: {}", p.display());
-        }
     } else {
         print!(
             "{}",
@@ -151,6 +151,20 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     })
 }
 
+/// `--json`'s output: the summary (as `summary.json` holds it) plus where the run is
+/// (`run_dir`) and its page (`report`, null if none was written).
+fn with_paths(
+    outcome: &engine::RunOutcome,
+    page: Option<&std::path::Path>,
+) -> Result<serde_json::Value, CliError> {
+    let mut value = serde_json::to_value(&outcome.summary).map_err(anyhow::Error::from)?;
+    if let serde_json::Value::Object(map) = &mut value {
+        map.insert("run_dir".into(), serde_json::json!(outcome.run_dir));
+        map.insert("report".into(), serde_json::json!(page));
+    }
+    Ok(value)
+}
+
 /// A run given as a path, or as an id under `runs_dir`.
 pub fn resolve_run(runs_dir: &std::path::Path, id: &str) -> Result<PathBuf, ProtocolError> {
     let as_path = PathBuf::from(id);
@@ -193,22 +207,30 @@ pub fn protocol_error(e: ProtocolError) -> CliError {
     }
 }
 
-/// A live status line on stderr (only on a terminal, and not with --quiet).
+/// A live status line on stderr: elapsed time, agent calls in flight, where the run is (round
+/// or epoch, suite size) and the last thing that happened, in a few words. Only on a terminal
+/// that can redraw a line (not `TERM=dumb`), and not with `--quiet`.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
-    state: Mutex<(u32, usize, String)>,
+    status: Mutex<Status>,
 }
 
 impl Progress {
     fn new(quiet: bool) -> Arc<Progress> {
-        let bar = (!quiet && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let bar = (!quiet && Stream::Stderr.live()).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{spinner} {elapsed} · {wide_msg}")
+            {
+                b.set_style(style);
+            }
+            b.set_message(Status::default().line());
             b.enable_steady_tick(std::time::Duration::from_millis(120));
             b
         });
         Arc::new(Progress {
             bar,
-            state: Mutex::new((0, 0, String::new())),
+            status: Mutex::new(Status::default()),
         })
     }
 
@@ -225,35 +247,123 @@ impl Progress {
             None => eprintln!("{line}"),
         }
     }
+
+    /// Changes the status and redraws the line.
+    fn update(&self, change: impl FnOnce(&mut Status) -> bool) {
+        let Some(bar) = &self.bar else { return };
+        let mut s = self.status.lock().unwrap_or_else(|e| e.into_inner());
+        if change(&mut s) {
+            bar.set_message(s.line());
+        }
+    }
 }
 
 impl Observer for Progress {
     fn event(&self, lane: &str, e: &Event) {
-        let Some(bar) = &self.bar else { return };
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match e {
-            Event::Round { round, suite }
-            | Event::Epoch {
-                epoch: round,
-                suite,
-            } => {
-                s.0 = *round;
-                s.1 = *suite;
+        self.update(|s| s.event(lane, e));
+    }
+
+    fn call_started(&self, lane: &str, purpose: &str) {
+        self.update(|s| {
+            s.in_flight += 1;
+            s.last = format!("asked {lane} ({purpose})");
+            true
+        });
+    }
+
+    fn call_ended(&self, _lane: &str) {
+        self.update(|s| {
+            s.in_flight = s.in_flight.saturating_sub(1);
+            true
+        });
+    }
+}
+
+/// What the status line shows (the elapsed time is the spinner's own).
+#[derive(Debug, Default)]
+struct Status {
+    /// The protocol's unit of progress (`round`, `epoch`) and its number, once one began.
+    step: Option<(&'static str, u32)>,
+    suite: usize,
+    in_flight: usize,
+    /// The last event or decision, in a few words.
+    last: String,
+}
+
+impl Status {
+    /// Folds one event in; false if it changes nothing shown.
+    fn event(&mut self, lane: &str, e: &Event) -> bool {
+        self.last = match e {
+            Event::Round { round, suite } => {
+                self.step = Some(("round", *round));
+                self.suite = *suite;
+                format!("round {round} began")
             }
-            Event::SuiteChanged { size, .. } => s.1 = *size,
-            Event::Reply { purpose, .. } => s.2 = format!("{lane}: {purpose}"),
-            Event::Classified { class, .. } => s.2 = format!("{lane}: test {class}"),
-            Event::Judged { vector, .. } => {
-                s.2 = format!(
-                    "{lane}: {}/{} tests pass",
+            Event::Epoch { epoch, suite } => {
+                self.step = Some(("epoch", *epoch));
+                self.suite = *suite;
+                format!("epoch {epoch} began")
+            }
+            Event::SuiteChanged {
+                added,
+                removed,
+                size,
+            } => {
+                self.suite = *size;
+                match (added.len(), removed.as_slice()) {
+                    (_, [n, ..]) => format!("test {n} left the suite"),
+                    (n, []) => format!("{} joined the suite", plural(n, "test", "tests")),
+                }
+            }
+            Event::Reply { purpose, .. } => format!("{lane} answered ({purpose})"),
+            Event::Classified { class, .. } => format!("{lane}'s test is {class}"),
+            Event::Judged {
+                vector,
+                build_error,
+                ..
+            } => match build_error {
+                Some(_) => format!("{lane} does not build"),
+                None => format!(
+                    "{lane} passes {}/{} tests",
                     vector.iter().filter(|p| **p).count(),
                     vector.len()
-                )
+                ),
+            },
+            Event::Attempt {
+                attempt,
+                passed,
+                total,
+                ..
+            } => format!("{lane} attempt {attempt}: {passed}/{total}"),
+            Event::Rollback { .. } => format!("{lane} rolled back"),
+            Event::Hibernated { .. } => format!("{lane} hibernates"),
+            Event::Revived => format!("{lane} revived"),
+            Event::Hidden { passed, total, .. } => {
+                format!("{lane} passes {passed}/{total} hidden tests")
             }
-            Event::Hibernated { .. } => s.2 = format!("{lane}: hibernating"),
-            _ => return,
+            Event::Decision { choice, .. } => format!("decision: {}", choice.command()),
+            Event::Resumed => "resumed: re-executing the recording".to_string(),
+            Event::Stop { .. } => "stopped: writing the report".to_string(),
+            _ => return false,
+        };
+        true
+    }
+
+    /// The status line after the elapsed time.
+    fn line(&self) -> String {
+        let mut parts = vec![format!(
+            "{} in flight",
+            plural(self.in_flight, "call", "calls")
+        )];
+        if let Some((word, n)) = self.step {
+            parts.push(format!("{word} {n}"));
+            parts.push(format!("suite {}", plural(self.suite, "test", "tests")));
         }
-        bar.set_message(format!("round {} · suite {} tests · {}", s.0, s.1, s.2));
+        if !self.last.is_empty() {
+            // Agent names and purposes come from the project: never let them drive the terminal.
+            parts.push(printable(&self.last).replace(['\n', '\t'], " "));
+        }
+        parts.join(" · ")
     }
 }
 
@@ -271,4 +381,47 @@ pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>
     )
     .map(Some)
     .map_err(|e| CliError::new(exit::INTERNAL, anyhow::anyhow!("report.html: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Status;
+    use crate::journal::{Choice, Event};
+
+    #[test]
+    fn the_status_line_says_calls_in_flight_where_the_run_is_and_what_happened_last() {
+        let mut s = Status::default();
+        assert_eq!(s.line(), "0 calls in flight");
+        s.in_flight = 1;
+        assert!(s.event("run", &Event::Round { round: 2, suite: 1 }));
+        assert_eq!(
+            s.line(),
+            "1 call in flight · round 2 · suite 1 test · round 2 began"
+        );
+        assert!(!s.event("coder-1", &Event::Thanks), "not shown");
+        s.event(
+            "coder-1",
+            &Event::Judged {
+                vector: vec![true, false, true],
+                build_error: None,
+                cells: vec![],
+            },
+        );
+        assert!(
+            s.line().ends_with("coder-1 passes 2/3 tests"),
+            "{}",
+            s.line()
+        );
+        s.event(
+            "person",
+            &Event::Decision {
+                choice: Choice::DropTest { test: 2 },
+                why: "wrong".into(),
+                by: "ann".into(),
+            },
+        );
+        assert!(s.line().ends_with("decision: drop-test 2"), "{}", s.line());
+        s.event("coder-\x1b[2J", &Event::Revived);
+        assert!(!s.line().contains('\x1b'), "{:?}", s.line());
+    }
 }

@@ -40,6 +40,30 @@ pub enum RunMode {
 /// Receives every event as it is journaled (progress display, live reports).
 pub trait Observer: Send + Sync {
     fn event(&self, lane: &str, event: &Event);
+    /// An agent call begins (live or answered from a recording). Every call that begins ends
+    /// with one [`Observer::call_ended`], however it ends (a reply, an error, an abandoned call).
+    fn call_started(&self, _lane: &str, _purpose: &str) {}
+    /// An agent call that began has ended.
+    fn call_ended(&self, _lane: &str) {}
+}
+
+/// Tells the observer that a call ended when dropped, so that an abandoned call counts too.
+struct CallInFlight<'a> {
+    observer: &'a dyn Observer,
+    lane: &'a str,
+}
+
+impl<'a> CallInFlight<'a> {
+    fn new(observer: &'a dyn Observer, lane: &'a str, purpose: &str) -> Self {
+        observer.call_started(lane, purpose);
+        CallInFlight { observer, lane }
+    }
+}
+
+impl Drop for CallInFlight<'_> {
+    fn drop(&mut self) {
+        self.observer.call_ended(self.lane);
+    }
 }
 
 /// An observer that ignores everything.
@@ -350,6 +374,8 @@ impl Ctx {
                 cap,
             });
         }
+        let name = agent.name.clone();
+        let in_flight = CallInFlight::new(self.observer.as_ref(), &name, purpose);
         let asking = async {
             if apply {
                 agent.ask(prompt, default_file, exts).await
@@ -364,6 +390,7 @@ impl Ctx {
             asked = asking => Some(asked),
             () = self.interrupt.raised() => None,
         };
+        drop(in_flight);
         let Some(asked) = asked else {
             return Err(Halt::Interrupted);
         };

@@ -106,16 +106,109 @@ fn pct(n: usize, d: usize) -> String {
     percent(n as u64, d as u64, 0, "-")
 }
 
-fn short_stop(stop: &str) -> String {
-    let s = stop.split(':').next().unwrap_or(stop);
-    s.chars().take(28).collect()
+/// The stop's headline: its words up to the first `:` outside parentheses (`human judgement
+/// needed`, `debate over (every coder passes every test)`), whole; the rest is in the list of
+/// runs below the table.
+fn headline(stop: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in stop.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ':' if depth <= 0 => return stop[..i].trim_end(),
+            _ => {}
+        }
+    }
+    stop
 }
 
-/// The comparison as a text table.
-pub fn compare_table(r: &CompareReport) -> String {
+/// Text of a project (names, paths, stops) on one line of a terminal: control characters,
+/// newlines included, are shown escaped, so a name cannot break the table or drive the
+/// terminal.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// How a column is aligned.
+#[derive(Clone, Copy, PartialEq)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// Rows laid out in columns as wide as their widest cell, two spaces apart; a row may end
+/// early, and its last cell runs on unpadded (so it is never cut).
+fn columns(align: &[Align], rows: &[Vec<String>]) -> String {
+    let mut width = vec![0; align.len()];
+    for row in rows {
+        // The last cell of a row does not widen its column: nothing follows it.
+        for (i, cell) in row.iter().enumerate().take(row.len().saturating_sub(1)) {
+            width[i] = width[i].max(cell.chars().count());
+        }
+    }
     let mut o = String::new();
-    o.push_str(&format!(
-        "{:<16} {:<8} {:>12} {:>13} {:>6} {:>9} {:>8} {:>8}  {}\n",
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = " ".repeat(width[i].saturating_sub(cell.chars().count()));
+            match (align[i], i + 1 == row.len()) {
+                (Align::Right, _) => line.push_str(&format!("{pad}{cell}")),
+                (Align::Left, true) => line.push_str(cell),
+                (Align::Left, false) => line.push_str(&format!("{cell}{pad}")),
+            }
+        }
+        o.push_str(line.trim_end());
+        o.push('\n');
+    }
+    o
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a longer word gets a line
+/// of its own, whole), each after `indent`.
+fn wrap(text: &str, indent: &str, width: usize) -> String {
+    let mut o = String::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            o.push_str(&format!("{indent}{line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        o.push_str(&format!("{indent}{line}\n"));
+    }
+    o
+}
+
+/// The comparison as text: one row per cell (a stop's headline; a skipped or failed cell's
+/// reason whole), then each run's folder with its whole stop, then totals per protocol. Columns
+/// are as wide as their contents: no word is cut.
+pub fn compare_table(r: &CompareReport) -> String {
+    use Align::{Left, Right};
+    let name = |c: &Cell| {
+        let p = one_line(&c.project);
+        if c.holdout {
+            format!("{p} (held out)")
+        } else {
+            p
+        }
+    };
+    let mut rows = vec![[
         "project",
         "protocol",
         "all hidden",
@@ -124,19 +217,14 @@ pub fn compare_table(r: &CompareReport) -> String {
         "tokens",
         "cost $",
         "time s",
-        "stop"
-    ));
+        "stop",
+    ]
+    .map(String::from)
+    .to_vec()];
     for c in &r.cells {
-        let name = if c.holdout {
-            format!("{} (held out)", c.project)
-        } else {
-            c.project.clone()
-        };
+        let mut row = vec![name(c), one_line(c.protocol.as_str())];
         match &c.result {
-            CellResult::Ran(run) => o.push_str(&format!(
-                "{:<16} {:<8} {:>12} {:>13} {:>6} {:>9} {:>8.4} {:>8.1}  {}\n",
-                name,
-                c.protocol.as_str(),
+            CellResult::Ran(run) => row.extend([
                 format!(
                     "{}/{} {}",
                     run.all_hidden,
@@ -144,24 +232,67 @@ pub fn compare_table(r: &CompareReport) -> String {
                     pct(run.all_hidden, run.coders)
                 ),
                 format!("{}/{}", run.hidden_passed, run.hidden_total),
-                run.calls,
-                run.prompt_tokens + run.completion_tokens,
-                run.usd,
-                run.seconds,
-                short_stop(&run.stop)
-            )),
-            CellResult::Skipped { why } => o.push_str(&format!(
-                "{:<16} {:<8} {:>12}  skipped: {why}\n",
-                name,
-                c.protocol.as_str(),
-                "-"
-            )),
-            CellResult::Failed { error } => o.push_str(&format!(
-                "{:<16} {:<8} {:>12}  failed: {error}\n",
-                name,
-                c.protocol.as_str(),
-                "-"
-            )),
+                run.calls.to_string(),
+                (run.prompt_tokens + run.completion_tokens).to_string(),
+                format!("{:.4}", run.usd),
+                format!("{:.1}", run.seconds),
+                one_line(headline(&run.stop)),
+            ]),
+            CellResult::Skipped { why } => {
+                row.extend(["-".into(), format!("skipped: {}", one_line(why))])
+            }
+            CellResult::Failed { error } => {
+                row.extend(["-".into(), format!("failed: {}", one_line(error))])
+            }
+        }
+        rows.push(row);
+    }
+    let mut o = columns(
+        &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
+        &rows,
+    );
+    let ran: Vec<(&Cell, &CellRun)> = r
+        .cells
+        .iter()
+        .filter_map(|c| match &c.result {
+            CellResult::Ran(run) => Some((c, run)),
+            _ => None,
+        })
+        .collect();
+    if !ran.is_empty() {
+        o.push_str("\nruns (`dixit replay DIR` re-executes one; DIR/report.html is its page)\n");
+        let labels: Vec<Vec<String>> = ran
+            .iter()
+            .map(|(c, run)| {
+                vec![
+                    name(c),
+                    one_line(c.protocol.as_str()),
+                    one_line(&run.run_dir.display().to_string()),
+                ]
+            })
+            .collect();
+        let laid = columns(&[Left, Left, Left], &labels);
+        let indent = " ".repeat(
+            2 + labels
+                .iter()
+                .map(|l| l[0].chars().count())
+                .max()
+                .unwrap_or(0)
+                + 2
+                + labels
+                    .iter()
+                    .map(|l| l[1].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                + 2,
+        );
+        for (line, (_, run)) in laid.lines().zip(&ran) {
+            o.push_str(&format!("  {line}\n"));
+            o.push_str(&wrap(
+                &one_line(&run.stop),
+                &indent,
+                100usize.saturating_sub(indent.len()).max(40),
+            ));
         }
     }
     let groups: Vec<(&str, bool)> = if r.cells.iter().any(|c| c.holdout) {
@@ -170,20 +301,28 @@ pub fn compare_table(r: &CompareReport) -> String {
         vec![("all projects", false)]
     };
     o.push_str("\ntotals per protocol\n");
-    o.push_str(&format!(
-        "{:<14} {:<8} {:>14} {:>13} {:>6} {:>9} {:>8} {:>8}\n",
-        "projects", "protocol", "all hidden", "hidden tests", "calls", "tokens", "cost $", "time s"
-    ));
+    let mut rows = vec![[
+        "projects",
+        "protocol",
+        "all hidden",
+        "hidden tests",
+        "calls",
+        "tokens",
+        "cost $",
+        "time s",
+        "",
+    ]
+    .map(String::from)
+    .to_vec()];
     for (label, holdout) in groups {
         for p in &r.protocols {
             let t = totals(r, p, holdout);
             if t.cells == 0 && t.skipped == 0 {
                 continue;
             }
-            o.push_str(&format!(
-                "{:<14} {:<8} {:>14} {:>13} {:>6} {:>9} {:>8.4} {:>8.1}{}\n",
-                label,
-                p.as_str(),
+            rows.push(vec![
+                label.to_string(),
+                one_line(p.as_str()),
                 format!(
                     "{}/{} {}",
                     t.all_hidden,
@@ -196,18 +335,22 @@ pub fn compare_table(r: &CompareReport) -> String {
                     t.hidden_total,
                     pct(t.hidden_passed, t.hidden_total)
                 ),
-                t.calls,
-                t.tokens,
-                t.usd,
-                t.seconds,
+                t.calls.to_string(),
+                t.tokens.to_string(),
+                format!("{:.4}", t.usd),
+                format!("{:.1}", t.seconds),
                 if t.skipped > 0 {
-                    format!("  ({} skipped)", t.skipped)
+                    format!("({} skipped)", t.skipped)
                 } else {
                     String::new()
-                }
-            ));
+                },
+            ]);
         }
     }
+    o.push_str(&columns(
+        &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
+        &rows,
+    ));
     o
 }
 
@@ -224,4 +367,100 @@ fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
         }
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(project: &str, protocol: &str, stop: &str, dir: &str) -> Cell {
+        Cell {
+            index: 0,
+            project: project.into(),
+            protocol: ProtocolName::new(protocol),
+            holdout: false,
+            result: CellResult::Ran(CellRun {
+                run_id: "r".into(),
+                run_dir: PathBuf::from(dir),
+                stop: stop.into(),
+                exit: "done".into(),
+                coders: 3,
+                all_hidden: 1,
+                hidden_passed: 2,
+                hidden_total: 6,
+                calls: 1234,
+                prompt_tokens: 1_000_000,
+                completion_tokens: 2,
+                usd: 12.5,
+                seconds: 1234.5,
+            }),
+        }
+    }
+
+    #[test]
+    fn the_table_cuts_no_word_and_names_every_run_folder() {
+        let long_stop = "debate over (1 epochs without progress: early stop): coder-1 passes the \
+                         most tests (coder-1 3/3, coder-2 2/3); a sentence long enough to need \
+                         more than one line of the list below the table";
+        let mut held = ran(
+            "a_project_with_a_long_name",
+            "debate",
+            long_stop,
+            "/runs/a_project_with_a_long_name/20261122-221005-b512",
+        );
+        held.holdout = true;
+        let r = CompareReport {
+            format: COMPARE_FORMAT.into(),
+            projects: vec![],
+            protocols: vec![ProtocolName::new("dixit"), ProtocolName::new("debate")],
+            shard: None,
+            cells: vec![
+                ran("p\x1b[2J", "dixit", "converged: all too easy", "/runs/p/1"),
+                held,
+                Cell {
+                    index: 2,
+                    project: "p".into(),
+                    protocol: ProtocolName::new("blind"),
+                    holdout: false,
+                    result: CellResult::Skipped {
+                        why: "no hidden/ folder: blind needs one to answer pass or fail".into(),
+                    },
+                },
+            ],
+        };
+        let t = compare_table(&r);
+        // Every word of every stop, reason and folder is there whole.
+        for word in long_stop
+            .split_whitespace()
+            .chain([
+                "/runs/p/1",
+                "/runs/a_project_with_a_long_name/20261122-221005-b512",
+            ])
+            .chain("no hidden/ folder: blind needs one to answer pass or fail".split(' '))
+        {
+            assert!(
+                t.split_whitespace().any(|w| w == word),
+                "{word:?} is cut:\n{t}"
+            );
+        }
+        assert!(
+            t.contains("a_project_with_a_long_name (held out)  debate"),
+            "{t}"
+        );
+        // The row shows the stop's headline, up to its first colon outside parentheses.
+        assert!(
+            t.contains("  debate over (1 epochs without progress: early stop)\n"),
+            "{t}"
+        );
+        assert!(!t.contains('\x1b'), "{t:?}");
+        // Columns line up: every row of the table is as long up to its stop.
+        let rows: Vec<&str> = t.lines().take(3).collect();
+        let stop_at = rows[0].find("stop").unwrap();
+        assert_eq!(rows[1].find("converged"), Some(stop_at), "{t}");
+        assert_eq!(rows[2].find("debate over"), Some(stop_at), "{t}");
+        // A whole stop is wrapped at spaces below its folder.
+        for line in t.lines().filter(|l| l.starts_with("    ")) {
+            assert!(line.chars().count() <= 100, "{line}");
+        }
+    }
 }

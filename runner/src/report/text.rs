@@ -100,8 +100,11 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
         ));
     }
     o.push_str(&format!(
-        "  usage: {} calls, {} prompt + {} completion tokens, ${:.4}\n",
-        s.usage.calls, s.usage.prompt_tokens, s.usage.completion_tokens, s.usage.usd
+        "  usage: {}, {} prompt + {} completion tokens, ${:.4}\n",
+        plural(s.usage.calls as usize, "call", "calls"),
+        s.usage.prompt_tokens,
+        s.usage.completion_tokens,
+        s.usage.usd
     ));
     o.push_str(&format!(
         "  outputs: {}/{{implementations,suite,summary.json,journal.jsonl}}\n",
@@ -111,9 +114,9 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
         match &d.error {
             Some(e) => o.push_str(&format!("  disagreements: not computed ({e})\n")),
             None => o.push_str(&format!(
-                "  disagreements: the final implementations give different answers to {} of {} calls the tests made\n",
+                "  disagreements: the final implementations give different answers to {} of {} the tests made\n",
                 d.count(),
-                d.calls
+                plural(d.calls, "call", "calls")
             )),
         }
     }

@@ -11,6 +11,7 @@ use super::{settings, Debate, Settings, MAX_EPOCHS_REACHED};
 use crate::config::Config;
 use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
+use crate::report::format::plural;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
 use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary, Trial};
@@ -215,9 +216,9 @@ impl Part for DebatePart {
 
     fn text(&self, s: &Summary) -> String {
         let mut o = format!(
-            "  epochs: {}   suite: {} tests that discriminated\n",
+            "  epochs: {}   suite: {} that discriminated\n",
             s.rounds,
-            s.suite.len()
+            plural(s.suite.len(), "test", "tests")
         );
         for e in &self.epochs {
             let passed: Vec<String> = e
@@ -233,9 +234,9 @@ impl Part for DebatePart {
                 .map(|(c, _)| c.as_str())
                 .collect();
             o.push_str(&format!(
-                "  epoch {}: {} tests, {} broke some solution; {}; leading: {}\n",
+                "  epoch {}: {}, {} broke some solution; {}; leading: {}\n",
                 e.epoch,
-                e.tests,
+                plural(e.tests as usize, "test", "tests"),
                 e.breaking,
                 passed.join(", "),
                 and_list(&leaders)

@@ -297,9 +297,9 @@ impl Part for DixitPart {
         let mut o = String::new();
         let growth: Vec<String> = self.suite_growth.iter().map(|n| n.to_string()).collect();
         o.push_str(&format!(
-            "  rounds: {}   suite: {} tests (size at each round's start: {})\n",
+            "  rounds: {}   suite: {} (size at each round's start: {})\n",
             s.rounds,
-            s.suite.len(),
+            plural(s.suite.len(), "test", "tests"),
             growth.join(" → ")
         ));
         let c = &self.classes;

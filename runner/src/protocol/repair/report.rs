@@ -12,7 +12,7 @@ use super::{settings, Repair, Settings};
 use crate::config::{Config, ConfigError};
 use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::html::{dot_chart, Cell, Column, Section, Series, Table};
+use crate::report::html::{dot_chart, Cell, Column, DotChart, Section, Series, Table};
 use crate::report::run_report::{coder_link, RunView};
 use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
 
@@ -225,7 +225,16 @@ impl ProtocolReport for Repair {
             body: html! {
                 p { "Each coder works against the acceptance suite (" (and_list(&cats)) "): a reviewer reads the first attempt, then focused fixes, each kept only if it passes more tests (a regression is reverted); the best attempt ships." }
                 (t.render())
-                (dot_chart("Acceptance tests passed per attempt", &bins, &series, total as f64, "tests passed", 1))
+                (dot_chart(&DotChart {
+                    caption: "Acceptance tests passed per attempt",
+                    categories: &bins,
+                    series: &series,
+                    y_max: total as f64,
+                    y_label: "tests passed",
+                    counts: true,
+                    x_label: "attempt",
+                    numbered: true,
+                }))
             },
         })
     }

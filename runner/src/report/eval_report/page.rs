@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::super::format::{percent, thousands};
 use super::super::html::{
     band_legend, bar_chart, dot_chart, histogram, html, legend, verdict_legend, Bar, Cell, Column,
-    Markup, Page, Series, Table,
+    DotChart, Markup, Page, Series, Table,
 };
 use super::super::input::ReportError;
 use super::{EvalOutput, Provenance, STRATEGIES};
@@ -386,13 +386,7 @@ fn plots(eval: &EvalOutput) -> Markup {
             .total_cmp(&r.problems[b].random.value())
             .then(a.cmp(&b))
     });
-    let categories: Vec<String> = order
-        .iter()
-        .map(|&k| {
-            let id = &r.problems[k].id;
-            id.rsplit('/').next().unwrap_or(id).to_string()
-        })
-        .collect();
+    let categories: Vec<String> = order.iter().map(|&k| r.problems[k].id.clone()).collect();
     let series: Vec<Series> = STRATEGIES
         .iter()
         .filter(|s| s.plotted)
@@ -407,7 +401,6 @@ fn plots(eval: &EvalOutput) -> Markup {
                 .collect(),
         })
         .collect();
-    let label_every = (order.len() / 20).max(1);
 
     // Share of its problem's generated tests each solution passes, by samples.
     let bins: Vec<String> = (0..10)
@@ -456,14 +449,16 @@ fn plots(eval: &EvalOutput) -> Markup {
         .collect();
 
     html! {
-        (dot_chart(
-            "pass@1 per problem by strategy (%), problems ordered by the random baseline",
-            &categories,
-            &series,
-            100.0,
-            "pass@1 %",
-            label_every,
-        ))
+        (dot_chart(&DotChart {
+            caption: "pass@1 per problem by strategy (%), problems ordered by the random baseline",
+            categories: &categories,
+            series: &series,
+            y_max: 100.0,
+            y_label: "pass@1 %",
+            counts: false,
+            x_label: "problems, by the random baseline's pass@1 (hover a mark for its problem)",
+            numbered: true,
+        }))
         div.dx-grid {
             (histogram(
                 "dx-hist-passed",

@@ -4,6 +4,11 @@
 //! other than colour (marker shape, fill pattern) and values are written as text or in each
 //! mark's `<title>` (hover). Each chart is a `figure.dx-chart` with a caption and an
 //! `aria-label` on the SVG.
+//!
+//! Text cannot be measured here (the browser picks the font), so widths are estimated
+//! generously from character counts ([`text_width`]) and every chart is sized to hold its
+//! labels: nothing is clipped, and axis labels are thinned out rather than overlapped. Axes of
+//! counts have whole-number ticks.
 
 use maud::{html, Markup};
 
@@ -31,8 +36,12 @@ fn num(x: f64) -> String {
 
 /// A horizontal bar chart scaled to `max` (or the largest value).
 pub fn bar_chart(caption: &str, bars: &[Bar], max: Option<f64>) -> Markup {
-    let (label_w, bar_w, row_h) = (230.0, 330.0, 22.0);
-    let width = label_w + bar_w + 150.0;
+    let widest =
+        |f: &dyn Fn(&Bar) -> &str| bars.iter().map(|b| text_width(f(b))).fold(0.0, f64::max);
+    let label_w = widest(&|b| &b.label).max(40.0) + 12.0;
+    let value_w = widest(&|b| &b.shown) + 12.0;
+    let (bar_w, row_h) = (330.0, 22.0);
+    let width = label_w + bar_w + value_w;
     let height = row_h * bars.len() as f64 + 8.0;
     let max = max
         .unwrap_or_else(|| bars.iter().map(|b| b.value).fold(0.0, f64::max))
@@ -105,8 +114,10 @@ pub fn histogram(
                 .sum()
         })
         .collect();
-    let max = nice_max(totals.iter().copied().fold(0.0, f64::max));
+    let axis = Axis::new(totals.iter().copied().fold(0.0, f64::max), true);
+    let max = axis.top;
     let bw = plot_w / bins.len().max(1) as f64;
+    let every = label_every(bins, bw, 11.0);
     let y = |v: f64| top + plot_h - v / max * plot_h;
     // (bin, its label, series, bottom, top) of every non-empty segment.
     let mut stacks = Vec::new();
@@ -125,7 +136,7 @@ pub fn histogram(
             figcaption { (caption) }
             svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(caption) {
                 (patterns(id, series.len()))
-                (y_axis(left, top, plot_w, plot_h, max, y_label))
+                (y_axis(left, top, plot_w, plot_h, &axis, y_label))
                 @for (b, label, k, lo, hi) in &stacks {
                     @let x = left + bw * *b as f64;
                     rect fill={ "url(#" (id) "-p" (k) ")" } class="seg"
@@ -133,7 +144,7 @@ pub fn histogram(
                         title { (label) " · " (series[*k].name) ": " (num(hi - lo)) }
                     }
                 }
-                @for (b, label) in bins.iter().enumerate() {
+                @for (b, label) in bins.iter().enumerate().filter(|(b, _)| b % every == 0) {
                     text x=(num(left + bw * (b as f64 + 0.5))) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="11" { (label) }
                 }
                 (series_legend(id, series, left, top + plot_h + 40.0, true))
@@ -142,46 +153,92 @@ pub fn histogram(
     }
 }
 
-/// A dot chart: categories along x (problems), values along y from 0 to `y_max`, one marker
-/// shape per series (circle, square, triangle, diamond, cross), hollow so overlaps stay
-/// visible, each series offset a little within its category. Every `label_every`-th
-/// category is labelled.
-pub fn dot_chart(
-    caption: &str,
-    categories: &[String],
-    series: &[Series],
-    y_max: f64,
-    y_label: &str,
-    label_every: usize,
-) -> Markup {
+/// A dot chart: categories along x, values along y from 0 to `y_max`, one marker shape per
+/// series (circle, square, triangle, diamond, cross), hollow so overlaps stay visible, each
+/// series offset a little within its category. Categories are labelled by name, or by
+/// position (`numbered`: 1, 2, … at round intervals, the names in each mark's title); labels
+/// that would overlap are thinned out.
+#[derive(Clone, Debug)]
+pub struct DotChart<'a> {
+    /// The figure's caption (and the SVG's `aria-label`).
+    pub caption: &'a str,
+    /// The categories along x, by name (names are shown in each mark's title).
+    pub categories: &'a [String],
+    /// One marker shape per series; `None` values are left out.
+    pub series: &'a [Series],
+    /// The largest value the y axis must hold (its top is the next round tick).
+    pub y_max: f64,
+    /// The y axis's title.
+    pub y_label: &'a str,
+    /// Whether y counts things (whole-number ticks).
+    pub counts: bool,
+    /// The x axis's title (below its labels); none if empty.
+    pub x_label: &'a str,
+    /// Label the categories 1, 2, … (at round intervals) instead of by name.
+    pub numbered: bool,
+}
+
+/// Draws a [`DotChart`].
+pub fn dot_chart(c: &DotChart) -> Markup {
     let (left, top, plot_h) = (56.0, 10.0, 220.0);
-    let cw = (900.0 / categories.len().max(1) as f64).clamp(8.0, 40.0);
-    let plot_w = cw * categories.len() as f64;
-    let width = left + plot_w + 10.0;
-    let height = top + plot_h + 60.0 + 18.0 * series.len() as f64;
-    let y = |v: f64| top + plot_h - v / y_max * plot_h;
-    let n = series.len().max(1) as f64;
+    let n_cat = c.categories.len().max(1);
+    let shown: Vec<String> = if c.numbered {
+        (1..=n_cat).map(|i| i.to_string()).collect()
+    } else {
+        c.categories.to_vec()
+    };
+    let widest = shown.iter().map(|l| text_width(l)).fold(0.0, f64::max) * 10.0 / 12.0;
+    // A category is as wide as its label when they fit in 900 units, else narrower (the
+    // labels thinned out); never below a marker's width.
+    let mut cw = (900.0 / n_cat as f64).clamp(8.0, 40.0);
+    if (widest + 8.0) * n_cat as f64 <= 900.0 {
+        cw = cw.max(widest + 8.0);
+    }
+    // A chart of a few categories is still wide enough to read (240 units).
+    cw = cw.max(240.0 / n_cat as f64);
+    let every = if c.numbered {
+        round_step((widest + 6.0) / cw).max(1.0) as usize
+    } else {
+        label_every(&shown, cw, 10.0)
+    };
+    let plot_w = cw * n_cat as f64;
+    let axis = Axis::new(c.y_max, c.counts);
+    let x_title_h = if c.x_label.is_empty() { 0.0 } else { 18.0 };
+    let width = (left + plot_w + 10.0).max(left + text_width(c.x_label) + 10.0);
+    let height = top + plot_h + 60.0 + x_title_h + 18.0 * c.series.len() as f64;
+    let y = |v: f64| top + plot_h - v / axis.top * plot_h;
+    let n = c.series.len().max(1) as f64;
     html! {
         figure.dx-chart {
-            figcaption { (caption) }
-            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(caption) {
-                (y_axis(left, top, plot_w, plot_h, y_max, y_label))
-                @for (c, cat) in categories.iter().enumerate() {
-                    @let x0 = left + cw * c as f64;
-                    @if label_every > 0 && c % label_every == 0 {
-                        text x=(num(x0 + cw / 2.0)) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="10" { (cat) }
+            figcaption { (c.caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(c.caption) {
+                (y_axis(left, top, plot_w, plot_h, &axis, c.y_label))
+                @for (i, cat) in c.categories.iter().enumerate() {
+                    @let x0 = left + cw * i as f64;
+                    // Numbered: 1, then every `every`-th; by name: every `every`-th from the first.
+                    @if (c.numbered && (i == 0 || (i + 1) % every == 0)) || (!c.numbered && i % every == 0) {
+                        text x=(num(x0 + cw / 2.0)) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="10" { (shown[i]) }
                     }
-                    @for (k, s) in series.iter().enumerate() {
-                        @if let Some(v) = s.values.get(c).copied().flatten() {
+                    @for (k, s) in c.series.iter().enumerate() {
+                        @if let Some(v) = s.values.get(i).copied().flatten() {
                             @let x = x0 + cw * (k as f64 + 0.5) / n;
                             (marker(k, x, y(v), &format!("{cat} · {}: {}", s.name, num(v))))
                         }
                     }
                 }
-                (series_legend("", series, left, top + plot_h + 34.0, false))
+                @if !c.x_label.is_empty() {
+                    text x=(num(left + plot_w / 2.0)) y=(num(top + plot_h + 32.0)) text-anchor="middle" font-size="11" { (c.x_label) }
+                }
+                (series_legend("", c.series, left, top + plot_h + 34.0 + x_title_h, false))
             }
         }
     }
+}
+
+/// Every how many labels of width `font`-px text fit side by side in slots `slot` wide.
+fn label_every(labels: &[String], slot: f64, font: f64) -> usize {
+    let widest = labels.iter().map(|l| text_width(l)).fold(0.0, f64::max) * font / 12.0;
+    ((widest + 6.0) / slot.max(1.0)).ceil().max(1.0) as usize
 }
 
 fn marker(k: usize, x: f64, y: f64, title: &str) -> Markup {
@@ -221,6 +278,12 @@ fn series_legend(id: &str, series: &[Series], x: f64, y: f64, patterned: bool) -
     }
 }
 
+/// A generous estimate of the width of `s` in 12px system-ui text: 7.2 units a character
+/// (wider than the average letter or digit), so that sizes made from it do not clip.
+pub fn text_width(s: &str) -> f64 {
+    s.chars().count() as f64 * 7.2
+}
+
 /// The smallest "round" number (1, 2 or 5 × 10ⁿ) at least `v`.
 fn nice_max(v: f64) -> f64 {
     if v <= 0.0 {
@@ -230,19 +293,45 @@ fn nice_max(v: f64) -> f64 {
     [1.0, 2.0, 5.0, 10.0]
         .into_iter()
         .map(|m| m * p)
-        .find(|&m| m >= v)
+        .find(|&m| m >= v * (1.0 - 1e-9))
         .unwrap_or(10.0 * p)
 }
 
-fn y_axis(left: f64, top: f64, w: f64, h: f64, max: f64, label: &str) -> Markup {
-    let ticks = 5;
+/// [`nice_max`] of a positive step; a step below 1 of a count is 1.
+fn round_step(v: f64) -> f64 {
+    nice_max(v)
+}
+
+/// A y axis from 0: its top and its ticks, at most five intervals of a round step (whole
+/// numbers for counts), the top a multiple of the step at least the largest value.
+#[derive(Clone, Debug, PartialEq)]
+struct Axis {
+    top: f64,
+    ticks: Vec<f64>,
+}
+
+impl Axis {
+    fn new(max: f64, counts: bool) -> Axis {
+        let max = if max > 0.0 { max } else { 1.0 };
+        let mut step = round_step(max / 5.0);
+        if counts {
+            step = step.max(1.0).round();
+        }
+        let intervals = (max / step - 1e-9).ceil().max(1.0) as usize;
+        Axis {
+            top: step * intervals as f64,
+            ticks: (0..=intervals).map(|i| step * i as f64).collect(),
+        }
+    }
+}
+
+fn y_axis(left: f64, top: f64, w: f64, h: f64, axis: &Axis, label: &str) -> Markup {
     html! {
         g.grid {
-            @for t in 0..=ticks {
-                @let v = max * t as f64 / ticks as f64;
-                @let y = top + h - h * t as f64 / ticks as f64;
+            @for v in &axis.ticks {
+                @let y = top + h - h * v / axis.top;
                 line x1=(num(left)) x2=(num(left + w)) y1=(num(y)) y2=(num(y)) {}
-                text x=(num(left - 6.0)) y=(num(y + 4.0)) text-anchor="end" font-size="11" { (num(v)) }
+                text x=(num(left - 6.0)) y=(num(y + 4.0)) text-anchor="end" font-size="11" { (num(*v)) }
             }
         }
         text transform={ "translate(12," (num(top + h / 2.0)) ") rotate(-90)" } text-anchor="middle" font-size="11" { (label) }
@@ -252,6 +341,74 @@ fn y_axis(left: f64, top: f64, w: f64, h: f64, max: f64, label: &str) -> Markup 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_axes_have_whole_ticks_and_others_round_ones() {
+        let ticks = |max, counts| Axis::new(max, counts).ticks;
+        assert_eq!(ticks(2.0, true), [0.0, 1.0, 2.0]);
+        assert_eq!(ticks(1.0, true), [0.0, 1.0]);
+        assert_eq!(ticks(0.0, true), [0.0, 1.0]);
+        assert_eq!(ticks(7.0, true), [0.0, 2.0, 4.0, 6.0, 8.0]);
+        assert_eq!(ticks(13.0, true), [0.0, 5.0, 10.0, 15.0]);
+        assert_eq!(ticks(100.0, false), [0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(
+            ticks(1.0, false),
+            [0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
+        for max in [1.0, 3.0, 9.0, 11.0, 250.0, 999.0] {
+            let a = Axis::new(max, true);
+            assert!(a.top >= max && a.ticks.len() <= 6, "{max}: {a:?}");
+            assert!(a.ticks.iter().all(|t| t.fract() == 0.0), "{max}: {a:?}");
+        }
+    }
+
+    #[test]
+    fn nothing_is_clipped_or_overlapped() {
+        // A bar chart is as wide as its longest label and value.
+        let long = "a very long label of an agent or strategy";
+        let html = bar_chart(
+            "c",
+            &[Bar {
+                label: long.into(),
+                value: 1.0,
+                shown: "2,358 tokens, 3 calls, $0.0000".into(),
+                class: None,
+            }],
+            None,
+        )
+        .into_string();
+        let width: f64 = html
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        assert!(
+            width >= text_width(long) + 330.0 + text_width("2,358 tokens, 3 calls, $0.0000"),
+            "{width}"
+        );
+        // Wide category labels are thinned out to every k-th, k slots holding one label.
+        let cats: Vec<String> = (1..=60).map(|k| format!("attempt {k}")).collect();
+        let html = dot_chart(&DotChart {
+            caption: "c",
+            categories: &cats,
+            series: &[Series {
+                name: "s".into(),
+                values: vec![Some(1.0); 60],
+            }],
+            y_max: 3.0,
+            y_label: "tests",
+            counts: true,
+            x_label: "attempt",
+            numbered: false,
+        })
+        .into_string();
+        let shown = cats
+            .iter()
+            .filter(|c| html.contains(&format!(">{c}</text>")))
+            .count();
+        assert!(shown > 1 && shown < 60, "{shown}");
+    }
 
     #[test]
     fn nice_maxima() {
@@ -312,10 +469,10 @@ mod tests {
 
     #[test]
     fn dot_chart_uses_one_shape_per_series() {
-        let html = dot_chart(
-            "per problem",
-            &["0".into(), "2".into()],
-            &[
+        let html = dot_chart(&DotChart {
+            caption: "per problem",
+            categories: &["0".into(), "2".into()],
+            series: &[
                 Series {
                     name: "random".into(),
                     values: vec![Some(10.0), Some(50.0)],
@@ -325,10 +482,12 @@ mod tests {
                     values: vec![Some(100.0), None],
                 },
             ],
-            100.0,
-            "pass@1 %",
-            1,
-        )
+            y_max: 100.0,
+            y_label: "pass@1 %",
+            counts: false,
+            x_label: "",
+            numbered: false,
+        })
         .into_string();
         assert_eq!(html.matches("<circle class=\"hollow s0\"").count(), 2 + 1);
         assert_eq!(html.matches("<rect class=\"hollow s1\"").count(), 1 + 1);

@@ -79,7 +79,7 @@ mod matrix;
 mod page;
 mod table;
 
-pub use chart::{bar_chart, dot_chart, histogram, Bar, Series};
+pub use chart::{bar_chart, dot_chart, histogram, Bar, DotChart, Series};
 pub use code::code;
 pub use diff::{diff, diff_against, diff_stats, DiffSide, DiffStats};
 pub use embed::{escape_json_for_script, json_script};

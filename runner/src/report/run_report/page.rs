@@ -366,7 +366,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                         dt { "disagreements" } dd { a href="#disagreements" { (plural(d.count(), "call", "calls")) } " of " (d.calls) }
                     }
                 }
-                dt { "usage" } dd { (s.usage.calls) " calls · " (thousands(s.usage.prompt_tokens + s.usage.completion_tokens)) " tokens · $" (format!("{:.4}", s.usage.usd)) }
+                dt { "usage" } dd { (plural(s.usage.calls as usize, "call", "calls")) " · " (thousands(s.usage.prompt_tokens + s.usage.completion_tokens)) " tokens · $" (format!("{:.4}", s.usage.usd)) }
             }
         }
     }
@@ -964,9 +964,9 @@ fn usage(v: &RunView) -> Markup {
                 label: a.to_string(),
                 value: tokens as f64,
                 shown: format!(
-                    "{} tokens, {} calls, ${:.4}",
+                    "{} tokens, {}, ${:.4}",
                     thousands(tokens),
-                    u.calls,
+                    plural(u.calls as usize, "call", "calls"),
                     u.usd
                 ),
                 class: None,
