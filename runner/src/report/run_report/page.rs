@@ -326,7 +326,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                         }
                     }
                     @for line in &e.balance {
-                        p.dx-balance { (line) "." }
+                        p.dx-balance { (capitalise(line)) "." }
                     }
                     @for line in &e.odd {
                         p.dx-odd { a href="#disagreements" { (line) } "." }
