@@ -2,32 +2,9 @@
 //! its value now), and each as a copyable command with one line on what it will do. The page,
 //! the terminal and `dixit decide` read the same [`Offer`].
 
-use super::protocol::ProtocolReport;
+use super::protocol::{ProtocolReport, Room};
 use crate::config::{Config, ConfigError};
 use crate::journal::{Choice, JournalFile, StopReason};
-
-/// A limit a person may raise at a stop (`dixit decide … raise KEY=VALUE`): its `table.key` in
-/// `dixit.toml` and its value now. Any larger value goes; the page suggests twice it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Room {
-    pub key: String,
-    pub now: i64,
-}
-
-impl Room {
-    /// Limit `key`, `now` at `now`.
-    pub fn new(key: &str, now: impl Into<i64>) -> Room {
-        Room {
-            key: key.to_string(),
-            now: now.into(),
-        }
-    }
-
-    /// The value a command suggests: twice the limit (at least one more).
-    pub fn suggested(&self) -> i64 {
-        self.now.saturating_mul(2).max(self.now.saturating_add(1))
-    }
-}
 
 /// What a person may choose at a stop.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -34,11 +34,11 @@ mod text;
 
 pub use balance::{balance, Balance};
 pub use bench::bench_table;
-pub use choices::{offer, offer_of, recorded_config, Offer, Room};
+pub use choices::{offer, offer_of, recorded_config, Offer};
 pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
 pub use outputs::{write_outputs, OutputError};
-pub use protocol::ProtocolReport;
+pub use protocol::{ProtocolReport, Room};
 pub use run_report::Trial;
 pub use summary::{
     bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
