@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use std::process::Command;
 
-use super::support::{describe, dixit_at, final_state, the_run, triangle};
+use super::support::{describe, dixit_at, final_state, journal, the_run, triangle};
 
 const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
 const NEG_BUG: &str = "def f(x):\n    return 2 * x";
@@ -51,14 +51,6 @@ fn project(dir: &Path, max_rounds: u32) {
         "Write `f(x)` in `solution.py`: for x >= 0 it returns 2*x; for x < 0 it returns 0.\n",
     )
     .unwrap();
-}
-
-fn journal(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("journal.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 fn last_stop(j: &[Value]) -> Value {

@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use super::report::browser_driver;
-use super::support::{describe, dixit_at, the_run};
+use super::support::{describe, dixit_at, journal, the_run};
 
 const RIGHT: &str = "def f(x):\n    return 2 * x if x >= 0 else 0";
 /// Terminal escapes, a bell, a direction override, markup and a CDATA end, as Python escapes.
@@ -44,14 +44,6 @@ fn project(dir: &Path) {
         "Write `f(x)` in `solution.py`: for x >= 0 it returns 2*x; for x < 0 it returns 0.\n",
     )
     .unwrap();
-}
-
-fn journal(run: &Path) -> Vec<Value> {
-    std::fs::read_to_string(run.join("journal.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The embedded `dx-run` block of a run report.
