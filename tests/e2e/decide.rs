@@ -138,6 +138,12 @@ fn a_coder_left_behind_and_the_rest_converge() {
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["left_behind"], serde_json::json!(["coder-2"]));
+    // The classifications after the decision name the coders that remain.
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        !page.contains("solution 1"),
+        "the smaller pool is named, not numbered"
+    );
     replays(t.path(), &id);
 }
 
@@ -425,4 +431,167 @@ fn resume_after_a_decision_survives_kill_9() {
         );
         replays(t.path(), &id);
     }
+}
+
+/// A project whose run stalls: coder-1 and coder-2 ignore the spec's `x < 0` rule, so both of
+/// tester-1's tests of it are TOO_HARD and tester-1 hibernates, while tester-2's proposals are
+/// too easy. A second reply is scripted for the coders (right) and the testers (too easy), for
+/// the run that goes on.
+fn stalled_project(dir: &Path) {
+    let t = |body: &str| format!("from solution import f\n{body}");
+    let s = [
+        py("coder-1", NEG_BUG),
+        py("coder-1", RIGHT),
+        py("coder-2", NEG_BUG),
+        py("coder-2", RIGHT),
+        py("coder-3", RIGHT),
+        py("tester-1", &t("assert f(-2) == 0")),
+        py("tester-1", &t("assert f(-5) == 0")),
+        py("tester-1", &t("assert f(3) == 6")),
+        py("tester-1", &t("assert f(4) == 8")),
+        py("tester-2", &t("assert f(1) == 2")),
+        py("tester-2", &t("assert f(2) == 4")),
+        py("tester-2", &t("assert f(5) == 10")),
+        py("tester-2", &t("assert f(6) == 12")),
+    ];
+    std::fs::write(dir.join("script.toml"), s.concat()).unwrap();
+    std::fs::write(
+        dir.join("dixit.toml"),
+        "[project]\nlanguage = \"python\"\n[protocol]\ncoders = 3\ntesters = 2\nmax_rounds = 4\nmax_tester_retries = 1\nmax_coder_retries = 2\n[agents]\nbackend = \"script\"\nscript = \"script.toml\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spec.md"),
+        "Write `f(x)` in `solution.py`: for x >= 0 it returns 2*x; for x < 0 it returns 0.\n",
+    )
+    .unwrap();
+}
+
+/// The suite's test numbers and authors in `summary.json`.
+fn suite_of(run: &Path) -> Vec<(u64, String)> {
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    summary["suite"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["number"].as_u64().unwrap(),
+                t["author"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The stalled run offers to wake tester-1 or discard its tests, and nothing for tester-2.
+fn stalled(dir: &Path) -> (std::path::PathBuf, String) {
+    stalled_project(dir);
+    let o = dixit(dir, &["run", "."]);
+    assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
+    let run = the_run(dir);
+    let id = run.file_name().unwrap().to_string_lossy().into_owned();
+    let stop = last_stop(&journal(&run));
+    assert_eq!(stop["reason"], "stalled", "{stop}");
+    assert_eq!(stop["hibernated"], serde_json::json!(["tester-1"]));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for c in ["wake tester-1", "discard tester-1", "accept"] {
+        assert!(
+            out.contains(&format!("dixit decide {id} {c}")),
+            "{c}: {out}"
+        );
+    }
+    let o = dixit(dir, &["decide", &id, "wake", "tester-2", "--why", "x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    assert!(
+        describe(&o).contains("`wake tester-2` is not a choice"),
+        "{}",
+        describe(&o)
+    );
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        page.contains("tester-1 hibernates with two too-hard tests: <a"),
+        "the page links the hibernated tests"
+    );
+    (run, id)
+}
+
+#[test]
+fn a_woken_testers_tests_join_the_suite_and_the_coders_pass_them() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stalled(t.path());
+    let o = dixit(
+        t.path(),
+        &["decide", &id, "wake", "tester-1", "--why", "x < 0 gives 0"],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(o.status.success(), "{}", describe(&o));
+    let j = journal(&run);
+    assert_eq!(last_stop(&j)["reason"], "converged");
+    let at = j.iter().position(|r| r["event"] == "decision").unwrap();
+    assert!(j[at..]
+        .iter()
+        .any(|r| r["lane"] == "tester-1" && r["event"] == "revived"));
+    // Both hibernated tests joined, as tester-1's; coder-1 and coder-2 fixed their code.
+    assert_eq!(
+        suite_of(&run),
+        [(1, "tester-1".to_string()), (2, "tester-1".to_string())]
+    );
+    for c in ["coder-1", "coder-2"] {
+        let code =
+            std::fs::read_to_string(run.join(format!("implementations/{c}/solution.py"))).unwrap();
+        assert!(code.contains("else 0"), "{c} fixed: {code}");
+    }
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(page.contains("woken by a person"), "the suite says why");
+    replays(t.path(), &id);
+}
+
+#[test]
+fn a_discarded_testers_tests_are_forgotten_and_it_proposes_afresh() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stalled(t.path());
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "discard",
+            "tester-1",
+            "--why",
+            "x < 0 is out of scope",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = dixit(t.path(), &["run", ".", "--resume", &id]);
+    assert!(o.status.code().is_some(), "{}", describe(&o));
+    let j = journal(&run);
+    assert_eq!(last_stop(&j)["reason"], "converged");
+    let at = j.iter().position(|r| r["event"] == "decision").unwrap();
+    let after = &j[at..];
+    let forgotten = after
+        .iter()
+        .find(|r| r["lane"] == "tester-1" && r["event"] == "forgotten")
+        .expect("tester-1's tests forgotten");
+    assert_eq!(forgotten["tests"].as_array().unwrap().len(), 2);
+    assert!(!after.iter().any(|r| r["event"] == "revived"));
+    // Never classified again; tester-1 starts over with the spec, as at its first proposal.
+    let ids: Vec<&Value> = forgotten["tests"].as_array().unwrap().iter().collect();
+    assert!(!after
+        .iter()
+        .any(|r| r["event"] == "classified" && ids.contains(&&r["test"])));
+    let first_prompt = after
+        .iter()
+        .find(|r| r["lane"] == "tester-1" && r["event"] == "reply")
+        .expect("tester-1 asked again");
+    assert!(
+        first_prompt["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("for x < 0 it returns 0"),
+        "tester-1 was taken back to before its tests: {first_prompt}"
+    );
+    assert!(suite_of(&run).is_empty());
+    replays(t.path(), &id);
 }

@@ -955,10 +955,30 @@ fn run_reports_in_chromium() {
         "{classes:?}"
     );
     assert_eq!(s["opened"]["open"], true);
+    // The stalled run's evidence names who fails the hibernating tester's tests, and the
+    // choices wake it or discard them.
+    let balance = s["evidence"]["balance"].as_array().unwrap();
+    assert!(
+        balance.iter().any(|b| b
+            .as_str()
+            .unwrap()
+            .starts_with("tester-1 hibernates with tester-1#")),
+        "{balance:?}"
+    );
+    let choices: Vec<&str> = s["choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    for c in ["wake tester-1", "discard tester-1", "accept"] {
+        assert!(choices.iter().any(|x| x.contains(c)), "{c}: {choices:?}");
+    }
+    // The first link is tester-2's TOO_HARD test (tester-1's are named with its hibernation).
     assert!(s["opened"]["code"]
         .as_str()
         .unwrap()
-        .contains("assert f(2) == 5"));
+        .contains("assert f(-1) == 0"));
     assert_eq!(
         s["disagreements"][0]["answers"],
         serde_json::json!([

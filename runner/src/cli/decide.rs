@@ -14,6 +14,7 @@ use crate::journal::Choice;
 #[command(after_help = "Examples:
   dixit decide runs/20261124-1 drop-test 2 --why \"it expects 'IIII' for 4\"
   dixit decide runs/20261124-1 leave-behind coder-4 --why \"misreads the spec's range\"
+  dixit decide runs/20261124-1 wake tester-2 --why \"its tests follow the spec's table\"
   dixit decide runs/20261124-1 raise dixit.max_rounds=12 --why \"still finding bugs\"
   dixit decide runs/20261124-1 accept --why \"all three agree with the hidden tests\"
 Then, except after accept: dixit run PROJECT --resume 20261124-1")]
@@ -39,6 +40,12 @@ pub enum ChoiceArg {
     },
     /// The coder is wrong: it takes no further part (its code stays in the record).
     LeaveBehind { coder: String },
+    /// A hibernating tester's too-hard tests are right: they join the suite, the coders must
+    /// pass them, and the tester proposes again.
+    Wake { tester: String },
+    /// A hibernating tester's too-hard tests are wrong: they are forgotten, and the tester
+    /// proposes afresh.
+    Discard { tester: String },
     /// More room: set a limit of dixit.toml (`table.key=value`, e.g. dixit.max_rounds=12 or
     /// budget.max_calls=400) for the rest of the run.
     Raise {
@@ -55,6 +62,12 @@ pub fn run(a: &DecideArgs) -> CliResult {
         ChoiceArg::DropTest { test } => Choice::DropTest { test: *test },
         ChoiceArg::LeaveBehind { coder } => Choice::LeaveBehind {
             coder: coder.clone(),
+        },
+        ChoiceArg::Wake { tester } => Choice::Wake {
+            tester: tester.clone(),
+        },
+        ChoiceArg::Discard { tester } => Choice::Discard {
+            tester: tester.clone(),
         },
         ChoiceArg::Raise { limit } => {
             let parsed = limit

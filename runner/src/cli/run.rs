@@ -197,6 +197,7 @@ pub fn protocol_error(e: ProtocolError) -> CliError {
         | ProtocolError::Backend { .. }
         | ProtocolError::Lacks { .. }
         | ProtocolError::Ended { .. }
+        | ProtocolError::Decision(_)
         | ProtocolError::NoRun { .. }
         | ProtocolError::UnknownProtocol { .. }
         | ProtocolError::NoRecordedHeader(_)) => CliError::usage(e),
@@ -338,6 +339,7 @@ impl Status {
             Event::Rollback { .. } => format!("{lane} rolled back"),
             Event::Hibernated { .. } => format!("{lane} hibernates"),
             Event::Revived => format!("{lane} revived"),
+            Event::Forgotten { .. } => format!("{lane}'s hibernated tests forgotten"),
             Event::Hidden { passed, total, .. } => {
                 format!("{lane} passes {passed}/{total} hidden tests")
             }

@@ -158,6 +158,9 @@ pub enum ProtocolError {
     /// Writing `implementations/`, `suite/` or `summary.json` failed.
     #[error("writing the run's outputs: {0}")]
     Outputs(#[from] crate::report::OutputError),
+    /// A person's recorded decision does not fit the run it answers (a journal edited by hand).
+    #[error("the recorded decision does not fit the run: {0}")]
+    Decision(String),
     /// A halt that only a protocol's own logic causes reached the engine (a bug of dixit).
     #[error("unexpected halt: {0}")]
     Unexpected(String),

@@ -17,9 +17,11 @@ use crate::sandbox::{CompileSide, VerdictKind};
 /// The current journal format. A reader refuses a newer major version. 1.1: the header names the
 /// protocol; protocols write events and stops of their own ([`Open`]). 1.2: the `finished` stop.
 /// 1.3: a person's decisions (the `decision` event on the person's lane, the `accepted` stop)
-/// and the shared `interrupted` stop. 1.4: a failing cell's `evidence` ([`CellRecord`]).
+/// and the shared `interrupted` stop. 1.4: a failing cell's `evidence` ([`CellRecord`]). 1.5: a
+/// person wakes a hibernated tester or discards its tests (choices `wake`, `discard`; the
+/// `forgotten` event).
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 4;
+pub const FORMAT_MINOR: u32 = 5;
 
 /// The first minor version of format 1 whose cells carry `evidence`: a journal before it is
 /// resumed and replayed without (see `writer.rs`).
@@ -45,6 +47,12 @@ pub enum Choice {
     /// More room: `key` (`table.key` of `dixit.toml`, e.g. `dixit.max_rounds`) becomes `value`
     /// for the rest of the run.
     Raise { key: String, value: i64 },
+    /// A hibernated tester's too-hard tests were right after all: they join the suite (the
+    /// coders must pass them), and the tester proposes again.
+    Wake { tester: String },
+    /// A hibernated tester's too-hard tests are wrong: they are forgotten, the tester is taken
+    /// back to before it wrote them and proposes afresh.
+    Discard { tester: String },
     /// The person accepts the implementations as they are; the run ends.
     Accept,
 }
@@ -56,6 +64,8 @@ impl Choice {
             Choice::DropTest { test } => format!("drop-test {test}"),
             Choice::LeaveBehind { coder } => format!("leave-behind {coder}"),
             Choice::Raise { key, value } => format!("raise {key}={value}"),
+            Choice::Wake { tester } => format!("wake {tester}"),
+            Choice::Discard { tester } => format!("discard {tester}"),
             Choice::Accept => "accept".into(),
         }
     }
@@ -425,6 +435,11 @@ pub enum Event {
         tests: Vec<String>,
     },
     Revived,
+    /// A person judged a hibernated tester's tests wrong: they are forgotten (never classified
+    /// again, never in the suite).
+    Forgotten {
+        tests: Vec<String>,
+    },
     /// A tester's test will join the suite at the end of the round.
     Accepted {
         test: String,
@@ -526,6 +541,7 @@ impl Event {
             Event::Thanks => "thanks",
             Event::Hibernated { .. } => "hibernated",
             Event::Revived => "revived",
+            Event::Forgotten { .. } => "forgotten",
             Event::Accepted { .. } => "accepted",
             Event::SuiteChanged { .. } => "suite_changed",
             Event::Stop { .. } => "stop",

@@ -82,9 +82,13 @@ pub fn balance(s: &Summary) -> Balance {
             (name.clone(), format!("{suite}{hidden}{gone}"))
         })
         .collect();
+    let mut balance = lines(s, &number, &tests);
+    if let Some(p) = s.part.get() {
+        balance.extend(p.balance(s));
+    }
     Balance {
         coders,
-        balance: lines(s, &number, &tests),
+        balance,
         odd: odd_one_out(s),
     }
 }

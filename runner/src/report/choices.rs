@@ -142,6 +142,12 @@ fn effect(c: &Choice) -> String {
             format!("{coder} is wrong: it takes no further part, the others go on")
         }
         Choice::Raise { key, value } => format!("more room: {key} becomes {value}"),
+        Choice::Wake { tester } => format!(
+            "{tester}'s hibernated tests are right: they join the suite, the coders must pass them, and {tester} proposes again"
+        ),
+        Choice::Discard { tester } => format!(
+            "{tester}'s hibernated tests are wrong: they are forgotten, and {tester} proposes afresh"
+        ),
         Choice::Accept => "accept the implementations as they are: the run ends".into(),
     }
 }

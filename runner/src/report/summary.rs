@@ -76,6 +76,13 @@ pub trait Part: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// Balance lines of its own for the person at a stop (after the shared ones), e.g. who
+    /// fails a hibernating tester's tests.
+    fn balance(&self, summary: &Summary) -> Vec<String> {
+        let _ = summary;
+        Vec::new()
+    }
+
     /// Whether the protocol grows the suite it judges by (then an empty one is a doubt: nothing
     /// checked the implementations).
     fn grows_suite(&self) -> bool {

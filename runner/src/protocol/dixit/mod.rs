@@ -11,7 +11,7 @@ use crate::agents::{Agent, Checkpoint};
 use crate::classify::Class;
 use crate::engine::{
     ask_person, ask_test, classify, Classified, Coder, Ctx, Halt, HighWaterMark, Judgement, Keep,
-    Offer, Proposal, Suite, Team,
+    Offer, Proposal, ProtocolError, Suite, Team,
 };
 use crate::journal::{Choice, Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
@@ -287,7 +287,7 @@ pub async fn main(
             match ask_person(ctx, &all, inputs, &stop, round).await? {
                 None => return Ok((stop, round)),
                 Some(choice) => {
-                    apply(ctx, choice, suite, &mut left_behind)?;
+                    apply(ctx, choice, suite, testers, &mut left_behind)?;
                     continue;
                 }
             }
@@ -328,7 +328,7 @@ pub async fn main(
             {
                 let all: Vec<&Coder> = coders.iter().collect();
                 if let Some(choice) = ask_person(ctx, &all, inputs, &stop, round).await? {
-                    apply(ctx, choice, suite, &mut left_behind)?;
+                    apply(ctx, choice, suite, testers, &mut left_behind)?;
                     continue;
                 }
             }
@@ -348,12 +348,16 @@ pub async fn main(
 }
 
 /// A person's choice at a stop, applied: a wrong test leaves the suite (the coders are judged
-/// again without it at the next round), a wrong coder is left behind. The agents are not told:
-/// coders see their judgement vector without the test (numbers are kept), testers a smaller pool.
+/// again without it at the next round), a wrong coder is left behind, a hibernated tester's
+/// tests join the suite (woken) or are forgotten (discarded). The agents are not told: coders
+/// see their judgement vector without the test (numbers are kept) or with the woken tests,
+/// testers a smaller pool; a woken tester is thanked, a discarded one is taken back to before
+/// it wrote the tests.
 fn apply(
     ctx: &Ctx,
     choice: Choice,
     suite: &mut Suite,
+    testers: &mut [Tester],
     left_behind: &mut Vec<String>,
 ) -> Result<(), Halt> {
     match choice {
@@ -370,10 +374,57 @@ fn apply(
             }
         }
         Choice::LeaveBehind { coder } => left_behind.push(coder),
+        Choice::Wake { tester } => {
+            let t = asleep(testers, &tester)?;
+            let tests = t.too_hard_tests.take().expect("hibernating");
+            ctx.emit(&tester, Event::Revived)?;
+            ctx.thank(&mut t.agent, "tester_thanks")?;
+            for test in &tests {
+                ctx.emit(
+                    &tester,
+                    Event::Accepted {
+                        test: test.id.clone(),
+                    },
+                )?;
+            }
+            let added = suite.add(ctx, tests.map(|p| (tester.clone(), p)).into())?;
+            ctx.emit(
+                RUN_LANE,
+                Event::SuiteChanged {
+                    added,
+                    removed: Vec::new(),
+                    size: suite.len(),
+                },
+            )?;
+        }
+        Choice::Discard { tester } => {
+            let t = asleep(testers, &tester)?;
+            let tests = t.too_hard_tests.take().expect("hibernating");
+            ctx.emit(
+                &tester,
+                Event::Forgotten {
+                    tests: tests.iter().map(|p| p.id.clone()).collect(),
+                },
+            )?;
+            let cp = t.before_test_1.expect("saved before test 1");
+            ctx.rollback(&mut t.agent, cp, "its hibernated tests were discarded")?;
+        }
         // Raising a limit acts on the config; accepting ends the run before this.
         Choice::Raise { .. } | Choice::Accept => {}
     }
     Ok(())
+}
+
+/// The hibernating tester a decision names.
+fn asleep<'a>(testers: &'a mut [Tester], name: &str) -> Result<&'a mut Tester, Halt> {
+    testers
+        .iter_mut()
+        .find(|t| t.agent.name == name && t.is_hibernated())
+        .ok_or_else(|| {
+            Halt::Fatal(ProtocolError::Decision(format!(
+                "{name} is not a hibernating tester of this run"
+            )))
+        })
 }
 
 /// A round that added no test. DEVIATION (the seed returns either way): it is *converged* only

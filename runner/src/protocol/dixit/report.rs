@@ -26,6 +26,9 @@ pub struct TesterStats {
     pub hibernations: u32,
     pub revivals: u32,
     pub rollbacks: u32,
+    /// While it hibernates: the ids of its two too-hard tests.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub asleep_with: Vec<String>,
 }
 
 /// dixit's part of a summary: how the suite grew and how tests were classified.
@@ -35,6 +38,9 @@ pub struct DixitPart {
     pub suite_growth: Vec<usize>,
     pub classes: ClassCounts,
     pub testers: BTreeMap<String, TesterStats>,
+    /// Each test's last classification: pass or not per member of the pool it ran against.
+    #[serde(skip)]
+    pub last_verdicts: BTreeMap<String, Vec<bool>>,
 }
 
 fn numbers(n: &[usize]) -> String {
@@ -132,6 +138,18 @@ impl ProtocolReport for Dixit {
         if stop.read::<Converged>().is_some() {
             return Vec::new();
         }
+        if let Some(Stalled { hibernated, .. }) = stop.read() {
+            return hibernated
+                .iter()
+                .flat_map(|t| {
+                    [
+                        Choice::Wake { tester: t.clone() },
+                        Choice::Discard { tester: t.clone() },
+                    ]
+                })
+                .chain([Choice::Accept])
+                .collect();
+        }
         vec![Choice::Accept]
     }
 
@@ -166,11 +184,23 @@ impl ProtocolReport for Dixit {
             hibernated,
         }) = stop.read()
         {
+            // The hibernating testers' tests are named with their testers below.
+            let asleep: Vec<String> = hibernated.iter().flat_map(|t| asleep_with(v, t)).collect();
+            let too_hard: Vec<String> = too_hard
+                .into_iter()
+                .filter(|t| !asleep.contains(t))
+                .collect();
             return html! {
-                p { "The last round added no test, and not because the coders agree: "
+                p { "The last round added no test, and not because the coders agree"
+                    @if too_hard.is_empty() && invalid.is_empty() { "." } @else { ": " }
                     @if !too_hard.is_empty() { (plural(too_hard.len(), "proposal was", "proposals were")) " TOO_HARD (" (ids_linked(v, &too_hard)) "). " }
                     @if !invalid.is_empty() { (plural(invalid.len(), "proposal did", "proposals did")) " not build (" (ids_linked(v, &invalid)) "). " }
-                    @if !hibernated.is_empty() { (and_list(&hibernated)) " " (if hibernated.len() == 1 { "hibernates" } else { "hibernate" }) " with two too-hard tests. " }
+                }
+                @for t in &hibernated {
+                    @let with = asleep_with(v, t);
+                    p { (t) " hibernates with two too-hard tests"
+                        @if !with.is_empty() { ": " (ids_linked(v, &with)) }
+                        ". If they are right, wake it: they join the suite and the coders must pass them. If they are wrong, discard them: " (t) " proposes afresh." }
                 }
                 p { "Either these tests are wrong or most coders are. Read each test against the spec: a wrong test can be ignored; a right one means the coders that fail it are wrong." }
             };
@@ -245,6 +275,16 @@ impl ProtocolReport for Dixit {
     }
 }
 
+/// The ids of the too-hard tests `tester` hibernates with, as the journal says.
+fn asleep_with(v: &RunView, tester: &str) -> Vec<String> {
+    v.summary
+        .part
+        .typed::<DixitPart>()
+        .and_then(|p| p.testers.get(tester))
+        .map(|t| t.asleep_with.clone())
+        .unwrap_or_default()
+}
+
 impl Part for DixitPart {
     fn add(&mut self, lane: &str, e: &Event, _coders: &BTreeMap<String, CoderStats>) {
         match e {
@@ -259,7 +299,16 @@ impl Part for DixitPart {
                     t.proposed += 1;
                 }
             }
-            Event::Classified { class, .. } => {
+            Event::Classified {
+                test, class, cells, ..
+            } => {
+                self.last_verdicts.insert(
+                    test.clone(),
+                    cells
+                        .iter()
+                        .map(|c| c.v == crate::sandbox::VerdictKind::Pass)
+                        .collect(),
+                );
                 bump(&mut self.classes, *class);
                 if let Some(t) = self.testers.get_mut(lane) {
                     bump(&mut t.classes, *class);
@@ -270,14 +319,21 @@ impl Part for DixitPart {
                     t.rollbacks += 1;
                 }
             }
-            Event::Hibernated { .. } => {
+            Event::Hibernated { tests } => {
                 if let Some(t) = self.testers.get_mut(lane) {
                     t.hibernations += 1;
+                    t.asleep_with = tests.clone();
                 }
             }
             Event::Revived => {
                 if let Some(t) = self.testers.get_mut(lane) {
                     t.revivals += 1;
+                    t.asleep_with.clear();
+                }
+            }
+            Event::Forgotten { .. } => {
+                if let Some(t) = self.testers.get_mut(lane) {
+                    t.asleep_with.clear();
                 }
             }
             Event::Accepted { .. } => {
@@ -325,6 +381,69 @@ impl Part for DixitPart {
                 c.ideal, c.too_easy, c.too_hard, c.invalid
             ),
         )]
+    }
+
+    /// Per hibernating tester: who fails its too-hard tests, and what the hidden tests say.
+    fn balance(&self, s: &Summary) -> Vec<String> {
+        let active: Vec<&String> = s
+            .coders
+            .keys()
+            .filter(|c| !s.left_behind.contains(c))
+            .collect();
+        self.testers
+            .iter()
+            .filter(|(_, t)| !t.asleep_with.is_empty())
+            .filter_map(|(name, t)| {
+                let mut fails = vec![false; active.len()];
+                for id in &t.asleep_with {
+                    let v = self.last_verdicts.get(id)?;
+                    if v.len() != active.len() {
+                        return None;
+                    }
+                    for (f, pass) in fails.iter_mut().zip(v) {
+                        *f |= !pass;
+                    }
+                }
+                let (failers, passers): (Vec<&String>, Vec<&String>) = {
+                    let (f, p): (Vec<_>, Vec<_>) =
+                        active.iter().zip(&fails).partition(|(_, f)| **f);
+                    (
+                        f.into_iter().map(|(c, _)| *c).collect(),
+                        p.into_iter().map(|(c, _)| *c).collect(),
+                    )
+                };
+                let verb = |who: &[&String], one: &str, many: &str| {
+                    format!(
+                        "{} {}",
+                        and_list(who),
+                        if who.len() == 1 { one } else { many }
+                    )
+                };
+                let mut line = format!(
+                    "{name} hibernates with {}: {} them",
+                    and_list(&t.asleep_with),
+                    verb(&failers, "fails", "fail")
+                );
+                if !passers.is_empty() {
+                    line.push_str(&format!(", {} them", verb(&passers, "passes", "pass")));
+                }
+                let hidden_ok = |c: &&String| s.coders[*c].hidden.map(|(p, t)| p == t);
+                if active.iter().all(|c| hidden_ok(c).is_some()) && !failers.is_empty() {
+                    if failers.iter().all(|c| hidden_ok(c) == Some(true)) {
+                        line.push_str(&format!(
+                            "; but {} the hidden tests: perhaps these tests are wrong",
+                            verb(&failers, "passes", "pass")
+                        ));
+                    } else if !passers.is_empty()
+                        && passers.iter().all(|c| hidden_ok(c) == Some(true))
+                        && failers.iter().all(|c| hidden_ok(c) == Some(false))
+                    {
+                        line.push_str("; the hidden tests agree with them");
+                    }
+                }
+                Some(line)
+            })
+            .collect()
     }
 
     fn grows_suite(&self) -> bool {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::classify::Class;
 use crate::config::Config;
-use crate::journal::{CellRecord, Event, JournalFile, Open, StopReason, RUN_LANE};
+use crate::journal::{CellRecord, Choice, Event, JournalFile, Open, StopReason, RUN_LANE};
 use crate::report::summary::{ClassCounts, Summary};
 
 /// A test one of a protocol's own events ran against every coder, and whether it was kept.
@@ -159,8 +159,11 @@ pub struct SuiteTest {
     pub source: String,
     /// The round (epoch) at whose end it joined; 0 for a given suite.
     pub round: u32,
-    /// The decision that admitted it (index into [`RunView::proposals`]).
+    /// The decision that admitted it (index into [`RunView::proposals`]): its classification,
+    /// or, for a test a person woke, its last one.
     pub admitted_by: Option<usize>,
+    /// It joined because a person woke its hibernating author, not by its classification.
+    pub woken: bool,
 }
 
 /// One check of a coder's code against the suite, and what the high-water mark did next.
@@ -218,6 +221,8 @@ pub struct RunView<'a> {
     pub acceptance: Option<PathBuf>,
     /// The agents, by role, in order.
     pub coders: Vec<String>,
+    /// Coders a person left behind (while folding: those left behind so far).
+    pub left_behind: Vec<String>,
     pub testers: Vec<String>,
     pub reviewers: Vec<String>,
     /// How the run stopped, and in which round (none: it did not).
@@ -329,6 +334,7 @@ impl<'a> RunView<'a> {
             run_dir: run_dir.to_path_buf(),
             acceptance,
             coders: Vec::new(),
+            left_behind: Vec::new(),
             testers: Vec::new(),
             reviewers: Vec::new(),
             stop: journal.stop(),
@@ -367,6 +373,10 @@ impl<'a> RunView<'a> {
         for (pos, r) in records.iter().enumerate() {
             let lane = r.lane.as_str();
             match &r.event {
+                Event::Decision {
+                    choice: Choice::LeaveBehind { coder },
+                    ..
+                } => v.left_behind.push(coder.clone()),
                 Event::Started {
                     coders,
                     testers,
@@ -491,11 +501,16 @@ impl<'a> RunView<'a> {
                         let id = admitted
                             .get_mut(&(round, e.author.clone()))
                             .and_then(|ids| (!ids.is_empty()).then(|| ids.remove(0)));
-                        let admitted_by = id.and_then(|id| {
-                            v.proposals
-                                .iter()
-                                .rposition(|p| p.id == id && p.outcome.admits())
-                        });
+                        let classified = |admits: bool| {
+                            id.as_ref().and_then(|id| {
+                                v.proposals
+                                    .iter()
+                                    .rposition(|p| p.id == *id && (p.outcome.admits() || !admits))
+                            })
+                        };
+                        // A woken tester's test joined on a person's word, after a TOO_HARD.
+                        let woken = classified(true).is_none() && classified(false).is_some();
+                        let admitted_by = classified(true).or(classified(false));
                         if let Some(k) = admitted_by {
                             v.proposals[k].suite_number = Some(e.number);
                         }
@@ -506,6 +521,7 @@ impl<'a> RunView<'a> {
                             source: e.source.clone(),
                             round,
                             admitted_by,
+                            woken,
                         });
                         suite_added_at.push(pos);
                     }
@@ -598,6 +614,7 @@ impl<'a> RunView<'a> {
                     source: source.clone(),
                     round: 0,
                     admitted_by: None,
+                    woken: false,
                 })
                 .collect();
         }
@@ -621,8 +638,16 @@ impl<'a> RunView<'a> {
         build_error: &Option<String>,
     ) -> usize {
         // The pool: the coders when every one had a solution (in order), else numbered.
+        let staying: Vec<String> = self
+            .coders
+            .iter()
+            .filter(|c| !self.left_behind.contains(c))
+            .cloned()
+            .collect();
         let pool_names: Vec<String> = if pool == self.coders.len() {
             self.coders.clone()
+        } else if pool == staying.len() {
+            staying
         } else {
             (1..=pool).map(|k| format!("solution {k}")).collect()
         };

@@ -373,6 +373,14 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
 }
 
 fn capitalise(s: &str) -> String {
+    // An agent's name (`coder-4 alone fails …`) is written as the run names it.
+    let first = s.split_whitespace().next().unwrap_or("");
+    if first
+        .split_once('-')
+        .is_some_and(|(_, n)| n.trim_end_matches(['\'', 's']).parse::<u32>().is_ok())
+    {
+        return s.to_string();
+    }
     let mut c = s.chars();
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect())
@@ -396,7 +404,7 @@ fn suite(v: &RunView, why: &str) -> Markup {
             Column::text("final verdicts").title("each coder's verdict on it at the end"),
         ],
     );
-    for s in &v.suite {
+    for (k, s) in v.suite.iter().enumerate() {
         let admitted = s.admitted_by.map(|k| &v.proposals[k]);
         t.row(vec![
             Cell::num(s.number as f64, s.number.to_string()),
@@ -406,7 +414,7 @@ fn suite(v: &RunView, why: &str) -> Markup {
             Cell::markup(
                 html! {
                     @match admitted {
-                        Some(p) => { (if p.failed_by.is_empty() { "–".to_string() } else { p.failed_by.join(", ") }) " (" (p.failures) " of " (p.pool) ", " a href={ "#" (p.anchor()) } { (p.id) } ")" }
+                        Some(p) => { (if p.failed_by.is_empty() { "–".to_string() } else { p.failed_by.join(", ") }) " (" (p.failures) " of " (p.pool) ", " a href={ "#" (p.anchor()) } { (p.id) } ")" @if s.woken { " · woken by a person" } }
                         None => { "(given)" }
                     }
                 },
@@ -415,7 +423,7 @@ fn suite(v: &RunView, why: &str) -> Markup {
             Cell::markup(
                 html! {
                     @for c in &v.coders {
-                        @let l = letter(v.final_cells.get(c).and_then(|x| x.get(s.number - 1)).and_then(Option::as_ref));
+                        @let l = letter(v.final_cells.get(c).and_then(|x| x.get(k)).and_then(Option::as_ref));
                         span class={ "sw v v-" (l) } title={ (c) ": " (meaning("v", l)) } { (l) }
                     }
                 },
