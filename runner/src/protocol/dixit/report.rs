@@ -412,12 +412,11 @@ impl Part for DixitPart {
                         p.into_iter().map(|(c, _)| *c).collect(),
                     )
                 };
-                let verb = |who: &[&String], one: &str, many: &str| {
-                    format!(
-                        "{} {}",
-                        and_list(who),
-                        if who.len() == 1 { one } else { many }
-                    )
+                let everyone = active.len() > 2;
+                let verb = |who: &[&String], one: &str, many: &str| match who.len() {
+                    1 => format!("{} {one}", who[0]),
+                    n if n == active.len() && everyone => format!("all {n} coders {many}"),
+                    _ => format!("{} {many}", and_list(who)),
                 };
                 let mut line = format!(
                     "{name} hibernates with {}: {} them",
@@ -430,9 +429,13 @@ impl Part for DixitPart {
                 let hidden_ok = |c: &&String| s.coders[*c].hidden.map(|(p, t)| p == t);
                 if active.iter().all(|c| hidden_ok(c).is_some()) && !failers.is_empty() {
                     if failers.iter().all(|c| hidden_ok(c) == Some(true)) {
-                        line.push_str(&format!(
-                            "; but {} the hidden tests: perhaps these tests are wrong",
+                        let who = if passers.is_empty() && everyone {
+                            "all of them pass".to_string()
+                        } else {
                             verb(&failers, "passes", "pass")
+                        };
+                        line.push_str(&format!(
+                            "; but {who} the hidden tests: perhaps these tests are wrong"
                         ));
                     } else if !passers.is_empty()
                         && passers.iter().all(|c| hidden_ok(c) == Some(true))
@@ -467,7 +470,7 @@ mod tests {
     use super::*;
     use crate::classify::Class;
     use crate::consensus::{AnswerGroup, Disagreement, Disagreements, FunctionDisagreements};
-    use crate::journal::JournalFile;
+    use crate::journal::{CellRecord, JournalFile};
     use crate::report::eval_report::Provenance;
     use crate::report::run_report::{letter, render_run, Outcome};
 
@@ -517,6 +520,88 @@ mod tests {
         let v = Dixit.view(&j, &s, dir);
         let prov = Provenance::now();
         (render_run(&v, &Dixit, &prov).unwrap(), prov)
+    }
+
+    /// A summary of three coders where tester-1 hibernates with two tests that `fail` (per
+    /// coder) fail, and the hidden tests pass for those in `hidden_ok`.
+    fn hibernating(fail: [bool; 3], hidden_ok: [bool; 3]) -> Summary {
+        let coders: Vec<String> = (1..=3).map(|k| format!("coder-{k}")).collect();
+        let cell = |pass: bool| CellRecord {
+            v: if pass {
+                crate::sandbox::VerdictKind::Pass
+            } else {
+                crate::sandbox::VerdictKind::WrongAnswer
+            },
+            side: None,
+            seed: 0,
+            fuel: 0,
+            exit: None,
+            runs: 1,
+            skipped: 0,
+            evidence: None,
+        };
+        let mut s = Dixit.summary();
+        s.add(
+            "run",
+            &Event::Started {
+                coders: coders.clone(),
+                testers: vec!["tester-1".into()],
+                reviewers: Vec::new(),
+                seed: 0,
+            },
+        );
+        for (c, ok) in coders.iter().zip(hidden_ok) {
+            s.add(
+                c,
+                &Event::Hidden {
+                    passed: usize::from(ok),
+                    total: 1,
+                    cells: vec![cell(ok)],
+                },
+            );
+        }
+        for id in ["tester-1#0", "tester-1#1"] {
+            s.add(
+                "tester-1",
+                &Event::Classified {
+                    test: id.into(),
+                    class: Class::TooHard,
+                    failures: fail.iter().filter(|f| **f).count(),
+                    pool: 3,
+                    build_error: None,
+                    cells: fail.iter().map(|f| cell(!f)).collect(),
+                },
+            );
+        }
+        s.add(
+            "tester-1",
+            &Event::Hibernated {
+                tests: vec!["tester-1#0".into(), "tester-1#1".into()],
+            },
+        );
+        s
+    }
+
+    #[test]
+    fn the_balance_names_who_fails_a_hibernating_testers_tests() {
+        let line = |s: &Summary| crate::report::balance(s).balance;
+        assert_eq!(
+            line(&hibernating([true, true, false], [false, false, true])),
+            ["tester-1 hibernates with tester-1#0 and tester-1#1: coder-1 and coder-2 fail them, coder-3 passes them; the hidden tests agree with them"]
+        );
+        assert_eq!(
+            line(&hibernating([true, true, true], [true, true, true])),
+            ["tester-1 hibernates with tester-1#0 and tester-1#1: all 3 coders fail them; but all of them pass the hidden tests: perhaps these tests are wrong"]
+        );
+        // Woken or discarded: no line.
+        let mut s = hibernating([true, true, false], [false, false, true]);
+        s.add(
+            "tester-1",
+            &Event::Forgotten {
+                tests: vec!["tester-1#0".into(), "tester-1#1".into()],
+            },
+        );
+        assert!(line(&s).is_empty());
     }
 
     #[test]
