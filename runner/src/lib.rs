@@ -29,4 +29,5 @@ pub mod protocol;
 pub mod report;
 pub mod sandbox;
 pub mod scaleout;
+pub mod stats;
 pub mod toolchain;
