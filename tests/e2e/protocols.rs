@@ -451,10 +451,19 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
     // The control: one answer, and it fails the hidden test the others pass.
     assert!(
         rows.iter()
-            .any(|r| r.starts_with("triangle single 0/1 0 % 0/1 1 ")),
+            .any(|r| r.starts_with("triangle single coder-1 ✗ 0/1 0 % 0/1 1 ")),
         "{table}"
     );
     assert!(table.contains("totals per protocol"), "{table}");
+    // Each protocol against the control on the one problem: they pass where single fails.
+    for protocol in ["dixit", "debate", "repair", "blind"] {
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!(
+                "{protocol} 1 +100 pts (too few for an interval) 1 0 1.000"
+            ))),
+            "{table}"
+        );
+    }
     // Five run directories, each replayable, each named below the table.
     let runs: Vec<PathBuf> = std::fs::read_dir(out.join("triangle"))
         .unwrap()

@@ -177,6 +177,8 @@ async fn run_cell(
                 stop: describe_stop(o.protocol, &o.stop),
                 exit: exit_name(exit_class(o.protocol, &o.stop)).into(),
                 coders: s.coders.len(),
+                shipped: s.shipped(),
+                shipped_passes: s.shipped_passes_hidden(),
                 all_hidden: hidden.iter().filter(|(p, t)| p == t && *t > 0).count(),
                 hidden_passed: hidden.iter().map(|(p, _)| p).sum(),
                 hidden_total: hidden.iter().map(|(_, t)| t).sum(),

@@ -10,6 +10,18 @@ use serde::{Deserialize, Serialize};
 use super::format::percent;
 use crate::config::ProtocolName;
 use crate::eval::Shard;
+use crate::stats::{paired, Paired, Rate};
+
+/// The seed of the paired bootstrap's resampling (fixed: the same report gives the same
+/// intervals every time it is rendered).
+pub const PAIRED_SEED: u64 = 20_261_125;
+
+/// Below this many paired problems the bootstrap's percentiles say more about the resampling
+/// than about the protocols (one problem gives [+100, +100]): the table gives no interval.
+pub const MIN_PAIRED: u64 = 10;
+
+/// The protocol every other is compared with, pair by pair, when the comparison has it.
+pub const CONTROL: &str = "single";
 
 /// The version of the report format (`dixit compare --json`).
 pub const COMPARE_FORMAT: &str = "dixit-compare/1";
@@ -37,6 +49,12 @@ pub struct CellRun {
     pub stop: String,
     pub exit: String,
     pub coders: usize,
+    /// The coder whose implementation the run ships (see [`crate::report::Summary::shipped`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shipped: Option<String>,
+    /// Whether the shipped implementation passes every hidden test (none: no hidden tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shipped_passes: Option<bool>,
     /// Final implementations that pass every hidden test.
     pub all_hidden: usize,
     pub hidden_passed: usize,
@@ -85,6 +103,9 @@ struct Totals {
     usd: f64,
     seconds: f64,
     skipped: usize,
+    /// Cells with hidden tests, and those whose shipped implementation passes them all.
+    judged: u64,
+    shipped_pass: u64,
 }
 
 impl Totals {
@@ -98,6 +119,10 @@ impl Totals {
         self.tokens += run.prompt_tokens + run.completion_tokens;
         self.usd += run.usd;
         self.seconds += run.seconds;
+        if let Some(ok) = run.shipped_passes {
+            self.judged += 1;
+            self.shipped_pass += u64::from(ok);
+        }
     }
 }
 
@@ -211,6 +236,7 @@ pub fn compare_table(r: &CompareReport) -> String {
     let mut rows = vec![[
         "project",
         "protocol",
+        "shipped",
         "all hidden",
         "hidden tests",
         "calls",
@@ -225,6 +251,7 @@ pub fn compare_table(r: &CompareReport) -> String {
         let mut row = vec![name(c), one_line(c.protocol.as_str())];
         match &c.result {
             CellResult::Ran(run) => row.extend([
+                shipped_cell(run),
                 format!(
                     "{}/{} {}",
                     run.all_hidden,
@@ -248,7 +275,9 @@ pub fn compare_table(r: &CompareReport) -> String {
         rows.push(row);
     }
     let mut o = columns(
-        &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
+        &[
+            Left, Left, Left, Right, Right, Right, Right, Right, Right, Left,
+        ],
         &rows,
     );
     let ran: Vec<(&Cell, &CellRun)> = r
@@ -304,6 +333,7 @@ pub fn compare_table(r: &CompareReport) -> String {
     let mut rows = vec![[
         "projects",
         "protocol",
+        "shipped passes [95% CI]",
         "all hidden",
         "hidden tests",
         "calls",
@@ -323,6 +353,7 @@ pub fn compare_table(r: &CompareReport) -> String {
             rows.push(vec![
                 label.to_string(),
                 one_line(p.as_str()),
+                rate_cell(&Rate::of(t.shipped_pass, t.judged)),
                 format!(
                     "{}/{} {}",
                     t.all_hidden,
@@ -348,10 +379,106 @@ pub fn compare_table(r: &CompareReport) -> String {
         }
     }
     o.push_str(&columns(
-        &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
+        &[
+            Left, Left, Right, Right, Right, Right, Right, Right, Right, Left,
+        ],
         &rows,
     ));
+    let against = paired_with_control(r);
+    if !against.is_empty() {
+        o.push_str(&format!(
+            "\nagainst {CONTROL}, problem by problem (shipped passes every hidden test; 95% paired bootstrap interval, exact McNemar test)\n"
+        ));
+        let mut rows = vec![[
+            "protocol",
+            "problems",
+            "difference [95% CI]",
+            "only it",
+            "only single",
+            "p",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for (p, d) in &against {
+            rows.push(vec![
+                one_line(p.as_str()),
+                d.n.to_string(),
+                if d.n < MIN_PAIRED {
+                    format!("{:+.0} pts (too few for an interval)", 100.0 * d.difference)
+                } else {
+                    format!(
+                        "{:+.0} pts [{:+.0}, {:+.0}]",
+                        100.0 * d.difference,
+                        100.0 * d.interval.low,
+                        100.0 * d.interval.high
+                    )
+                },
+                d.only_a.to_string(),
+                d.only_b.to_string(),
+                format!("{:.3}", d.p_value),
+            ]);
+        }
+        o.push_str(&columns(&[Left, Right, Right, Right, Right, Right], &rows));
+    }
     o
+}
+
+/// `coder-2 ✓` (its implementation passes every hidden test), `coder-2 ✗`, `coder-2` (no
+/// hidden tests), `-` (nothing shipped).
+fn shipped_cell(run: &CellRun) -> String {
+    match (&run.shipped, run.shipped_passes) {
+        (Some(c), Some(true)) => format!("{} ✓", one_line(c)),
+        (Some(c), Some(false)) => format!("{} ✗", one_line(c)),
+        (Some(c), None) => one_line(c),
+        (None, _) => "-".into(),
+    }
+}
+
+/// `7/20 35% [18–57]`, `-` for no judged problem.
+fn rate_cell(r: &Rate) -> String {
+    if r.n == 0 {
+        return "-".into();
+    }
+    format!(
+        "{}/{} {} [{:.0}–{:.0}]",
+        r.passed,
+        r.n,
+        pct(r.passed as usize, r.n as usize),
+        100.0 * r.interval.low,
+        100.0 * r.interval.high
+    )
+}
+
+/// Every other protocol against [`CONTROL`] on the projects where both shipped an
+/// implementation judged by hidden tests (development projects only: held-out ones are for a
+/// separate check).
+pub fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paired)> {
+    let judged = |project: &str, protocol: &ProtocolName| {
+        r.cells.iter().find_map(|c| match &c.result {
+            CellResult::Ran(run)
+                if c.project == project && &c.protocol == protocol && !c.holdout =>
+            {
+                run.shipped_passes
+            }
+            _ => None,
+        })
+    };
+    let control = ProtocolName::new(CONTROL);
+    if !r.protocols.contains(&control) {
+        return Vec::new();
+    }
+    r.protocols
+        .iter()
+        .filter(|p| **p != control)
+        .filter_map(|p| {
+            let pairs: Vec<(bool, bool)> = r
+                .projects
+                .iter()
+                .filter_map(|project| Some((judged(project, p)?, judged(project, &control)?)))
+                .collect();
+            (!pairs.is_empty()).then(|| (p.clone(), paired(&pairs, PAIRED_SEED)))
+        })
+        .collect()
 }
 
 fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
@@ -385,6 +512,8 @@ mod tests {
                 stop: stop.into(),
                 exit: "done".into(),
                 coders: 3,
+                shipped: Some("coder-1".into()),
+                shipped_passes: Some(false),
                 all_hidden: 1,
                 hidden_passed: 2,
                 hidden_total: 6,
@@ -455,12 +584,56 @@ mod tests {
         assert!(!t.contains('\x1b'), "{t:?}");
         // Columns line up: every row of the table is as long up to its stop.
         let rows: Vec<&str> = t.lines().take(3).collect();
-        let stop_at = rows[0].find("stop").unwrap();
-        assert_eq!(rows[1].find("converged"), Some(stop_at), "{t}");
-        assert_eq!(rows[2].find("debate over"), Some(stop_at), "{t}");
+        // (in characters: a shipped cell's ✓ and ✗ are wider in bytes)
+        let at = |row: &str, word: &str| row.find(word).map(|k| row[..k].chars().count());
+        let stop_at = at(rows[0], "stop");
+        assert_eq!(at(rows[1], "converged"), stop_at, "{t}");
+        assert_eq!(at(rows[2], "debate over"), stop_at, "{t}");
         // A whole stop is wrapped at spaces below its folder.
         for line in t.lines().filter(|l| l.starts_with("    ")) {
             assert!(line.chars().count() <= 100, "{line}");
         }
+    }
+
+    #[test]
+    fn each_protocol_is_compared_with_single_problem_by_problem() {
+        // Ten problems: dixit's shipped implementation passes on 1..=6, single's on 5..=7.
+        let cell = |k: usize, protocol: &str, pass: bool| {
+            let mut c = ran(&format!("p{k}"), protocol, "done", "/runs/x");
+            c.index = k;
+            if let CellResult::Ran(run) = &mut c.result {
+                run.shipped_passes = Some(pass);
+            }
+            c
+        };
+        let mut cells = Vec::new();
+        for k in 1..=10 {
+            cells.push(cell(k, "single", (5..=7).contains(&k)));
+            cells.push(cell(k, "dixit", k <= 6));
+        }
+        let r = CompareReport {
+            format: COMPARE_FORMAT.into(),
+            projects: (1..=10).map(|k| format!("p{k}")).collect(),
+            protocols: vec![ProtocolName::new("single"), ProtocolName::new("dixit")],
+            shard: None,
+            cells,
+        };
+        let against = paired_with_control(&r);
+        assert_eq!(against.len(), 1);
+        let (p, d) = &against[0];
+        assert_eq!(p.as_str(), "dixit");
+        assert_eq!(
+            (d.n, d.both, d.only_a, d.only_b, d.neither),
+            (10, 2, 4, 1, 3)
+        );
+        assert!((d.difference - 0.3).abs() < 1e-12);
+        // binom.test(1, 5)$p.value
+        assert!((d.p_value - 0.375).abs() < 1e-12);
+        let t = compare_table(&r);
+        assert!(t.contains("6/10 60 % [31–83]"), "{t}");
+        assert!(t.contains("3/10 30 % [11–60]"), "{t}");
+        assert!(t.contains("against single"), "{t}");
+        assert!(t.contains("+30 pts ["), "{t}");
+        assert!(t.contains("0.375"), "{t}");
     }
 }

@@ -83,6 +83,12 @@ pub trait Part: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// The coder whose implementation the run ships, where the protocol chooses one (debate's
+    /// winner); `None`: the shared rule ([`Summary::shipped`]).
+    fn shipped(&self) -> Option<String> {
+        None
+    }
+
     /// Whether the protocol grows the suite it judges by (then an empty one is a doubt: nothing
     /// checked the implementations).
     fn grows_suite(&self) -> bool {
@@ -295,6 +301,34 @@ impl Summary {
                 self.left_behind.push(coder.clone());
             }
         }
+    }
+
+    /// The coder whose implementation the run ships: the protocol's choice where it makes one,
+    /// else the first coder not left behind whose final implementation passes the most of the
+    /// tests it was last checked against (the suite, the acceptance tests, its own tests).
+    pub fn shipped(&self) -> Option<String> {
+        if let Some(c) = self.part.get().and_then(|p| p.shipped()) {
+            return Some(c);
+        }
+        let mut best: Option<(&String, usize)> = None;
+        for (name, c) in self
+            .coders
+            .iter()
+            .filter(|(n, _)| !self.left_behind.contains(n))
+        {
+            let passed = c.last_vector.iter().filter(|p| **p).count();
+            if best.is_none_or(|(_, b)| passed > b) {
+                best = Some((name, passed));
+            }
+        }
+        best.map(|(n, _)| n.clone())
+    }
+
+    /// Whether the shipped implementation passes every hidden test (`None`: no hidden tests,
+    /// or nothing shipped).
+    pub fn shipped_passes_hidden(&self) -> Option<bool> {
+        let (p, t) = self.coders.get(&self.shipped()?)?.hidden?;
+        (t > 0).then_some(p == t)
     }
 
     /// What is known that disagrees with a good ending: coders failing hidden tests, an empty

@@ -249,6 +249,10 @@ impl Part for DebatePart {
         true
     }
 
+    fn shipped(&self) -> Option<String> {
+        self.winner.clone()
+    }
+
     fn boxed(&self) -> Box<dyn Part> {
         Box::new(self.clone())
     }
