@@ -615,3 +615,129 @@ fn repair_whose_attempts_never_run_says_so() {
     );
     assert!(!page.contains("dx-lead dx-good"), "not green");
 }
+
+/// The cells of a compare report without what varies between two comparisons (run ids and
+/// folders, wall time).
+fn cells_without_times(report: &Value) -> Vec<Value> {
+    report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            for k in ["run_id", "run_dir", "seconds"] {
+                c["result"].as_object_mut().unwrap().remove(k);
+            }
+            c
+        })
+        .collect()
+}
+
+/// `--sample 3 --seed 5` of four projects, two cells at a time, killed with SIGKILL once some
+/// cells have finished and run again: the finished cells are reused (not run again) and the
+/// result is the uninterrupted comparison's.
+#[test]
+fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted_one() {
+    let make = |dir: &Path, delay: bool| -> Vec<PathBuf> {
+        (1..=4)
+            .map(|k| {
+                let p = triangle(&dir.join(format!("src{k}")), |c| c);
+                let to = dir.join(format!("tri{k}"));
+                std::fs::rename(&p, &to).unwrap();
+                if delay {
+                    for f in std::fs::read_dir(to.join("scripts")).unwrap() {
+                        let f = f.unwrap().path();
+                        let s = std::fs::read_to_string(&f)
+                            .unwrap()
+                            .replace("text = ", "delay_ms = 60\ntext = ");
+                        std::fs::write(&f, s).unwrap();
+                    }
+                }
+                to
+            })
+            .collect()
+    };
+    let args = |projects: &[PathBuf], out: &Path| -> Vec<String> {
+        let mut a = vec!["compare".to_string()];
+        a.extend(projects.iter().map(|p| p.display().to_string()));
+        a.extend(
+            [
+                "--protocols",
+                "single,dixit,repair",
+                "--sample",
+                "3",
+                "--seed",
+                "5",
+                "--jobs",
+                "2",
+                "--json",
+                "--out",
+            ]
+            .map(String::from),
+        );
+        a.push(out.display().to_string());
+        a
+    };
+    // Uninterrupted.
+    let t = tempfile::tempdir().unwrap();
+    let projects = make(t.path(), false);
+    let out = t.path().join("cmp");
+    let a = args(&projects, &out);
+    let o = dixit(&a.iter().map(String::as_str).collect::<Vec<_>>(), t.path());
+    assert!(o.status.success(), "{}", describe(&o));
+    let whole: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sampled: Vec<&str> = whole["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(sampled.len(), 3, "{sampled:?}");
+    assert_eq!(whole["cells"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        std::fs::read_dir(out.join("cells")).unwrap().count(),
+        9,
+        "every finished cell is kept"
+    );
+
+    // Killed after some cells finished, then run again.
+    let t2 = tempfile::tempdir().unwrap();
+    let projects = make(t2.path(), true);
+    let out2 = t2.path().join("cmp");
+    let a = args(&projects, &out2);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(&a)
+        .current_dir(t2.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let kept = || {
+        std::fs::read_dir(out2.join("cells"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    while kept() < 3 && started.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = kept();
+    assert!(
+        (3..9).contains(&before),
+        "killed mid-way: {before} cells kept"
+    );
+    let runs_before = |p: &PathBuf| std::fs::read_dir(p.join("runs")).map_or(0, |d| d.count());
+    let runs: usize = projects.iter().map(runs_before).sum();
+    let o = dixit(&a.iter().map(String::as_str).collect::<Vec<_>>(), t2.path());
+    assert!(o.status.success(), "{}", describe(&o));
+    let again: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(cells_without_times(&again), cells_without_times(&whole));
+    // Only the cells that had not finished ran again (a killed cell leaves its run folder).
+    let runs_after: usize = projects.iter().map(runs_before).sum();
+    assert!(
+        runs_after - runs <= 9 - before,
+        "{runs} runs before, {runs_after} after, {before} cells kept"
+    );
+}

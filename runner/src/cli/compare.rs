@@ -1,6 +1,7 @@
 //! `dixit compare`: runs several protocols over several projects and prints one table. With
 //! `--shard I/N --out DIR` it runs one shard of the cells and saves DIR/shard-I-of-N.json (what
-//! each array task of `dixit slurm -- compare ...` does); `--merge DIR` joins them.
+//! each array task of `dixit slurm -- compare ...` does); `--merge DIR` joins them. With `--out
+//! DIR`, each finished cell is kept in DIR/cells/, and the same comparison run again reuses it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,6 +42,17 @@ pub struct CompareArgs {
     /// DIR/compare.json, so that shards can share DIR and `--merge DIR` joins them.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Compare on a fixed random sample of N of the projects (drawn with --seed: the same
+    /// projects every time).
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    /// The seed of --sample.
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "sample")]
+    pub seed: u64,
+    /// Cells run at once (each cell's agents call the model concurrently as well: bound it by
+    /// the parallel requests the model server serves).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub jobs: usize,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -76,12 +88,27 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         } else {
             a.protocols.clone()
         };
+        let projects = match a.sample {
+            Some(n) if n > a.projects.len() => {
+                return Err(CliError::usage(format!(
+                    "--sample {n}: there are only {} projects",
+                    a.projects.len()
+                )))
+            }
+            Some(n) => compare::sample(&a.projects, n, a.seed),
+            None => a.projects.clone(),
+        };
+        if a.jobs == 0 {
+            return Err(CliError::usage("--jobs must be at least 1"));
+        }
         let plan = Plan {
-            projects: a.projects.clone(),
+            projects,
             protocols,
             holdout,
             shard: a.shard,
             runs_dir: a.runs_dir.clone(),
+            cells_dir: a.out.as_ref().map(|d| d.join("cells")),
+            jobs: a.jobs,
         };
         let tc = Arc::new(toolchains(g)?);
         let rt = tokio::runtime::Builder::new_multi_thread()

@@ -61,7 +61,8 @@ Examples:
   dixit compare fixtures/projects/triangle
   dixit compare fixtures/projects/ipv4 fixtures/projects/compress --protocols dixit,repair --json
   dixit compare fixtures/projects/triangle --shard 1/2 --out cmp    # then --shard 2/2 likewise
-  dixit compare --merge cmp";
+  dixit compare --merge cmp
+  dixit compare humaneval/* --sample 20 --seed 1 --jobs 2 --out cmp   # run again: finished cells are reused";
 
 /// `dixit eval`.
 pub const EVAL: &str = "\

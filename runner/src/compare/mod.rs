@@ -10,6 +10,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use futures::stream::{self, StreamExt};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
 use crate::config::{Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Interrupt, Observer};
 use crate::eval::Shard;
@@ -46,6 +53,75 @@ pub struct Plan {
     pub shard: Option<Shard>,
     /// Where the cells' runs go (`DIR/<project>/<run id>`); default: each project's `runs/`.
     pub runs_dir: Option<PathBuf>,
+    /// Where each finished cell's result is kept (`DIR/cell-<index>.json`), so that a
+    /// comparison run again (after a kill, a stop, in a new session) reuses it.
+    pub cells_dir: Option<PathBuf>,
+    /// Cells run at once (each a run with its own agents; bound it by what the model server
+    /// serves in parallel).
+    pub jobs: usize,
+}
+
+/// A fixed random sample of `n` of the projects, drawn with `seed` (the same every time for
+/// the same projects), in name order.
+pub fn sample(projects: &[PathBuf], n: usize, seed: u64) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = projects.to_vec();
+    all.sort_by_key(|p| project_name(p));
+    all.dedup();
+    all.shuffle(&mut StdRng::seed_from_u64(seed));
+    all.truncate(n);
+    all.sort_by_key(|p| project_name(p));
+    all
+}
+
+/// A finished cell as kept on disk, with what it ran on: reused only for the same project
+/// files and protocol.
+#[derive(Serialize, Deserialize)]
+struct KeptCell {
+    /// sha256 of the project's `dixit.toml` and `spec.md`, and the protocol's name.
+    key: String,
+    cell: Cell,
+}
+
+/// What a cell's result depends on that can change between two comparisons in one folder.
+fn cell_key(dir: &Path, protocol: &ProtocolName) -> String {
+    let mut h = Sha256::new();
+    for f in ["dixit.toml", "spec.md"] {
+        h.update(std::fs::read(dir.join(f)).unwrap_or_default());
+        h.update([0]);
+    }
+    h.update(protocol.as_str().as_bytes());
+    hex::encode(h.finalize())
+}
+
+/// The kept result of cell `index`, if it is there and ran on the same project and protocol.
+fn kept(cells_dir: &Path, index: usize, key: &str) -> Option<Cell> {
+    let text = std::fs::read_to_string(cells_dir.join(format!("cell-{index}.json"))).ok()?;
+    let k: KeptCell = serde_json::from_str(&text).ok()?;
+    (k.key == key).then_some(k.cell)
+}
+
+/// Keeps a finished cell: one that ran to a stop of its own or was skipped (not a cell that
+/// failed to run or was interrupted: those run again).
+fn keep(cells_dir: &Path, key: String, cell: &Cell) -> std::io::Result<()> {
+    let finished = match &cell.result {
+        CellResult::Ran(r) => r.exit != "interrupted",
+        CellResult::Skipped { .. } => true,
+        CellResult::Failed { .. } => false,
+    };
+    if !finished {
+        return Ok(());
+    }
+    std::fs::create_dir_all(cells_dir)?;
+    let text = serde_json::to_string_pretty(&KeptCell {
+        key,
+        cell: cell.clone(),
+    })
+    .map_err(std::io::Error::other)?;
+    crate::scaleout::write_atomic(
+        &cells_dir.join(format!("cell-{}.json", cell.index)),
+        text.as_bytes(),
+    )
+    .map_err(std::io::Error::other)
 }
 
 /// A project's name in the table: its folder's name.
@@ -70,9 +146,10 @@ pub fn read_holdout(path: &Path) -> Result<Vec<String>, CompareError> {
         .collect())
 }
 
-/// Runs the plan's cells (those of its shard) one after another and reports each. Raising
-/// `interrupt` stops the cell that runs (resumably, like any run) and runs no other: the report
-/// then holds only the cells that ran.
+/// Runs the plan's cells (those of its shard), `plan.jobs` at a time, and reports each in cell
+/// order. A cell kept by an earlier comparison in `plan.cells_dir` is reused, not run. Raising
+/// `interrupt` stops the cells that run (resumably, like any run) and starts no other: the
+/// report then holds only the cells that ran.
 pub async fn compare(
     plan: &Plan,
     toolchains: Arc<Toolchains>,
@@ -80,35 +157,50 @@ pub async fn compare(
     observer: Arc<dyn Observer>,
     interrupt: Interrupt,
 ) -> CompareReport {
-    let mut cells = Vec::new();
-    let mut index = 0;
-    for dir in &plan.projects {
-        let name = project_name(dir);
-        for protocol in &plan.protocols {
-            let k = index;
-            index += 1;
-            if plan.shard.is_some_and(|s| !s.contains(k)) || interrupt.is_raised() {
-                continue;
+    let todo: Vec<(usize, &PathBuf, &ProtocolName)> = plan
+        .projects
+        .iter()
+        .flat_map(|dir| plan.protocols.iter().map(move |p| (dir, p)))
+        .enumerate()
+        .filter(|(k, _)| plan.shard.is_none_or(|s| s.contains(*k)))
+        .map(|(k, (dir, p))| (k, dir, p))
+        .collect();
+    let mut cells: Vec<Cell> = stream::iter(todo)
+        .map(|(k, dir, protocol)| {
+            let (toolchains, observer, interrupt) = (&toolchains, &observer, &interrupt);
+            async move {
+                let name = project_name(dir);
+                let key = cell_key(dir, protocol);
+                if let Some(c) = plan.cells_dir.as_ref().and_then(|d| kept(d, k, &key)) {
+                    return Some(c);
+                }
+                if interrupt.is_raised() {
+                    return None;
+                }
+                let result = run_cell(
+                    dir, protocol, plan, toolchains, backends, observer, interrupt,
+                )
+                .await;
+                let cell = Cell {
+                    index: k,
+                    project: name.clone(),
+                    protocol: protocol.clone(),
+                    holdout: plan.holdout.contains(&name),
+                    result,
+                };
+                if let Some(d) = &plan.cells_dir {
+                    if let Err(e) = keep(d, key, &cell) {
+                        tracing::warn!("{}: cannot keep cell {k}: {e}", d.display());
+                    }
+                }
+                Some(cell)
             }
-            let result = run_cell(
-                dir,
-                protocol,
-                plan,
-                &toolchains,
-                backends,
-                &observer,
-                &interrupt,
-            )
-            .await;
-            cells.push(Cell {
-                index: k,
-                project: name.clone(),
-                protocol: protocol.clone(),
-                holdout: plan.holdout.contains(&name),
-                result,
-            });
-        }
-    }
+        })
+        .buffer_unordered(plan.jobs.max(1))
+        .filter_map(|c| async move { c })
+        .collect()
+        .await;
+    cells.sort_by_key(|c| c.index);
     CompareReport {
         format: COMPARE_FORMAT.into(),
         projects: plan.projects.iter().map(|p| project_name(p)).collect(),
