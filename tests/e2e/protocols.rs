@@ -713,10 +713,16 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
+    // Kept cells (not the temporary file of one being written).
     let kept = || {
-        std::fs::read_dir(out2.join("cells"))
-            .map(|d| d.count())
-            .unwrap_or(0)
+        std::fs::read_dir(out2.join("cells")).map_or(0, |d| {
+            d.filter(|e| {
+                let n = e.as_ref().unwrap().file_name();
+                let n = n.to_string_lossy();
+                n.starts_with("cell-") && n.ends_with(".json")
+            })
+            .count()
+        })
     };
     while kept() < 3 && started.elapsed() < std::time::Duration::from_secs(120) {
         std::thread::sleep(std::time::Duration::from_millis(5));
