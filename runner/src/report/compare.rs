@@ -36,8 +36,10 @@ pub struct CellRun {
     /// `interrupted`).
     pub stop: String,
     pub exit: String,
+    /// The implementations the run ships (every coder's, or the one a protocol such as `codet`
+    /// picked): the hidden columns count these.
     pub coders: usize,
-    /// Final implementations that pass every hidden test.
+    /// Shipped implementations that pass every hidden test.
     pub all_hidden: usize,
     pub hidden_passed: usize,
     pub hidden_total: usize,

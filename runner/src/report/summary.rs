@@ -83,6 +83,13 @@ pub trait Part: Send + Sync + std::any::Any {
         Vec::new()
     }
 
+    /// The coders whose implementations the run ships, when it ships fewer than all of them
+    /// (`codet` ships one): the shared doubts and `dixit compare` count only these. None: every
+    /// coder's.
+    fn shipped(&self) -> Option<Vec<String>> {
+        None
+    }
+
     /// Whether the protocol grows the suite it judges by (then an empty one is a doubt: nothing
     /// checked the implementations).
     fn grows_suite(&self) -> bool {
@@ -297,13 +304,23 @@ impl Summary {
         }
     }
 
-    /// What is known that disagrees with a good ending: coders failing hidden tests, an empty
-    /// suite at a protocol that grows one, and the protocol part's own doubts.
+    /// The coders whose implementations the run ships: the protocol part's pick, else every
+    /// coder.
+    pub fn shipped(&self) -> Vec<&String> {
+        match self.part.get().and_then(|p| p.shipped()) {
+            Some(picked) => self.coders.keys().filter(|c| picked.contains(c)).collect(),
+            None => self.coders.keys().collect(),
+        }
+    }
+
+    /// What is known that disagrees with a good ending: shipped coders failing hidden tests, an
+    /// empty suite at a protocol that grows one, and the protocol part's own doubts.
     pub fn doubts(&self) -> Vec<String> {
+        let shipped = self.shipped();
         let mut out: Vec<String> = self
             .coders
             .iter()
-            .filter(|(name, _)| !self.left_behind.contains(name))
+            .filter(|(name, _)| shipped.contains(name) && !self.left_behind.contains(name))
             .filter_map(|(name, c)| {
                 let (p, t) = c.hidden?;
                 (p < t).then(|| format!("{name} fails hidden tests ({p}/{t} pass)"))
