@@ -95,8 +95,8 @@ pub struct Codet;
 
 impl Protocol for Codet {
     fn about(&self) -> &'static str {
-        "coders answer once, testers write tests once; the answer the most tests and answers \
-         agree on ships (CodeT's dual agreement)"
+        "coders answer once, testers write tests once; CodeT's dual agreement picks the answer \
+         that ships"
     }
 
     fn team(&self, config: &Config) -> Result<TeamShape, ConfigError> {
