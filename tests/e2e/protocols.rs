@@ -1,5 +1,6 @@
-//! The protocols beside `dixit` (issue 10): `debate`, `repair` and `blind` on the scripted fixture
-//! `fixtures/projects/triangle` (every branch of each), their other stops on variants of it,
+//! The protocols beside `dixit` (issue 10): `debate`, `repair`, `blind`, `single` and `codet` on
+//! the scripted fixture `fixtures/projects/triangle` (every branch of each), their other stops on
+//! variants of it,
 //! resume after `kill -9`, replay on one and two threads, the prompts each protocol may and may
 //! not send, and `dixit compare` over the fixtures.
 
@@ -333,7 +334,7 @@ fn blind_that_fails_its_last_check_asks_a_human() {
 /// or a contest; debate shows other implementations by design but never keeps score aloud.
 #[test]
 fn each_protocol_keeps_its_words() {
-    for protocol in ["debate", "repair", "blind"] {
+    for protocol in ["debate", "repair", "blind", "codet"] {
         let t = tempfile::tempdir().unwrap();
         let (run, _) = run(t.path(), protocol, |c| c);
         let forbidden = dixit::protocol::get(protocol).unwrap().forbidden();
@@ -363,7 +364,7 @@ fn slow(project: &Path, protocol: &str) {
 
 #[test]
 fn every_protocol_resumes_after_kill_9_to_the_same_state() {
-    for protocol in ["debate", "repair", "blind"] {
+    for protocol in ["debate", "repair", "blind", "codet"] {
         let base = tempfile::tempdir().unwrap();
         let (run, o) = run(base.path(), protocol, |c| c);
         assert!(o.status.code().is_some(), "{}", describe(&o));
@@ -441,13 +442,20 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
-    for protocol in ["dixit", "debate", "repair", "blind", "single"] {
+    for protocol in ["dixit", "debate", "repair", "blind", "single", "codet"] {
         assert!(
             rows.iter()
                 .any(|r| r.starts_with(&format!("triangle {protocol} "))),
             "{table}"
         );
     }
+    // CodeT's columns count the one implementation it ships (coder-3, right), not the two
+    // wrong ones it did not: five calls.
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("triangle codet coder-3 ✓ 1/1 100 % 1/1 5 ")),
+        "{table}"
+    );
     // The control: one answer, and it fails the hidden test the others pass.
     assert!(
         rows.iter()
@@ -456,7 +464,7 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
     );
     assert!(table.contains("totals per protocol"), "{table}");
     // Each protocol against the control on the one problem: they pass where single fails.
-    for protocol in ["dixit", "debate", "repair", "blind"] {
+    for protocol in ["dixit", "debate", "repair", "blind", "codet"] {
         assert!(
             rows.iter().any(|r| r.starts_with(&format!(
                 "{protocol} 1 +100 pts (too few for an interval) 1 0 1.000"
@@ -464,12 +472,12 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
             "{table}"
         );
     }
-    // Five run directories, each replayable, each named below the table.
+    // Six run directories, each replayable, each named below the table.
     let runs: Vec<PathBuf> = std::fs::read_dir(out.join("triangle"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(runs.len(), 5);
+    assert_eq!(runs.len(), 6);
     for run in &runs {
         assert!(table.contains(run.to_str().unwrap()), "{table}");
     }
@@ -746,4 +754,157 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
         runs_after - runs <= 9 - before,
         "{runs} runs before, {runs_after} after, {before} cells kept"
     );
+}
+
+/// `codet` (CodeT's dual agreement): three coders answer once, two testers write tests once.
+/// coder-1 and coder-2 agree with each other and are wrong; coder-3 alone is right and passes
+/// more of the testers' cases (tester-1's block split at its three asserts; tester-2's first
+/// three blocks, the fourth beyond the limit), so dual agreement ships coder-3: green, though
+/// two of three implementations fail the hidden test. No agent hears of another, coders never
+/// see a test and testers never a solution; the run replays and its page renders.
+#[test]
+fn codet_ships_the_minority_that_the_tests_agree_with() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, o) = run(t.path(), "codet", |c| c);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("(codet): coder-3 shipped: dual agreement (coder-3 passes 6 of 6 test cases: score 6 × √1 = 6.00; next, coder-1 and coder-2: score 4 × √2 = 5.66)"),
+        "{}",
+        describe(&o)
+    );
+    // Only the shipped implementation's hidden result counts: no doubt about the other two.
+    assert!(!stdout.contains("but: "), "{}", describe(&o));
+    let j = journal(&run);
+    for agent in ["coder-1", "coder-2", "coder-3", "tester-1", "tester-2"] {
+        assert_eq!(events(&j, agent, "reply").len(), 1, "{agent} is asked once");
+    }
+    let cases = |tester: &str| -> Vec<(String, u64)> {
+        events(&j, tester, "test_cases")[0]["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].as_str().unwrap().to_string(),
+                    c["number"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        cases("tester-1"),
+        [
+            ("tester-1#0.1.1".to_string(), 1),
+            ("tester-1#0.1.2".to_string(), 2),
+            ("tester-1#0.1.3".to_string(), 3),
+        ]
+    );
+    assert_eq!(
+        cases("tester-2"),
+        [
+            ("tester-2#0.1".to_string(), 4),
+            ("tester-2#0.2".to_string(), 5),
+            ("tester-2#0.3".to_string(), 6),
+        ]
+    );
+    assert_eq!(events(&j, "tester-2", "test_cases")[0]["beyond_limit"], 1);
+    // A split case is its block with the other asserts taken out.
+    let suite = &events(&j, "run", "suite_changed")[0]["added"];
+    let third = suite[2]["source"].as_str().unwrap();
+    assert!(
+        third.contains("from solution import triangle")
+            && third.contains("assert triangle(2, 3, 3) == \"isosceles\"")
+            && !third.contains("equilateral")
+            && !third.contains("scalene"),
+        "{third}"
+    );
+    // The matrix: every implementation against every case, in each coder's lane.
+    let vector = |coder: &str| events(&j, coder, "judged")[0]["vector"].clone();
+    let wrong = serde_json::json!([true, true, false, false, true, true]);
+    assert_eq!(vector("coder-1"), wrong);
+    assert_eq!(vector("coder-2"), wrong);
+    assert_eq!(vector("coder-3"), serde_json::json!(vec![true; 6]));
+    let s = stop(&j);
+    assert_eq!(s["reason"], "shipped");
+    assert_eq!(s["coder"], "coder-3");
+    assert_eq!(s["pick"], "agreement");
+    assert_eq!(
+        s["groups"],
+        serde_json::json!([
+            {"coders": ["coder-3"], "tests": [1, 2, 3, 4, 5, 6]},
+            {"coders": ["coder-1", "coder-2"], "tests": [1, 2, 5, 6]},
+        ])
+    );
+    let sum = summary(&run);
+    assert_eq!(sum["codet"]["shipped"], "coder-3");
+    assert_eq!(
+        sum["coders"]["coder-1"]["hidden"],
+        serde_json::json!([0, 1])
+    );
+    assert_eq!(
+        sum["coders"]["coder-3"]["hidden"],
+        serde_json::json!([1, 1])
+    );
+    // Coders never saw a test, testers never a solution.
+    for agent in std::fs::read_dir(run.join("agents")).unwrap() {
+        let agent = agent.unwrap().path();
+        let name = agent.file_name().unwrap().to_string_lossy().into_owned();
+        let transcript = std::fs::read_to_string(agent.join("transcript.jsonl")).unwrap();
+        let sent: Vec<String> = transcript
+            .lines()
+            .map(|m| serde_json::from_str::<Value>(m).unwrap())
+            .filter(|m| m["role"] != "assistant")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect();
+        let leak = if name.starts_with("coder") {
+            "from solution import"
+        } else {
+            "def triangle"
+        };
+        assert!(sent.iter().all(|m| !m.contains(leak)), "{name}: {sent:?}");
+    }
+    // The page: green, the groups, the shipped coder.
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(page.contains("dx-lead dx-good"), "the headline is green");
+    assert!(page.contains("<h2>Dual agreement</h2>") && page.contains("shipped: coder-3"));
+    replays(&run);
+}
+
+/// CodeT with nothing to agree on: testers whose replies hold no test (no case, no group).
+/// The first coder whose code builds ships (what `single` ships when coder-1's builds); the
+/// empty suite is said, and the headline is not green.
+#[test]
+fn codet_without_tests_ships_the_first_coder_that_builds() {
+    let t = tempfile::tempdir().unwrap();
+    let p = triangle(t.path(), |c| c);
+    let script = std::fs::read_to_string(p.join("scripts/codet.toml")).unwrap();
+    let coders = &script[..script.find("[[tester-1]]").unwrap()];
+    // coder-1's code does not even parse; the testers write prose.
+    let coders = coders.replacen("    if a == b:\n", "    if a == b\n", 1);
+    let script = format!(
+        "{coders}[[tester-1]]\ntext = \"I would test the equilateral case.\"\n\n\
+         [[tester-2]]\ntext = \"Nothing to add.\"\n"
+    );
+    std::fs::write(p.join("scripts/codet.toml"), script).unwrap();
+    let o = dixit(
+        &["run", p.to_str().unwrap(), "--protocol", "codet"],
+        t.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains(
+            "(codet): coder-2 shipped: no test case to agree on, so the first coder whose code builds"
+        ) && stdout.contains("but: coder-2 fails hidden tests (0/1 pass); the suite is empty"),
+        "{}",
+        describe(&o)
+    );
+    let run = the_run(&p);
+    let s = stop(&journal(&run)).clone();
+    assert_eq!(
+        (s["pick"].as_str(), s["tests"].as_u64()),
+        (Some("first_that_builds"), Some(0))
+    );
+    replays(&run);
 }

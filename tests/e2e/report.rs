@@ -1147,6 +1147,7 @@ fn every_protocol_writes_its_report_and_junit() {
         ("debate", "<h2>Debate</h2>", 3, None),
         ("repair", "<h2>Repair</h2>", 2, Some(3)),
         ("blind", "<h2>Blind verification</h2>", 2, Some(0)),
+        ("codet", "<h2>Dual agreement</h2>", 3, None),
     ] {
         let work = tempfile::tempdir().unwrap();
         let w = work.path();

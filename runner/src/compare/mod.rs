@@ -262,14 +262,19 @@ async fn run_cell(
                 }
             }
             let s = &o.summary;
-            let hidden: Vec<(usize, usize)> = s.coders.values().filter_map(|c| c.hidden).collect();
+            // The implementations the run ships (all of them, but for a protocol that picks).
+            let shipped = s.shipped();
+            let hidden: Vec<(usize, usize)> = shipped
+                .iter()
+                .filter_map(|c| s.coders.get(*c)?.hidden)
+                .collect();
             CellResult::Ran(CellRun {
                 run_id: o.run_id.clone(),
                 run_dir: o.run_dir.clone(),
                 stop: describe_stop(o.protocol, &o.stop),
                 exit: exit_name(exit_class(o.protocol, &o.stop)).into(),
-                coders: s.coders.len(),
-                shipped: s.shipped(),
+                coders: shipped.len(),
+                shipped: s.shipped_one(),
                 shipped_passes: s.shipped_passes_hidden(),
                 all_hidden: hidden.iter().filter(|(p, t)| p == t && *t > 0).count(),
                 hidden_passed: hidden.iter().map(|(p, _)| p).sum(),

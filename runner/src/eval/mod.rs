@@ -12,8 +12,9 @@
 //! - `codet.rs`: the importer for CodeT's published format, with CodeT's post-processing.
 //! - `matrix.rs`: the [`Harness`]: compile check and verdict matrices, at an [`Isolation`] level.
 //! - `cache.rs`: the on-disk cache of imported corpora and matrices.
-//! - `scoring.rs`: random baseline, CodeT dual agreement, Dixit band, Dixit loop simulation,
-//!   band precision; [`Report`] with an exact shard merge.
+//! - `scoring.rs`: random baseline, CodeT dual agreement (`DualAgreement`, the rule the live
+//!   protocol `codet` ships by too), Dixit band, Dixit loop simulation, band precision;
+//!   [`Report`] with an exact shard merge.
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
 //! - `error.rs`: [`EvalError`].
 

@@ -7,6 +7,7 @@
 //! | `repair` | `test-driven-termination.txt` | coders, a reviewer | each coder's best attempt against a given suite |
 //! | `blind` | `blind-verification.md` | coders (who write their own tests) | code checked by a suite answering pass/fail only |
 //! | `single` | (the control) | one coder | one answer, asked once |
+//! | `codet` | CodeT (Chen et al.) | coders, testers | one answer of N, picked by dual agreement |
 //!
 //! A protocol owns its roles' behaviour, its prompt templates (`<name>/prompts/`) and its
 //! forbidden-word policy; everything else (agents, the sandbox, journaling, budget, resume and
@@ -21,6 +22,7 @@ macro_rules! templates {
 }
 
 pub mod blind;
+pub mod codet;
 pub mod debate;
 pub mod dixit;
 pub mod repair;
@@ -39,6 +41,7 @@ pub static REGISTRY: &[&dyn Protocol] = &[
     &repair::Repair,
     &blind::Blind,
     &single::Single,
+    &codet::Codet,
 ];
 
 /// The protocol named `name`.
@@ -296,6 +299,7 @@ mod tests {
             ("findings", "The function ignores negative numbers."),
             ("results", "## test_1.py — pass"),
             ("attempt", "2"),
+            ("count", "5"),
         ];
         let mut rendered = 0;
         for protocol in REGISTRY {

@@ -48,14 +48,16 @@ pub struct CellRun {
     /// `interrupted`).
     pub stop: String,
     pub exit: String,
+    /// The implementations the run ships (every coder's, or the one a protocol such as `codet`
+    /// picked): the hidden columns count these.
     pub coders: usize,
-    /// The coder whose implementation the run ships (see [`crate::report::Summary::shipped`]).
+    /// The implementation a problem is judged by (see [`crate::report::Summary::shipped_one`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shipped: Option<String>,
-    /// Whether the shipped implementation passes every hidden test (none: no hidden tests).
+    /// Whether it passes every hidden test (none: no hidden tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shipped_passes: Option<bool>,
-    /// Final implementations that pass every hidden test.
+    /// Shipped implementations that pass every hidden test.
     pub all_hidden: usize,
     pub hidden_passed: usize,
     pub hidden_total: usize,

@@ -83,9 +83,10 @@ pub trait Part: Send + Sync + std::any::Any {
         Vec::new()
     }
 
-    /// The coder whose implementation the run ships, where the protocol chooses one (debate's
-    /// winner); `None`: the shared rule ([`Summary::shipped`]).
-    fn shipped(&self) -> Option<String> {
+    /// The coders whose implementations the run ships, when it ships fewer than all of them
+    /// (`codet`'s pick, debate's winner): the shared doubts and `dixit compare` count only
+    /// these. None: every coder's.
+    fn shipped(&self) -> Option<Vec<String>> {
         None
     }
 
@@ -303,20 +304,27 @@ impl Summary {
         }
     }
 
-    /// The coder whose implementation the run ships: the protocol's choice where it makes one,
-    /// else the first coder not left behind whose final implementation passes the most of the
-    /// tests it was last checked against (the suite, the acceptance tests, its own tests).
-    pub fn shipped(&self) -> Option<String> {
-        if let Some(c) = self.part.get().and_then(|p| p.shipped()) {
-            return Some(c);
+    /// The coders whose implementations the run ships: the protocol part's pick (`codet`'s
+    /// choice, debate's winner), else every coder not left behind.
+    pub fn shipped(&self) -> Vec<&String> {
+        match self.part.get().and_then(|p| p.shipped()) {
+            Some(picked) => self.coders.keys().filter(|c| picked.contains(c)).collect(),
+            None => self
+                .coders
+                .keys()
+                .filter(|c| !self.left_behind.contains(c))
+                .collect(),
         }
+    }
+
+    /// The one implementation a problem is judged by when protocols are compared: the
+    /// protocol's pick, else the first shipped coder whose final implementation passes the most
+    /// of the tests it was last checked against (the suite, the acceptance tests, its own
+    /// tests).
+    pub fn shipped_one(&self) -> Option<String> {
         let mut best: Option<(&String, usize)> = None;
-        for (name, c) in self
-            .coders
-            .iter()
-            .filter(|(n, _)| !self.left_behind.contains(n))
-        {
-            let passed = c.last_vector.iter().filter(|p| **p).count();
+        for name in self.shipped() {
+            let passed = self.coders[name].last_vector.iter().filter(|p| **p).count();
             if best.is_none_or(|(_, b)| passed > b) {
                 best = Some((name, passed));
             }
@@ -324,20 +332,21 @@ impl Summary {
         best.map(|(n, _)| n.clone())
     }
 
-    /// Whether the shipped implementation passes every hidden test (`None`: no hidden tests,
-    /// or nothing shipped).
+    /// Whether [`Summary::shipped_one`] passes every hidden test (`None`: no hidden tests, or
+    /// nothing shipped).
     pub fn shipped_passes_hidden(&self) -> Option<bool> {
-        let (p, t) = self.coders.get(&self.shipped()?)?.hidden?;
+        let (p, t) = self.coders.get(&self.shipped_one()?)?.hidden?;
         (t > 0).then_some(p == t)
     }
 
-    /// What is known that disagrees with a good ending: coders failing hidden tests, an empty
-    /// suite at a protocol that grows one, and the protocol part's own doubts.
+    /// What is known that disagrees with a good ending: shipped coders failing hidden tests, an
+    /// empty suite at a protocol that grows one, and the protocol part's own doubts.
     pub fn doubts(&self) -> Vec<String> {
+        let shipped = self.shipped();
         let mut out: Vec<String> = self
             .coders
             .iter()
-            .filter(|(name, _)| !self.left_behind.contains(name))
+            .filter(|(name, _)| shipped.contains(name) && !self.left_behind.contains(name))
             .filter_map(|(name, c)| {
                 let (p, t) = c.hidden?;
                 (p < t).then(|| format!("{name} fails hidden tests ({p}/{t} pass)"))

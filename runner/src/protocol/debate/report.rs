@@ -249,8 +249,8 @@ impl Part for DebatePart {
         true
     }
 
-    fn shipped(&self) -> Option<String> {
-        self.winner.clone()
+    fn shipped(&self) -> Option<Vec<String>> {
+        self.winner.clone().map(|w| vec![w])
     }
 
     fn boxed(&self) -> Box<dyn Part> {

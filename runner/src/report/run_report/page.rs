@@ -415,7 +415,8 @@ fn suite(v: &RunView, why: &str) -> Markup {
                 html! {
                     @match admitted {
                         Some(p) => { (if p.failed_by.is_empty() { "–".to_string() } else { p.failed_by.join(", ") }) " (" (p.failures) " of " (p.pool) ", " a href={ "#" (p.anchor()) } { (p.id) } ")" @if s.woken { " · woken by a person" } }
-                        None => { "(given)" }
+                        None if v.acceptance.is_some() => { "(given)" }
+                        None => { "–" }
                     }
                 },
                 admitted.map_or(0, |p| p.failures).to_string(),
@@ -618,23 +619,31 @@ fn implementations(v: &RunView) -> Markup {
             text: t,
         })
         .collect();
-    // Compare with the first coder that passes the whole suite at the end (else the first).
-    let base = v
+    // Compare with the implementation the run ships, when it picks one; else with the first
+    // coder that passes the whole suite at the end; else the first.
+    let shipped = v.summary.shipped();
+    let picked = v
         .implementations
         .iter()
-        .position(|i| {
-            v.final_cells.get(&i.coder).is_some_and(|c| {
-                c.iter().all(|x| {
-                    x.as_ref()
-                        .is_some_and(|x| x.v == crate::sandbox::VerdictKind::Pass)
-                })
+        .position(|i| shipped.contains(&&i.coder))
+        .filter(|_| shipped.len() < v.summary.coders.len());
+    let passes_all = v.implementations.iter().position(|i| {
+        v.final_cells.get(&i.coder).is_some_and(|c| {
+            c.iter().all(|x| {
+                x.as_ref()
+                    .is_some_and(|x| x.v == crate::sandbox::VerdictKind::Pass)
             })
         })
-        .or(Some(0))
-        .filter(|_| items.len() > 1);
+    });
+    let (base, why) = match (picked, passes_all) {
+        (Some(b), _) => (b, "the one the run ships"),
+        (None, Some(b)) => (b, "the first that passes the whole suite"),
+        (None, None) => (0, "the first"),
+    };
+    let base = Some(base).filter(|_| items.len() > 1);
     html! {
         p { "Each coder's final code (" code { "implementations/" } "). "
-            @if let Some(b) = base { "Each is shown as a diff against " strong { (items[b].label) } " (the first that passes the whole suite); choose another to compare with, or none to read the code." } }
+            @if let Some(b) = base { "Each is shown as a diff against " strong { (items[b].label) } " (" (why) "); choose another to compare with, or none to read the code." } }
         (diff_against("impl", &items, base))
     }
 }
