@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::journal::SuiteEntry;
+use crate::journal::{Event, SuiteEntry, RUN_LANE};
 use crate::toolchain::{Test, TestKind};
 
 use super::ctx::{Ctx, Halt, ProtocolError};
@@ -117,9 +117,30 @@ impl Suite {
             .join("\n\n")
     }
 
+    /// Adds accepted tests ([`Suite::add`]) and journals the change (`suite_changed`), if any
+    /// joined: what every protocol that grows a suite does at the end of a round.
+    pub fn admit(
+        &mut self,
+        ctx: &Ctx,
+        accepted: Vec<(String, Proposal)>,
+    ) -> Result<Vec<SuiteEntry>, Halt> {
+        let added = self.add(ctx, accepted)?;
+        if !added.is_empty() {
+            ctx.emit(
+                RUN_LANE,
+                Event::SuiteChanged {
+                    added: added.clone(),
+                    removed: Vec::new(),
+                    size: self.len(),
+                },
+            )?;
+        }
+        Ok(added)
+    }
+
     /// Adds accepted tests (in the given order, each with its author), copying each into
     /// `runs/<id>/suite/` as `test_NNN.<ext>`.
-    pub fn add(
+    fn add(
         &mut self,
         ctx: &Ctx,
         accepted: Vec<(String, Proposal)>,

@@ -153,17 +153,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
         .iter()
         .flat_map(|w| w.cases.iter().map(|p| (w.author.clone(), p.clone())))
         .collect();
-    let added = suite.add(ctx, accepted)?;
-    if !added.is_empty() {
-        ctx.emit(
-            RUN_LANE,
-            Event::SuiteChanged {
-                added: added.clone(),
-                removed: Vec::new(),
-                size: suite.len(),
-            },
-        )?;
-    }
+    let added = suite.admit(ctx, accepted)?;
     let mut numbers = added.iter().map(|e| e.number);
     for w in &written {
         let cases = w

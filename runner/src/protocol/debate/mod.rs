@@ -156,15 +156,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team) -> Result<Stop, Halt> {
         if breaking.is_empty() {
             return Ok(decide(coders, &standings, "no new breaking test", epoch));
         }
-        let added = suite.add(ctx, breaking)?;
-        ctx.emit(
-            RUN_LANE,
-            Event::SuiteChanged {
-                added,
-                removed: Vec::new(),
-                size: suite.len(),
-            },
-        )?;
+        suite.admit(ctx, breaking)?;
         // Every coder refines from its own failures; a refinement that passes fewer tests is
         // undone.
         let before_after =

@@ -334,15 +334,7 @@ pub async fn main(
             }
             return Ok((stop, round));
         }
-        let added = suite.add(ctx, new_tests)?;
-        ctx.emit(
-            RUN_LANE,
-            Event::SuiteChanged {
-                added,
-                removed: Vec::new(),
-                size: suite.len(),
-            },
-        )?;
+        suite.admit(ctx, new_tests)?;
     }
     Ok((StopReason::RoundCap { rounds: max_rounds }, max_rounds))
 }
@@ -387,15 +379,7 @@ fn apply(
                     },
                 )?;
             }
-            let added = suite.add(ctx, tests.map(|p| (tester.clone(), p)).into())?;
-            ctx.emit(
-                RUN_LANE,
-                Event::SuiteChanged {
-                    added,
-                    removed: Vec::new(),
-                    size: suite.len(),
-                },
-            )?;
+            suite.admit(ctx, tests.map(|p| (tester.clone(), p)).into())?;
         }
         Choice::Discard { tester } => {
             let t = asleep(testers, &tester)?;
