@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use super::exit::{self, CliError, CliResult};
 use super::{toolchains, GlobalArgs};
 use crate::import::{self as imp, Benchmark, ImportError, ImportReport, Template};
+use crate::report::format::plural;
 
 /// The benchmark formats `dixit import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -69,8 +70,10 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
     if !g.quiet {
         let examples: usize = tasks.iter().map(|t| t.examples.examples.len()).sum();
         eprintln!(
-            "checking {} reference solutions against their hidden tests and {examples} examples in the sandbox",
-            tasks.len()
+            "checking the reference solutions of {} against their hidden tests and {} in the \
+             sandbox",
+            plural(tasks.len(), "task", "tasks"),
+            plural(examples, "example", "examples")
         );
     }
     let tc = toolchains(g)?;
