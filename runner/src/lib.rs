@@ -6,7 +6,8 @@
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
 //! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
-//! [`compare`] runs several protocols over several projects; [`eval`] scores recorded corpora
+//! [`compare`] runs several protocols over several projects; [`import`] makes a benchmark's
+//! tasks into projects; [`eval`] scores recorded corpora
 //! offline; [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
 //! parts; [`bench`] measures the sandbox against native runs; [`cli`] is the binary. See
 //! ARCHITECTURE.md for the data flow.
@@ -24,6 +25,7 @@ pub mod english;
 pub mod eval;
 pub mod evidence;
 pub mod file_name;
+pub mod import;
 pub mod journal;
 pub mod protocol;
 pub mod report;

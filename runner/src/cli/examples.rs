@@ -24,6 +24,15 @@ Examples:
   dixit init demo-c --language c
   dixit init . --force               # here, overwriting the example's files";
 
+/// `dixit import`.
+pub const IMPORT: &str = "\
+Examples:
+  dixit import humaneval ../shared/data/codet-humaneval/HumanEval_for_code_generation.jsonl --examples \"$(scripts/human-eval-data)\" --out he
+  dixit import humaneval HumanEval.jsonl.gz --out he    # the original: its prompts keep their examples
+  dixit import humaneval HumanEval.jsonl.gz --out he --template my-dixit.toml --force
+  dixit import humaneval HumanEval.jsonl.gz --out he --json > imported.json
+  dixit run he/HumanEval_0 --protocol repair    # then run a project";
+
 /// `dixit run`.
 pub const RUN: &str = "\
 Examples:

@@ -11,6 +11,7 @@ mod eval;
 mod examples;
 mod exec;
 pub mod exit;
+mod import;
 mod init;
 pub mod output;
 mod protocols;
@@ -76,6 +77,11 @@ pub enum Command {
     /// Create an example project (spec, config, scripted agents, hidden tests).
     #[command(after_help = examples::INIT)]
     Init(init::InitArgs),
+    /// Make a benchmark's tasks into projects, one folder each: the prompt as spec.md, the
+    /// benchmark's tests as hidden/, the docstring's examples as tests/ (checked against the
+    /// reference solution in the sandbox).
+    #[command(after_help = examples::IMPORT)]
+    Import(import::ImportArgs),
     /// Run the protocol on a project (or resume a stopped run) and report.
     #[command(after_help = examples::RUN)]
     Run(run::RunArgs),
@@ -209,6 +215,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Task(a) => task::run(g, a),
         Command::Toolchain(ToolchainCommand::Doctor { json }) => doctor::run(g, *json),
         Command::Init(a) => init::run(g, a),
+        Command::Import(a) => import::run(g, a),
         Command::Run(a) => run::run(g, a),
         Command::Decide(a) => decide::run(a),
         Command::Replay(a) => replay::run(g, a),

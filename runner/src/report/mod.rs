@@ -11,7 +11,7 @@
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
-//!   `bench.rs`: the table of `dixit bench`.
+//!   `bench.rs`: the table of `dixit bench`; `import.rs`: the summary of `dixit import`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
 //!   `junit.rs`: a run's final verdicts as JUnit XML; `input.rs`: what `dixit report` was given.
@@ -24,6 +24,7 @@ pub mod eval_report;
 mod eval_table;
 pub mod format;
 pub mod html;
+mod import;
 pub mod input;
 pub mod junit;
 mod outputs;
@@ -37,6 +38,7 @@ pub use bench::bench_table;
 pub use choices::{offer, offer_of, recorded_config, Offer};
 pub use compare::{compare_table, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 pub use eval_table::{eval_table, verdicts_table};
+pub use import::import_summary;
 pub use outputs::{write_outputs, OutputError};
 pub use protocol::{ProtocolReport, Room};
 pub use run_report::Trial;

@@ -1,0 +1,412 @@
+//! The reader of HumanEval (openai/human-eval, and CodeT's `HumanEval_for_code_generation.jsonl`):
+//! JSON Lines, plain or gzipped, one task a line:
+//!
+//! | field | what it is | in a project |
+//! |---|---|---|
+//! | `task_id` | `HumanEval/0` | the folder's name, made safe |
+//! | `prompt` | imports, helpers, the function's signature and docstring | `spec.md`; the examples |
+//! | `entry_point` | the function's name | what `spec.md` asks for; what tests import |
+//! | `canonical_solution` | the function's body | nowhere: it checks the tests in the sandbox |
+//! | `test` | defines `check(candidate)` | `hidden/test_hidden.py`, with `check(ENTRY_POINT)` |
+//!
+//! CodeT's file has the docstrings' examples taken out; `examples` names a file of the same
+//! format whose prompts still have them (the original `HumanEval.jsonl.gz`), matched by task id.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::examples::{self, is_identifier};
+use super::{Benchmark, ImportError, Place, Task};
+
+/// The most bytes a benchmark file may hold (decompressed): HumanEval is 0.2 MB.
+const MAX_BYTES: u64 = 256 << 20;
+
+/// Python's keywords: none can name a function.
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// HumanEval's JSON Lines: tasks from `file`, examples from `examples` when given (a task it
+/// lacks has its examples read from its own prompt).
+#[derive(Clone, Debug)]
+pub struct HumanEval {
+    pub file: PathBuf,
+    pub examples: Option<PathBuf>,
+}
+
+/// One line of the file.
+#[derive(Debug, Deserialize)]
+struct Record {
+    task_id: String,
+    prompt: String,
+    entry_point: String,
+    canonical_solution: String,
+    test: String,
+}
+
+impl Benchmark for HumanEval {
+    fn name(&self) -> &'static str {
+        "HumanEval"
+    }
+
+    fn tasks(&self) -> Result<Vec<Task>, ImportError> {
+        let own = records(&self.file)?;
+        let others: HashMap<String, (Place, Record)> = match &self.examples {
+            Some(path) => records(path)?
+                .into_iter()
+                .map(|(at, r)| (r.task_id.clone(), (at, r)))
+                .collect(),
+            None => HashMap::new(),
+        };
+        let mut tasks = Vec::with_capacity(own.len());
+        for (at, r) in own {
+            let (examples_at, source) = match others.get(&r.task_id) {
+                Some((other_at, other)) => {
+                    if other.entry_point != r.entry_point {
+                        return Err(ImportError::Record {
+                            at: other_at.clone(),
+                            message: format!(
+                                "task {}: entry point `{}`, but `{}` in {at}",
+                                r.task_id, other.entry_point, r.entry_point
+                            ),
+                        });
+                    }
+                    (other_at.clone(), other.prompt.as_str())
+                }
+                None => (at.clone(), r.prompt.as_str()),
+            };
+            let examples = examples::read(source, &r.entry_point);
+            tasks.push(Task {
+                hidden_test: hidden_test(&r),
+                reference: format!("{}{}", r.prompt, r.canonical_solution),
+                id: r.task_id,
+                at,
+                entry_point: r.entry_point,
+                prompt: r.prompt,
+                examples_at,
+                examples,
+            });
+        }
+        Ok(tasks)
+    }
+}
+
+/// The hidden test: the prompt's code before the function (imports and helpers the benchmark's
+/// `check` may use), the function from `solution`, `check`, and the call.
+fn hidden_test(r: &Record) -> String {
+    let preamble = &r.prompt[..definition(&r.prompt, &r.entry_point).unwrap_or(0)];
+    let entry = &r.entry_point;
+    format!(
+        "# Hidden test: the benchmark's check, run against the final implementations.\n\
+         {}\n\nfrom solution import {entry}\n\n{}\n\ncheck({entry})\n",
+        preamble.trim_end(),
+        r.test.trim()
+    )
+}
+
+/// Where `def ENTRY(` starts a line of `prompt`.
+fn definition(prompt: &str, entry: &str) -> Option<usize> {
+    let head = format!("def {entry}(");
+    let mut offset = 0;
+    for line in prompt.split('\n') {
+        if line.starts_with(&head) {
+            return Some(offset);
+        }
+        offset += line.len() + 1;
+    }
+    None
+}
+
+/// Every record of `path`, checked, with its place: malformed lines, missing fields, values a
+/// task cannot have and repeated task ids are errors naming the line.
+fn records(path: &Path) -> Result<Vec<(Place, Record)>, ImportError> {
+    let bytes = read_bytes(path)?;
+    let mut out: Vec<(Place, Record)> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let at = Place {
+            path: path.to_path_buf(),
+            line: i + 1,
+        };
+        let bad = |message: String| ImportError::Record {
+            at: at.clone(),
+            message,
+        };
+        let line = std::str::from_utf8(raw).map_err(|e| bad(format!("not UTF-8 ({e})")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let r: Record =
+            serde_json::from_str(line).map_err(|e| bad(format!("not a HumanEval record: {e}")))?;
+        check_record(&r).map_err(|m| bad(format!("task {:?}: {m}", r.task_id)))?;
+        if let Some(&first) = seen.get(&r.task_id) {
+            return Err(ImportError::Duplicate {
+                at,
+                id: r.task_id,
+                first,
+            });
+        }
+        seen.insert(r.task_id.clone(), at.line);
+        out.push((at, r));
+    }
+    if out.is_empty() {
+        return Err(ImportError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(out)
+}
+
+/// What a record must be beyond its JSON shape.
+fn check_record(r: &Record) -> Result<(), String> {
+    let entry = &r.entry_point;
+    if !is_identifier(entry) || KEYWORDS.contains(&entry.as_str()) {
+        return Err(format!(
+            "entry point {entry:?} is not a Python function name"
+        ));
+    }
+    if definition(&r.prompt, entry).is_none() {
+        return Err(format!(
+            "the prompt does not define the entry point (no line starts with `def {entry}(`)"
+        ));
+    }
+    if !r.test.split('\n').any(|l| l.starts_with("def check(")) {
+        return Err("the test does not define `check(candidate)`".into());
+    }
+    if r.canonical_solution.trim().is_empty() {
+        return Err("the canonical solution is empty".into());
+    }
+    Ok(())
+}
+
+/// The bytes of `path`, decompressed when gzipped (by its first bytes, whatever its name), at
+/// most [`MAX_BYTES`].
+fn read_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
+    let io = |source| ImportError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let too_large = || ImportError::TooLarge {
+        path: path.to_path_buf(),
+        limit: MAX_BYTES,
+    };
+    let mut raw = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut raw)
+        .map_err(io)?;
+    if raw.len() as u64 > MAX_BYTES {
+        return Err(too_large());
+    }
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return Ok(raw);
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(&raw[..])
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(io)?;
+    if out.len() as u64 > MAX_BYTES {
+        return Err(too_large());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn record(id: &str, entry: &str) -> serde_json::Value {
+        serde_json::json!({
+            "task_id": id,
+            "prompt": format!("from typing import List\n\n\ndef {entry}(x: int) -> int:\n    \"\"\" Add one.\n    >>> {entry}(1)\n    2\n    \"\"\"\n"),
+            "entry_point": entry,
+            "canonical_solution": "    return x + 1\n",
+            "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n    assert candidate(2) == 3\n",
+        })
+    }
+
+    fn file(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        p
+    }
+
+    fn err(dir: &Path, lines: &[String]) -> String {
+        let file = file(dir, "bad.jsonl", lines);
+        HumanEval {
+            file,
+            examples: None,
+        }
+        .tasks()
+        .unwrap_err()
+        .to_string()
+    }
+
+    #[test]
+    fn a_task_has_its_hidden_test_reference_and_examples() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = file(dir.path(), "he.jsonl", &[record("T/0", "inc").to_string()]);
+        let tasks = HumanEval {
+            file: f.clone(),
+            examples: None,
+        }
+        .tasks()
+        .unwrap();
+        let t = &tasks[0];
+        assert_eq!((t.id.as_str(), t.entry_point.as_str()), ("T/0", "inc"));
+        assert_eq!(t.at, Place { path: f, line: 1 });
+        assert!(
+            t.reference.ends_with("2\n    \"\"\"\n    return x + 1\n"),
+            "{}",
+            t.reference
+        );
+        assert_eq!(
+            t.hidden_test,
+            "# Hidden test: the benchmark's check, run against the final implementations.\n\
+             from typing import List\n\nfrom solution import inc\n\nMETADATA = {}\n\n\n\
+             def check(candidate):\n    assert candidate(2) == 3\n\ncheck(inc)\n"
+        );
+        assert_eq!(t.examples.examples[0].assertion(), "assert inc(1) == 2");
+        assert_eq!(t.examples.examples[0].line, 6);
+    }
+
+    /// Every malformed record is refused with the file and its line.
+    #[test]
+    fn malformed_records_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = record("T/0", "inc").to_string();
+        let with = |key: &str, value: serde_json::Value| {
+            let mut r = record("T/1", "inc");
+            r[key] = value;
+            r.to_string()
+        };
+        let without = |key: &str| {
+            let mut r = record("T/1", "inc");
+            r.as_object_mut().unwrap().remove(key);
+            r.to_string()
+        };
+        let cases: Vec<(Vec<String>, &str)> = vec![
+            (vec![ok.clone(), "{not json".into()], "bad.jsonl:2: not a HumanEval record"),
+            (vec![ok.clone(), "[1, 2]".into()], "bad.jsonl:2: not a HumanEval record"),
+            (vec![ok.clone(), without("prompt")], "missing field `prompt`"),
+            (vec![ok.clone(), with("task_id", 7.into())], "bad.jsonl:2: not a HumanEval record"),
+            (
+                vec![ok.clone(), with("entry_point", "not a name".into())],
+                "bad.jsonl:2: task \"T/1\": entry point \"not a name\" is not a Python function name",
+            ),
+            (vec![ok.clone(), with("entry_point", "class".into())], "is not a Python function name"),
+            (
+                vec![ok.clone(), with("entry_point", "dec".into())],
+                "bad.jsonl:2: task \"T/1\": the prompt does not define the entry point (no line starts with `def dec(`)",
+            ),
+            (vec![ok.clone(), with("test", "assert True".into())], "does not define `check(candidate)`"),
+            (vec![ok.clone(), with("canonical_solution", " \n".into())], "the canonical solution is empty"),
+            (
+                vec![ok.clone(), String::new(), ok.clone()],
+                "bad.jsonl:3: task id \"T/0\" is already the task of line 1",
+            ),
+            (vec![String::new()], "bad.jsonl: no task in it"),
+        ];
+        for (lines, want) in cases {
+            let e = err(dir.path(), &lines);
+            assert!(e.contains(want), "{e}\n(wanted {want})");
+            assert!(e.contains("bad.jsonl"), "{e}");
+        }
+        std::fs::write(dir.path().join("bin.jsonl"), b"{\"task_id\": \"\xff\"}\n").unwrap();
+        let e = HumanEval {
+            file: dir.path().join("bin.jsonl"),
+            examples: None,
+        }
+        .tasks()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bin.jsonl:1: not UTF-8"), "{e}");
+        let e = HumanEval {
+            file: dir.path().join("absent.jsonl"),
+            examples: None,
+        }
+        .tasks()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("absent.jsonl: cannot read"), "{e}");
+    }
+
+    /// Examples come from the examples file's prompt for the same task id, gzipped or not;
+    /// a task it lacks keeps its own prompt's; an entry point that differs is refused.
+    #[test]
+    fn examples_come_from_the_other_file_by_task_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut stripped = record("T/0", "inc");
+        stripped["prompt"] = "def inc(x: int) -> int:\n    \"\"\" Add one.\n    \"\"\"\n".into();
+        let f = file(
+            dir.path(),
+            "he.jsonl",
+            &[stripped.to_string(), record("T/1", "inc").to_string()],
+        );
+        let gz = dir.path().join("examples.jsonl.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        let mut other = record("T/0", "inc");
+        other["prompt"] =
+            "def inc(x: int) -> int:\n    \"\"\"\n    inc(5) ==> 6\n    \"\"\"\n".into();
+        writeln!(enc, "{}\n{}", record("T/9", "nine"), other).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        let tasks = HumanEval {
+            file: f.clone(),
+            examples: Some(gz.clone()),
+        }
+        .tasks()
+        .unwrap();
+        assert_eq!(
+            tasks[0].examples.examples[0].assertion(),
+            "assert inc(5) == 6"
+        );
+        assert_eq!(
+            tasks[0].examples_at,
+            Place {
+                path: gz.clone(),
+                line: 2
+            }
+        );
+        assert_eq!(
+            tasks[1].examples.examples[0].assertion(),
+            "assert inc(1) == 2"
+        );
+        assert_eq!(
+            tasks[1].examples_at,
+            Place {
+                path: f.clone(),
+                line: 2
+            }
+        );
+        assert!(
+            tasks[0].prompt.contains("Add one."),
+            "the spec is the file's prompt"
+        );
+
+        let mut wrong = record("T/0", "inc");
+        wrong["entry_point"] = "add".into();
+        wrong["prompt"] = "def add(x):\n    pass\n".into();
+        let other = file(dir.path(), "other.jsonl", &[wrong.to_string()]);
+        let e = HumanEval {
+            file: f,
+            examples: Some(other),
+        }
+        .tasks()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("other.jsonl:1: task T/0: entry point `add`, but `inc` in"),
+            "{e}"
+        );
+    }
+}

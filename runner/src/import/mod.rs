@@ -1,0 +1,158 @@
+//! `dixit import`: a benchmark becomes a folder of ordinary dixit projects, one per task.
+//!
+//! ```text
+//! Benchmark::tasks (a reader: humaneval.rs) ─► Vec<Task> ─► check::check (the reference in the
+//! sandbox: hidden tests, examples) ─► project::plan (folders, files, template) ─► project::write
+//! ```
+//!
+//! - [`Task`]: what a reader makes of one task, in no benchmark's terms: the spec's code, the
+//!   hidden test, the reference solution (used to check, never written into a project) and the
+//!   examples read from its docstring.
+//! - `humaneval.rs`: [`HumanEval`], the reader of HumanEval's JSON Lines (plain or gzipped),
+//!   examples optionally from a second file of the same format.
+//! - `examples.rs`: the docstring's examples as Python assertions ([`Example`]), and the lines
+//!   that looked like examples but could not be read ([`Unread`]).
+//! - `check.rs`: the reference solution against its hidden test and every example, in the
+//!   sandbox (benchmark code never runs on the host); an example it fails is dropped.
+//! - `project.rs`: folder names made from task ids, `spec.md`, `dixit.toml` from a
+//!   [`Template`], the files of each project, and writing them all or nothing.
+//!
+//! Another benchmark is another reader: a type implementing [`Benchmark`].
+
+mod check;
+mod examples;
+mod humaneval;
+mod project;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use check::{check, Checked};
+pub use examples::{Example, Found, Unread};
+pub use humaneval::HumanEval;
+pub use project::{
+    existing, folder_name, folders, plan, write, Dropped, ImportReport, Planned, ProjectReport,
+    Template, BUILTIN_TEMPLATE,
+};
+
+/// A benchmark's file format: reads every task of a file, checked.
+pub trait Benchmark {
+    /// The benchmark's name as output says it (`HumanEval`).
+    fn name(&self) -> &'static str;
+
+    /// Every task, in file order. A malformed record is an error naming the file and the line.
+    fn tasks(&self) -> Result<Vec<Task>, ImportError>;
+}
+
+/// One task of a benchmark, as a project needs it. Its code is Python; the solution is the
+/// module `solution` (`solution.py`), which tests import.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// The task's id in the benchmark (`HumanEval/0`): data, so never used as a path as is.
+    pub id: String,
+    /// Where the task's record is.
+    pub at: Place,
+    /// The function a solution defines.
+    pub entry_point: String,
+    /// The code the spec shows: imports, helpers, the function's signature and docstring.
+    pub prompt: String,
+    /// The hidden test: a Python test file that imports the function from `solution`.
+    pub hidden_test: String,
+    /// The benchmark's reference solution, a whole `solution.py`: only for checking the hidden
+    /// test and the examples in the sandbox; never written into a project.
+    pub reference: String,
+    /// Where the examples were read (a record of the examples file, or the task's own).
+    pub examples_at: Place,
+    /// The examples of the function's docstring, and the lines left unread.
+    pub examples: Found,
+}
+
+/// A line of a file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Place {
+    pub path: PathBuf,
+    /// 1-based.
+    pub line: usize,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.path.display(), self.line)
+    }
+}
+
+/// Why an import could not be done. Nothing is written when there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// A file could not be read (or a gzipped one decompressed).
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is larger than an import reads.
+    #[error("{path}: more than {limit} bytes (decompressed): not read")]
+    TooLarge { path: PathBuf, limit: u64 },
+    /// A record is malformed: not JSON, a field missing or of the wrong type, or a value the
+    /// task cannot have.
+    #[error("{at}: {message}")]
+    Record { at: Place, message: String },
+    /// Two records have one task id.
+    #[error("{at}: task id {id:?} is already the task of line {first}")]
+    Duplicate { at: Place, id: String, first: usize },
+    /// A file holds no task.
+    #[error("{path}: no task in it")]
+    Empty { path: PathBuf },
+    /// Two task ids would be written to one folder.
+    #[error(
+        "{} and {}: task ids {:?} and {:?} both become the folder name {}",
+        .0.first, .0.at, .0.first_id, .0.id, .0.folder
+    )]
+    SameFolder(Box<Clash>),
+    /// The template is not a project's dixit.toml this import can use (the message names the
+    /// file, the key and its line).
+    #[error("template {0}")]
+    Template(#[source] crate::config::ConfigError),
+    /// Project folders that exist already (without `--force`).
+    #[error("{}: already holds {}", .out.display(), listed(.folders))]
+    Exists { out: PathBuf, folders: Vec<String> },
+    /// The output folder could not be written.
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sandbox lacks a toolchain (the Python runtime) to check the references with.
+    #[error("cannot check the reference solutions in the sandbox: {0}")]
+    Toolchain(String),
+    /// A reference solution fails its own hidden test: the benchmark's data (or its reading)
+    /// is wrong, so no project is made of it.
+    #[error("{at}: task {id}: the reference solution fails its hidden test ({why})")]
+    ReferenceFails { at: Place, id: String, why: String },
+}
+
+/// Two tasks whose ids give one folder name.
+#[derive(Debug)]
+pub struct Clash {
+    pub first: Place,
+    pub first_id: String,
+    pub at: Place,
+    pub id: String,
+    pub folder: String,
+}
+
+/// Names, the first five of them and how many more.
+fn listed(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    if names.len() <= SHOWN {
+        return crate::english::and_list(names);
+    }
+    format!(
+        "{}, … and {} more",
+        names[..SHOWN].join(", "),
+        names.len() - SHOWN
+    )
+}

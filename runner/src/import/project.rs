@@ -1,0 +1,578 @@
+//! From checked tasks to project folders: folder names made from task ids, each project's
+//! files (`spec.md`, `dixit.toml` from a [`Template`], `hidden/`, `tests/`), and writing them
+//! all or nothing.
+//!
+//! A project holds nothing of the reference solution: the spec is the task's prompt and one
+//! sentence, the tests are the benchmark's `check` and the docstring's examples.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::check::{why, Checked};
+use super::{Clash, Example, ImportError, Place, Task, Unread};
+use crate::config::{Config, LanguageName, TestStyle};
+use crate::sandbox::{Limits, VerdictKind};
+
+/// The `dixit.toml` every imported project gets when no template is given: a Python project
+/// for the local model, with a table for every protocol.
+pub const BUILTIN_TEMPLATE: &str = include_str!("../../assets/import/dixit.toml");
+
+/// The longest task id a folder is named from.
+const MAX_ID_CHARS: usize = 100;
+
+/// A project's `dixit.toml`, the same for every task but `[project] name` (the task's id).
+#[derive(Clone, Debug)]
+pub struct Template {
+    text: String,
+    config: Config,
+    /// Where it comes from: its path, or `None` for [`BUILTIN_TEMPLATE`].
+    pub path: Option<PathBuf>,
+}
+
+impl Template {
+    /// [`BUILTIN_TEMPLATE`].
+    pub fn builtin() -> Result<Template, ImportError> {
+        Template::parse(BUILTIN_TEMPLATE, Path::new("(built-in template)"), None)
+    }
+
+    /// The template in file `path`.
+    pub fn load(path: &Path) -> Result<Template, ImportError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ImportError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Template::parse(&text, path, Some(path.to_path_buf()))
+    }
+
+    /// Checks `text` as a project's config: every key, the protocol it names and each
+    /// protocol table it has (so `dixit run --protocol NAME` works too), and a Python project
+    /// with unit tests (what an import writes). Errors name `shown`, the key and its line.
+    fn parse(text: &str, shown: &Path, path: Option<PathBuf>) -> Result<Template, ImportError> {
+        let bad = ImportError::Template;
+        let config = Config::parse(text, shown).map_err(bad)?;
+        if config.project.language != LanguageName::Python {
+            return Err(bad(config.invalid(
+                "project.language",
+                "an imported task's code and tests are Python: language = \"python\"".into(),
+            )));
+        }
+        if config.project.tests != TestStyle::Unit {
+            return Err(bad(config.invalid(
+                "project.tests",
+                "an imported task's tests call the function: tests = \"unit\"".into(),
+            )));
+        }
+        crate::protocol::select(&config).map_err(bad)?;
+        for p in crate::protocol::REGISTRY {
+            if config.has_table(p.name()) {
+                let named = config.with_protocol(crate::config::ProtocolName::new(p.name()));
+                crate::protocol::select(&named).map_err(bad)?;
+            }
+        }
+        Ok(Template {
+            text: text.to_string(),
+            config,
+            path,
+        })
+    }
+
+    /// The limits of a sandbox run in these projects.
+    pub fn limits(&self) -> Limits {
+        self.config.limits.limits()
+    }
+
+    /// The projects' base seed.
+    pub fn seed(&self) -> u64 {
+        self.config.project.seed
+    }
+
+    /// The text of a project's `dixit.toml`: the template, comments and all, with `[project]
+    /// name` set to `id`.
+    fn for_task(&self, id: &str) -> String {
+        let mut doc: toml_edit::DocumentMut = self
+            .text
+            .parse()
+            .expect("a template that parsed as a config parses as a document");
+        doc["project"]["name"] = toml_edit::value(id);
+        doc.to_string()
+    }
+}
+
+/// The folder name of task `id`: ASCII letters, digits, `-`, `_` and `.` (not first) stay, any
+/// other character becomes `_` (`HumanEval/0` → `HumanEval_0`). An id that is empty, longer than
+/// 100 characters or holds a control character is refused (the reason is the error).
+pub fn folder_name(id: &str) -> Result<String, String> {
+    if id.is_empty() {
+        return Err("an empty task id names no folder".into());
+    }
+    if id.chars().any(char::is_control) {
+        return Err(format!(
+            "the task id {id:?} holds a control character: it names no folder"
+        ));
+    }
+    if id.chars().count() > MAX_ID_CHARS {
+        return Err(format!(
+            "the task id is longer than {MAX_ID_CHARS} characters: it names no folder"
+        ));
+    }
+    Ok(id
+        .chars()
+        .enumerate()
+        .map(|(i, c)| {
+            let kept = c.is_ascii_alphanumeric() || c == '-' || c == '_' || (c == '.' && i > 0);
+            if kept {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect())
+}
+
+/// One project, ready to be written.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    /// Its folder's name.
+    pub folder: String,
+    /// Its files: a path relative to the folder, and the contents.
+    pub files: Vec<(PathBuf, String)>,
+    pub report: ProjectReport,
+}
+
+/// What became of one task.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProjectReport {
+    pub task_id: String,
+    /// The project's folder name.
+    pub folder: String,
+    /// Where its examples were read.
+    pub examples_from: Place,
+    /// The examples written as `tests/`, one file each.
+    pub tests: Vec<Example>,
+    /// Examples the reference solution fails: left out.
+    pub dropped: Vec<Dropped>,
+    /// Lines that look like examples but could not be read: left out.
+    pub unread: Vec<Unread>,
+}
+
+/// An example the reference solution fails, and how it failed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Dropped {
+    pub example: Example,
+    pub verdict: VerdictKind,
+    /// The verdict and the failure in a few words.
+    pub why: String,
+}
+
+/// What an import did (its summary, and `--json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ImportReport {
+    /// The benchmark's name (`HumanEval`).
+    pub benchmark: String,
+    pub file: PathBuf,
+    /// The file the examples came from, if not `file`.
+    pub examples: Option<PathBuf>,
+    /// The template's path; `None`: the built-in one.
+    pub template: Option<PathBuf>,
+    pub out: PathBuf,
+    pub projects: Vec<ProjectReport>,
+}
+
+/// The projects of `tasks`, whose reference solutions did `checked`: folder names (refused
+/// when two tasks would share one), files, and what became of each example. A reference that
+/// fails its hidden test is an error.
+pub fn plan(
+    tasks: &[Task],
+    checked: &[Checked],
+    template: &Template,
+) -> Result<Vec<Planned>, ImportError> {
+    let folders = folders(tasks)?;
+    let mut out = Vec::with_capacity(tasks.len());
+    for ((task, checked), folder) in tasks.iter().zip(checked).zip(folders) {
+        if checked.hidden.verdict != VerdictKind::Pass {
+            return Err(ImportError::ReferenceFails {
+                at: task.at.clone(),
+                id: task.id.clone(),
+                why: why(&checked.hidden),
+            });
+        }
+        let mut tests = Vec::new();
+        let mut dropped = Vec::new();
+        for (e, v) in task.examples.examples.iter().zip(&checked.examples) {
+            if v.verdict == VerdictKind::Pass {
+                tests.push(e.clone());
+            } else {
+                dropped.push(Dropped {
+                    example: e.clone(),
+                    verdict: v.verdict,
+                    why: why(v),
+                });
+            }
+        }
+        let mut files = vec![
+            (PathBuf::from("spec.md"), spec(task)),
+            (PathBuf::from("dixit.toml"), template.for_task(&task.id)),
+            (
+                PathBuf::from("hidden/test_hidden.py"),
+                task.hidden_test.clone(),
+            ),
+        ];
+        let width = tests.len().to_string().len().max(2);
+        for (i, e) in tests.iter().enumerate() {
+            files.push((
+                PathBuf::from(format!("tests/test_example_{:0width$}.py", i + 1)),
+                e.test_file(&task.entry_point),
+            ));
+        }
+        out.push(Planned {
+            files,
+            report: ProjectReport {
+                task_id: task.id.clone(),
+                folder: folder.clone(),
+                examples_from: task.examples_at.clone(),
+                tests,
+                dropped,
+                unread: task.examples.unread.clone(),
+            },
+            folder,
+        });
+    }
+    Ok(out)
+}
+
+/// Each task's folder name; a refused id, or two ids that give one name, is an error naming
+/// the lines.
+pub fn folders(tasks: &[Task]) -> Result<Vec<String>, ImportError> {
+    let mut seen: std::collections::HashMap<String, &Task> = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        let name = folder_name(&t.id).map_err(|message| ImportError::Record {
+            at: t.at.clone(),
+            message,
+        })?;
+        if let Some(first) = seen.get(&name) {
+            return Err(ImportError::SameFolder(Box::new(Clash {
+                first: first.at.clone(),
+                first_id: first.id.clone(),
+                at: t.at.clone(),
+                id: t.id.clone(),
+                folder: name,
+            })));
+        }
+        seen.insert(name.clone(), t);
+        out.push(name);
+    }
+    Ok(out)
+}
+
+/// `spec.md`: the function's name, one sentence, and the task's code (imports, helpers, the
+/// signature and its docstring) in a fence longer than any run of backticks in it.
+fn spec(task: &Task) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in task.prompt.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    let entry = &task.entry_point;
+    format!(
+        "# {entry}\n\nImplement the function `{entry}` below in `solution.py`.\n\n\
+         {fence}python\n{}\n{fence}\n",
+        task.prompt.trim_matches('\n').trim_end()
+    )
+}
+
+/// Those of `folders` that exist in `out` already.
+pub fn existing(out: &Path, folders: &[String]) -> Vec<String> {
+    folders
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(out.join(f)).is_ok())
+        .cloned()
+        .collect()
+}
+
+/// Writes every project into `out` (created if missing): first all of them into a staging
+/// folder inside `out`, then each moved into place, so a failure while writing leaves nothing
+/// behind. A project folder that exists is an error, or with `force` is replaced (its runs too).
+pub fn write(out: &Path, planned: &[Planned], force: bool) -> Result<(), ImportError> {
+    let err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ImportError::Write { path, source }
+    };
+    let folders: Vec<String> = planned.iter().map(|p| p.folder.clone()).collect();
+    let there = existing(out, &folders);
+    if !force && !there.is_empty() {
+        return Err(ImportError::Exists {
+            out: out.to_path_buf(),
+            folders: there,
+        });
+    }
+    std::fs::create_dir_all(out).map_err(err(out))?;
+    let stage = tempfile::Builder::new()
+        .prefix(".dixit-import-")
+        .tempdir_in(out)
+        .map_err(err(out))?;
+    for p in planned {
+        for (rel, text) in &p.files {
+            let path = stage.path().join(&p.folder).join(rel);
+            if let Some(d) = path.parent() {
+                std::fs::create_dir_all(d).map_err(err(d))?;
+            }
+            std::fs::write(&path, text).map_err(err(&path))?;
+        }
+    }
+    for p in planned {
+        let target = out.join(&p.folder);
+        match std::fs::symlink_metadata(&target) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&target).map_err(err(&target))?,
+            Ok(_) => std::fs::remove_file(&target).map_err(err(&target))?,
+            Err(_) => {}
+        }
+        std::fs::rename(stage.path().join(&p.folder), &target).map_err(err(&target))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::Verdict;
+
+    fn task(id: &str, line: usize) -> Task {
+        Task {
+            id: id.into(),
+            at: Place {
+                path: "he.jsonl".into(),
+                line,
+            },
+            entry_point: "inc".into(),
+            prompt: "\n\ndef inc(x):\n    \"\"\" Add one: `x + 1`.\n    ```\n    inc(1) ==> 2\n    ```\n    \"\"\"\n".into(),
+            hidden_test: "from solution import inc\n\ndef check(c):\n    assert c(1) == 2\n\ncheck(inc)\n".into(),
+            reference: "def inc(x):\n    return x + 1  # THE REFERENCE\n".into(),
+            examples_at: Place {
+                path: "he.jsonl".into(),
+                line,
+            },
+            examples: crate::import::examples::read(
+                "def inc(x):\n    \"\"\"\n    inc(1) ==> 2\n    inc(2) ==> 4\n    inc(a) ==> 2\n    \"\"\"\n",
+                "inc",
+            ),
+        }
+    }
+
+    fn verdict(kind: VerdictKind) -> Verdict {
+        Verdict::not_run(kind, None, "", 1)
+    }
+
+    fn checked(examples: &[VerdictKind]) -> Checked {
+        Checked {
+            hidden: verdict(VerdictKind::Pass),
+            examples: examples.iter().map(|&k| verdict(k)).collect(),
+        }
+    }
+
+    /// Task ids are data: they become folder names with nothing but letters, digits, `-`, `_`
+    /// and `.` (not first), or are refused.
+    #[test]
+    fn hostile_task_ids_become_safe_folder_names_or_are_refused() {
+        for (id, name) in [
+            ("HumanEval/0", "HumanEval_0"),
+            ("..", "_."),
+            ("../../etc/passwd", "_._.._etc_passwd"),
+            ("/abs", "_abs"),
+            ("a\\b", "a_b"),
+            (".hidden", "_hidden"),
+            ("a b:c*?", "a_b_c__"),
+            ("é", "_"),
+            ("Mbpp.v2-1", "Mbpp.v2-1"),
+        ] {
+            assert_eq!(folder_name(id).unwrap(), name, "{id:?}");
+            let n = folder_name(id).unwrap();
+            assert!(!n.contains('/') && n != ".." && n != "." && !n.starts_with('.'));
+        }
+        for id in ["", "a\nb", "a\u{0}b", "a\u{1b}[31mb", &"x".repeat(101)] {
+            assert!(folder_name(id).is_err(), "{id:?}");
+        }
+    }
+
+    #[test]
+    fn two_ids_with_one_folder_name_are_refused_with_both_lines() {
+        let e = plan(
+            &[task("a/b", 3), task("a_b", 7)],
+            &[checked(&[]), checked(&[])],
+            &Template::builtin().unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "he.jsonl:3 and he.jsonl:7: task ids \"a/b\" and \"a_b\" both become the folder name a_b"
+        );
+        let e = plan(
+            &[task("a\tb", 4)],
+            &[checked(&[])],
+            &Template::builtin().unwrap(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("he.jsonl:4: the task id \"a\\tb\" holds a control character"),
+            "{e}"
+        );
+    }
+
+    /// A project: the spec (no reference in it), the template's config with the task's name,
+    /// the hidden test, and one test per example the reference passes.
+    #[test]
+    fn a_project_has_its_files_and_never_the_reference() {
+        let t = task("T/1", 1);
+        assert_eq!(t.examples.examples.len(), 2);
+        assert_eq!(t.examples.unread.len(), 1);
+        let planned = plan(
+            &[t],
+            &[checked(&[VerdictKind::Pass, VerdictKind::WrongAnswer])],
+            &Template::builtin().unwrap(),
+        )
+        .unwrap();
+        let p = &planned[0];
+        assert_eq!(p.folder, "T_1");
+        let names: Vec<String> = p
+            .files
+            .iter()
+            .map(|(n, _)| n.display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "spec.md",
+                "dixit.toml",
+                "hidden/test_hidden.py",
+                "tests/test_example_01.py"
+            ]
+        );
+        let spec = &p.files[0].1;
+        assert!(
+            spec.starts_with("# inc\n\nImplement the function `inc` below in `solution.py`.\n\n````python\ndef inc(x):\n"),
+            "{spec}"
+        );
+        assert!(spec.ends_with("    \"\"\"\n````\n"), "{spec}");
+        let config = &p.files[1].1;
+        assert!(config.contains("name = \"T/1\""), "{config}");
+        assert!(
+            config.contains("# A project made by `dixit import`"),
+            "comments are kept"
+        );
+        Config::parse(config, Path::new("dixit.toml")).unwrap();
+        assert_eq!(
+            p.files[3].1,
+            "from solution import inc\n\nassert inc(1) == 2\n"
+        );
+        for (_, text) in &p.files {
+            assert!(!text.contains("THE REFERENCE"));
+        }
+        assert_eq!(p.report.tests.len(), 1);
+        assert_eq!(p.report.dropped[0].example.text, "inc(2) ==> 4");
+        assert_eq!(p.report.dropped[0].why, "wrong_answer");
+        assert_eq!(p.report.unread[0].text, "inc(a) ==> 2");
+
+        let mut failing = checked(&[]);
+        failing.hidden = verdict(VerdictKind::RuntimeError);
+        let e = plan(&[task("T/2", 9)], &[failing], &Template::builtin().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "he.jsonl:9: task T/2: the reference solution fails its hidden test (runtime_error"
+            ),
+            "{e}"
+        );
+    }
+
+    /// A template that is not a Python unit-test project dixit can run is refused, naming the
+    /// file, the key and its line.
+    #[test]
+    fn a_bad_template_names_the_file_and_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |text: &str| {
+            let p = dir.path().join("tpl.toml");
+            std::fs::write(&p, text).unwrap();
+            Template::load(&p).unwrap_err().to_string()
+        };
+        let ok = BUILTIN_TEMPLATE;
+        let e = err(&ok.replace(
+            "language = \"python\"",
+            "language = \"c\"\ninterface = \"x.h\"",
+        ));
+        assert!(e.contains("tpl.toml: `project.language` (line 5)"), "{e}");
+        let e = err(&ok.replace("tests = \"unit\"", "tests = \"io\""));
+        assert!(e.contains("`project.tests` (line 6)"), "{e}");
+        let e = err(&ok.replace("max_rounds = 4", "max_roundz = 4"));
+        assert!(e.contains("tpl.toml") && e.contains("max_roundz"), "{e}");
+        let e = err(&ok.replace("[debate]\ncoders = 3", "[debate]\ncoders = \"many\""));
+        assert!(e.contains("tpl.toml") && e.contains("coders"), "{e}");
+        let e = err(&ok.replace("backend = \"openai\"", "backend = \"telepathy\""));
+        assert!(e.contains("`agents.backend` (line"), "{e}");
+        let e = err("[project\n");
+        assert!(e.starts_with("template ") && e.contains("tpl.toml"), "{e}");
+        let e = Template::load(&dir.path().join("absent.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("absent.toml: cannot read"), "{e}");
+        // The built-in template is a good one, and a template may name the project.
+        Template::builtin().unwrap();
+        let t = Template::parse(&format!("{ok}\n"), Path::new("t"), None).unwrap();
+        let named = ok.replace("[project]\n", "[project]\nname = \"x\"\n");
+        let t2 = Template::parse(&named, Path::new("t"), None).unwrap();
+        let doc: toml::Table = toml::from_str(&t.for_task("a\"b'c")).unwrap();
+        assert_eq!(doc["project"]["name"].as_str(), Some("a\"b'c"));
+        assert!(t2.for_task("T/3").contains("name = \"T/3\""));
+        assert!(!t2.for_task("T/3").contains("name = \"x\""));
+    }
+
+    /// Writing is all or nothing: existing folders are refused (nothing written), or replaced
+    /// with `force`; no staging folder is left.
+    #[test]
+    fn writing_refuses_or_replaces_existing_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let planned = plan(
+            &[task("A", 1), task("B", 2)],
+            &[
+                checked(&[VerdictKind::Pass, VerdictKind::Pass]),
+                checked(&[]),
+            ],
+            &Template::builtin().unwrap(),
+        )
+        .unwrap();
+        write(&out, &planned, false).unwrap();
+        assert!(out.join("A/tests/test_example_02.py").is_file());
+        assert!(out.join("B/hidden/test_hidden.py").is_file());
+        std::fs::write(out.join("B/spec.md"), "changed").unwrap();
+        std::fs::create_dir_all(out.join("B/runs/x")).unwrap();
+        let e = write(&out, &planned, false).unwrap_err().to_string();
+        assert!(e.contains("already"), "{e}");
+        assert!(e.contains("A and B"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(out.join("B/spec.md")).unwrap(),
+            "changed"
+        );
+        write(&out, &planned, true).unwrap();
+        assert_ne!(
+            std::fs::read_to_string(out.join("B/spec.md")).unwrap(),
+            "changed"
+        );
+        assert!(!out.join("B/runs").exists());
+        let mut left: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["A", "B"]);
+        let e = write(&out.join("A/spec.md"), &planned, false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot write"), "{e}");
+    }
+}

