@@ -77,18 +77,38 @@ pub fn sample(projects: &[PathBuf], n: usize, seed: u64) -> Vec<PathBuf> {
 /// files and protocol.
 #[derive(Serialize, Deserialize)]
 struct KeptCell {
-    /// sha256 of the project's `dixit.toml` and `spec.md`, and the protocol's name.
+    /// sha256 of the project's files (not `runs/`) and the protocol's name.
     key: String,
     cell: Cell,
 }
 
-/// What a cell's result depends on that can change between two comparisons in one folder.
+/// What a cell's result depends on that can change between two comparisons in one folder:
+/// every file of the project (its `runs/` aside: the cells write there), by path and content,
+/// and the protocol's name.
 fn cell_key(dir: &Path, protocol: &ProtocolName) -> String {
-    let mut h = Sha256::new();
-    for f in ["dixit.toml", "spec.md"] {
-        h.update(std::fs::read(dir.join(f)).unwrap_or_default());
-        h.update([0]);
+    fn walk(root: &Path, dir: &Path, h: &mut Sha256) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+        paths.sort();
+        for p in paths {
+            let rel = p.strip_prefix(root).unwrap_or(&p);
+            if rel == Path::new("runs") {
+                continue;
+            }
+            if p.is_dir() {
+                walk(root, &p, h);
+            } else {
+                h.update(rel.to_string_lossy().as_bytes());
+                h.update([0]);
+                h.update(std::fs::read(&p).unwrap_or_default());
+                h.update([0]);
+            }
+        }
     }
+    let mut h = Sha256::new();
+    walk(dir, dir, &mut h);
     h.update(protocol.as_str().as_bytes());
     hex::encode(h.finalize())
 }
