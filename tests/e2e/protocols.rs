@@ -702,11 +702,7 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
         .collect();
     assert_eq!(sampled.len(), 3, "{sampled:?}");
     assert_eq!(whole["cells"].as_array().unwrap().len(), 9);
-    assert_eq!(
-        std::fs::read_dir(out.join("cells")).unwrap().count(),
-        9,
-        "every finished cell is kept"
-    );
+    assert_eq!(kept_cells(&out), 9, "every finished cell is kept");
 
     // Killed after some cells finished, then run again.
     let t2 = tempfile::tempdir().unwrap();
@@ -722,16 +718,7 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
         .unwrap();
     let started = std::time::Instant::now();
     // Kept cells (not the temporary file of one being written).
-    let kept = || {
-        std::fs::read_dir(out2.join("cells")).map_or(0, |d| {
-            d.filter(|e| {
-                let n = e.as_ref().unwrap().file_name();
-                let n = n.to_string_lossy();
-                n.starts_with("cell-") && n.ends_with(".json")
-            })
-            .count()
-        })
-    };
+    let kept = || kept_cells(&out2);
     while kept() < 3 && started.elapsed() < std::time::Duration::from_secs(120) {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
@@ -754,6 +741,38 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
         runs_after - runs <= 9 - before,
         "{runs} runs before, {runs_after} after, {before} cells kept"
     );
+
+    // Fewer protocols in the same folder: their cells are found by name, none runs again.
+    let mut fewer = a.clone();
+    let at = fewer.iter().position(|x| x == "single,dixit,repair").unwrap();
+    fewer[at] = "repair,single".into();
+    let o = dixit(&fewer.iter().map(String::as_str).collect::<Vec<_>>(), t2.path());
+    assert!(o.status.success(), "{}", describe(&o));
+    assert_eq!(projects.iter().map(runs_before).sum::<usize>(), runs_after);
+    let some: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = some["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    assert_eq!(
+        cells.iter().map(|c| c["index"].as_u64().unwrap()).collect::<Vec<_>>(),
+        (0..6).collect::<Vec<_>>(),
+        "a reused cell takes its place in this plan"
+    );
+}
+
+/// Kept cells under `--out DIR` (`DIR/cells/<protocol>/<project>.json`; not the temporary file
+/// of one being written).
+fn kept_cells(out: &Path) -> usize {
+    let Ok(protocols) = std::fs::read_dir(out.join("cells")) else {
+        return 0;
+    };
+    protocols
+        .filter_map(|d| std::fs::read_dir(d.ok()?.path()).ok())
+        .flatten()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        })
+        .count()
 }
 
 /// `codet` (CodeT's dual agreement): three coders answer once, two testers write tests once.

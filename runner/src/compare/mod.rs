@@ -53,7 +53,7 @@ pub struct Plan {
     pub shard: Option<Shard>,
     /// Where the cells' runs go (`DIR/<project>/<run id>`); default: each project's `runs/`.
     pub runs_dir: Option<PathBuf>,
-    /// Where each finished cell's result is kept (`DIR/cell-<index>.json`), so that a
+    /// Where each finished cell's result is kept (`DIR/<protocol>/<project>.json`), so that a
     /// comparison run again (after a kill, a stop, in a new session) reuses it.
     pub cells_dir: Option<PathBuf>,
     /// Cells run at once (each a run with its own agents; bound it by what the model server
@@ -113,11 +113,21 @@ fn cell_key(dir: &Path, protocol: &ProtocolName) -> String {
     hex::encode(h.finalize())
 }
 
-/// The kept result of cell `index`, if it is there and ran on the same project and protocol.
-fn kept(cells_dir: &Path, index: usize, key: &str) -> Option<Cell> {
-    let text = std::fs::read_to_string(cells_dir.join(format!("cell-{index}.json"))).ok()?;
+/// Where the cell of `project` under `protocol` is kept: `DIR/<protocol>/<project>.json`, by name
+/// rather than by place in the plan, so that a comparison with more projects or protocols than
+/// an earlier one in the same `--out` reuses the cells they share.
+fn cell_file(cells_dir: &Path, project: &str, protocol: &ProtocolName) -> PathBuf {
+    cells_dir
+        .join(crate::file_name::encode(protocol.as_str()))
+        .join(format!("{}.json", crate::file_name::encode(project)))
+}
+
+/// The kept result of the cell of `project` under `protocol`, if it is there and ran on the
+/// same project files.
+fn kept(cells_dir: &Path, project: &str, protocol: &ProtocolName, key: &str) -> Option<Cell> {
+    let text = std::fs::read_to_string(cell_file(cells_dir, project, protocol)).ok()?;
     let k: KeptCell = serde_json::from_str(&text).ok()?;
-    (k.key == key).then_some(k.cell)
+    (k.key == key && k.cell.project == project && &k.cell.protocol == protocol).then_some(k.cell)
 }
 
 /// Keeps a finished cell: one that ran to a stop of its own or was skipped (not a cell that
@@ -131,17 +141,16 @@ fn keep(cells_dir: &Path, key: String, cell: &Cell) -> std::io::Result<()> {
     if !finished {
         return Ok(());
     }
-    std::fs::create_dir_all(cells_dir)?;
+    let file = cell_file(cells_dir, &cell.project, &cell.protocol);
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
     let text = serde_json::to_string_pretty(&KeptCell {
         key,
         cell: cell.clone(),
     })
     .map_err(std::io::Error::other)?;
-    crate::scaleout::write_atomic(
-        &cells_dir.join(format!("cell-{}.json", cell.index)),
-        text.as_bytes(),
-    )
-    .map_err(std::io::Error::other)
+    crate::scaleout::write_atomic(&file, text.as_bytes()).map_err(std::io::Error::other)
 }
 
 /// A project's name in the table: its folder's name.
@@ -191,7 +200,14 @@ pub async fn compare(
             async move {
                 let name = project_name(dir);
                 let key = cell_key(dir, protocol);
-                if let Some(c) = plan.cells_dir.as_ref().and_then(|d| kept(d, k, &key)) {
+                if let Some(mut c) = plan
+                    .cells_dir
+                    .as_ref()
+                    .and_then(|d| kept(d, &name, protocol, &key))
+                {
+                    // Its place and holdout are this plan's.
+                    c.index = k;
+                    c.holdout = plan.holdout.contains(&name);
                     return Some(c);
                 }
                 if interrupt.is_raised() {
