@@ -251,6 +251,58 @@ fn invalid_tests_go_back_to_their_author_with_the_error() {
     );
 }
 
+/// A test that never reaches the implementation (it forgets the import: NameError on every
+/// coder, exactly as with no implementation at all) is INVALID, not TOO_HARD: its author is told
+/// so, with its own error, and is not sent to sleep. A test that imports the implementation and
+/// fails every coder (a wrong expectation) stays TOO_HARD: it fails them otherwise than it fails
+/// an empty implementation. The run replays.
+#[test]
+fn a_test_that_never_reaches_the_implementation_is_invalid_not_too_hard() {
+    let t = tempfile::tempdir().unwrap();
+    let script = [
+        py("coder-1", RIGHT),
+        py("coder-2", NEG_BUG),
+        py("coder-3", RIGHT),
+        py("tester-1", "assert f(7) == 14"),
+        py("tester-1", &test_src("assert f(-1) == 0")),
+        py("tester-2", &test_src("assert f(2) == 5")),
+        py("tester-2", &test_src("assert f(-3) == 0")),
+    ]
+    .concat();
+    project(t.path(), "coders = 3\ntesters = 2\nmax_rounds = 1", &script);
+    let o = dixit(&["run", "."], t.path());
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    let run = the_run(t.path());
+    let j = journal(&run);
+    let t1 = lane(&j, "tester-1");
+    assert_eq!(
+        names(&t1)[..6],
+        [
+            "checkpoint",
+            "reply",
+            "classified:INVALID",
+            "checkpoint",
+            "reply",
+            "classified:IDEAL"
+        ]
+    );
+    assert_eq!(t1[2].1["failures"], 3, "every coder failed it");
+    let why = t1[2].1["build_error"].as_str().unwrap();
+    assert!(why.contains("exactly as it fails with none"), "{why}");
+    assert!(why.contains("NameError"), "{why}");
+    let nudge = t1[4].1["prompt"].as_str().unwrap();
+    assert!(
+        nudge.contains("no implementation at all") && nudge.contains("NameError"),
+        "{nudge}"
+    );
+    assert!(!nudge.contains("does not build"), "{nudge}");
+    assert!(!nudge.contains("def f"), "no implementation is quoted: {nudge}");
+    let t2 = lane(&j, "tester-2");
+    assert_eq!(names(&t2)[2], "classified:TOO_HARD", "{:?}", names(&t2));
+    let o = dixit(&["replay", run.file_name().unwrap().to_str().unwrap()], t.path());
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 /// Round 1 adds two tests; coder-2 fails the second.
 fn two_test_script(coder2: &[&str]) -> String {
     let mut s = vec![

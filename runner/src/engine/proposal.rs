@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::agents::Agent;
 use crate::classify::{run_matrix, Class, Classification};
-use crate::journal::{CellRecord, Event};
+use crate::journal::{CellRecord, Event, DETACHED_SINCE_MINOR};
 use crate::sandbox::CompileSide;
 use crate::toolchain::{Solution, Test};
 
@@ -88,6 +88,9 @@ pub struct Classified {
     pub reason: Option<String>,
     /// The test's reply was cut off at the length limit.
     pub truncated: bool,
+    /// For INVALID: the test failed every solution exactly as it fails with none, so it does not
+    /// exercise the implementation; what it printed then (the test's own output, no solution's).
+    pub detached: Option<String>,
 }
 
 /// A test against every solution of `pool`, with reruns: one cell per solution, or the build
@@ -140,6 +143,7 @@ pub async fn classify(
                 failures: 0,
                 reason: Some(reason.clone()),
                 truncated: p.truncated,
+                detached: None,
             });
         }
         Ok(t) => t.clone(),
@@ -147,12 +151,23 @@ pub async fn classify(
     let c: Result<Classification, String> = run_test(ctx, &test, pool)
         .await
         .map(|row| Classification::from_cells(row, minority));
+    let mut detached = None;
     let (class, reason, failures, cells) = match c {
         Err(e) => (Class::Invalid, Some(e), 0, vec![]),
         Ok(c) => {
-            let reason = c.build_error.as_ref().map(|_| link_errors_only(&c));
+            let mut reason = c.build_error.as_ref().map(|_| link_errors_only(&c));
+            let mut class = c.class;
+            if class != Class::Invalid && ctx.journal.minor() >= DETACHED_SINCE_MINOR {
+                detached = detached_output(ctx, &test, &c).await?;
+                if let Some(out) = &detached {
+                    class = Class::Invalid;
+                    reason = Some(format!(
+                        "it fails every implementation exactly as it fails with none: {out}"
+                    ));
+                }
+            }
             (
-                c.class,
+                class,
                 reason,
                 c.failures,
                 c.cells.iter().map(CellRecord::from).collect(),
@@ -175,7 +190,55 @@ pub async fn classify(
         failures,
         reason,
         truncated: p.truncated,
+        detached,
     })
+}
+
+/// Whether a test that every solution fails fails them all exactly as it fails with no
+/// solution at all (an empty one): then its verdict does not depend on the implementation (it
+/// never imports or calls it, or fails before it does), and no coder can pass it by writing
+/// code. Returns the test's own output in that run, the one thing its author may be shown; `None`
+/// when some solution passes, or fails another way. One more sandbox run, only for a test that
+/// fails everyone.
+async fn detached_output(
+    ctx: &Ctx,
+    test: &Arc<Test>,
+    c: &Classification,
+) -> Result<Option<String>, Halt> {
+    if c.pool == 0 || c.failures < c.pool {
+        return Ok(None);
+    }
+    let first = &c.cells[0].verdict;
+    if !c.cells.iter().all(|x| x.verdict.same_outcome(first)) {
+        return Ok(None);
+    }
+    let blank = blank_solution(ctx).map_err(Halt::Fatal)?;
+    let row = run_test(ctx, test, &[blank]).await;
+    Ok(match row.as_deref() {
+        Ok([cell]) if cell.verdict.same_outcome(first) => Some(cell.verdict.failure_line()),
+        _ => None,
+    })
+}
+
+/// An implementation that is empty: the solution file of the run's language, with nothing in
+/// it, under `runs/<id>/blank/`.
+fn blank_solution(ctx: &Ctx) -> Result<Arc<Solution>, ProtocolError> {
+    let dir = ctx.run_dir.join("blank");
+    let (file, _) = super::coder::solution_files(ctx.language(), ctx.test_kind());
+    let path = dir.join(file);
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&path, ""))
+        .map_err(|source| ProtocolError::Write {
+            path: path.clone(),
+            source,
+        })?;
+    ctx.toolchains
+        .solution(&dir, Some(ctx.language()))
+        .map(|s| Arc::new(s.with_interface(ctx.interface.clone())))
+        .map_err(|e| ProtocolError::Write {
+            path,
+            source: std::io::Error::other(e.message),
+        })
 }
 
 /// A test that builds alone but not with any solution: tell its author only the error lines

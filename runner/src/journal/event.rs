@@ -19,9 +19,15 @@ use crate::sandbox::{CompileSide, VerdictKind};
 /// 1.3: a person's decisions (the `decision` event on the person's lane, the `accepted` stop)
 /// and the shared `interrupted` stop. 1.4: a failing cell's `evidence` ([`CellRecord`]). 1.5: a
 /// person wakes a hibernated tester or discards its tests (choices `wake`, `discard`; the
-/// `forgotten` event).
+/// `forgotten` event). 1.6: a test that fails every solution exactly as it fails with none is
+/// INVALID, not TOO_HARD ([`DETACHED_SINCE_MINOR`]).
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 5;
+pub const FORMAT_MINOR: u32 = 6;
+
+/// The first minor version whose runs classify a test that fails every solution exactly as it
+/// fails with no solution as INVALID (it does not exercise the implementation): a run recorded
+/// before it is resumed and replayed under its own rule.
+pub const DETACHED_SINCE_MINOR: u32 = 6;
 
 /// The first minor version of format 1 whose cells carry `evidence`: a journal before it is
 /// resumed and replayed without (see `writer.rs`).

@@ -15,7 +15,8 @@ mod writer;
 
 pub use event::{
     CellRecord, Choice, Event, ExitClass, Named, Open, ProjectSnapshot, Record, Standing,
-    StopReason, SuiteEntry, FORMAT_MAJOR, FORMAT_MINOR, PERSON_LANE, RUN_LANE,
+    StopReason, SuiteEntry, DETACHED_SINCE_MINOR, FORMAT_MAJOR, FORMAT_MINOR, PERSON_LANE,
+    RUN_LANE,
 };
 pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
 pub use writer::{append_decision, Journal, PastEnd};

@@ -40,6 +40,10 @@ struct Inner {
 /// An open journal. `emit` is safe to call from concurrent agent tasks.
 pub struct Journal {
     path: PathBuf,
+    /// The format's minor version the run follows: the current one for a new run, the
+    /// recording's for a resume or replay (its rules, e.g. [`super::event::DETACHED_SINCE_MINOR`],
+    /// are the ones it ran under).
+    minor: u32,
     inner: Mutex<Inner>,
 }
 
@@ -133,6 +137,7 @@ impl Journal {
             .map_err(io)?;
         let j = Journal {
             path: path.to_path_buf(),
+            minor: FORMAT_MINOR,
             inner: Mutex::new(Inner {
                 ignore_fuel: false,
                 evidence: true,
@@ -192,6 +197,7 @@ impl Journal {
         .map_err(io)?;
         Ok(Journal {
             path: path.clone(),
+            minor: recorded.format_minor,
             inner: Mutex::new(Inner {
                 ignore_fuel: false,
                 evidence: recorded.has_evidence(),
@@ -211,6 +217,7 @@ impl Journal {
     pub fn verify(recorded: &JournalFile, ignore_fuel: bool) -> Journal {
         Journal {
             path: recorded.path.clone(),
+            minor: recorded.format_minor,
             inner: Mutex::new(Inner {
                 ignore_fuel,
                 evidence: recorded.has_evidence(),
@@ -221,6 +228,11 @@ impl Journal {
                 appended: false,
             }),
         }
+    }
+
+    /// The format's minor version whose rules the run follows (see the field).
+    pub fn minor(&self) -> u32 {
+        self.minor
     }
 
     /// The journal's path.

@@ -286,6 +286,7 @@ mod tests {
             ("failing_sentence", "Tests 2 and 4 fail; the others pass."),
             ("vector", "1: pass, 2: FAIL, 3: pass, 4: FAIL, 5: pass"),
             ("build_error", "SyntaxError: invalid syntax"),
+            ("output", "NameError: name 'add' is not defined"),
             ("code", "def add(a, b):\n    return a + b"),
             (
                 "others",

@@ -151,6 +151,45 @@ impl Verdict {
         }
     }
 
+    /// Whether two runs ended the same way: same verdict, build side, detail, exit code, output
+    /// and failure (fuel, memory and time aside). Two runs of one test against two
+    /// implementations that end the same way, byte for byte, did not tell them apart.
+    pub fn same_outcome(&self, other: &Verdict) -> bool {
+        (
+            self.verdict,
+            self.side,
+            &self.detail,
+            self.exit_code,
+            &self.stdout,
+            &self.stderr,
+            &self.failure,
+        ) == (
+            other.verdict,
+            other.side,
+            &other.detail,
+            other.exit_code,
+            &other.stdout,
+            &other.stderr,
+            &other.failure,
+        )
+    }
+
+    /// How the run failed, in one line of at most 300 characters: the test's exception and
+    /// message when the runtime reported them, else the detail, else the last line of stderr.
+    pub fn failure_line(&self) -> String {
+        let line = match (&self.failure, &self.detail) {
+            (Some(f), _) if !f.kind.is_empty() => format!("{}: {}", f.kind, f.message),
+            (_, Some(d)) => d.clone(),
+            _ => self.stderr.lines().last().unwrap_or("").to_string(),
+        };
+        let line = line.lines().next().unwrap_or("").trim().to_string();
+        match line.char_indices().nth(300) {
+            Some((i, _)) => format!("{}…", &line[..i]),
+            None if line.is_empty() => self.verdict.as_str().to_string(),
+            None => line,
+        }
+    }
+
     /// Whether the run passed.
     pub fn passed(&self) -> bool {
         self.verdict == VerdictKind::Pass

@@ -40,6 +40,7 @@ pub const TEMPLATES: &[(&str, &str)] = templates![
     "coder_system_terse",
     "coder_thanks",
     "coder_truncated",
+    "tester_detached",
     "tester_first",
     "tester_invalid",
     "tester_more",
@@ -545,8 +546,9 @@ fn fix_prompt(ctx: &Ctx, coder: &Coder, j: &Judgement, suite: &Suite) -> Result<
 ///         tester.rollback_to_checkpoint(tester.before_test_1)
 ///     return []
 /// ```
-/// DEVIATION: an INVALID test (it does not build) is returned to its author with the build
-/// error and never counts as TOO_HARD, so a broken test cannot send a tester to sleep.
+/// DEVIATION: an INVALID test (it does not build, or it fails every implementation exactly as
+/// it fails with none: it never reaches the code) is returned to its author with what went
+/// wrong and never counts as TOO_HARD, so a broken test cannot send a tester to sleep.
 pub async fn propose_test(
     ctx: &Ctx,
     t: &mut Tester,
@@ -674,6 +676,10 @@ fn nudge(ctx: &Ctx, v: &Classified) -> Result<String, Halt> {
         Class::TooHard => ctx.prompts.render("tester_too_hard", &[])?,
         // An incomplete reply is the likely cause of a broken test: say so.
         Class::Invalid if v.truncated => ctx.prompts.render("tester_truncated", &[])?,
+        Class::Invalid if v.detached.is_some() => ctx.prompts.render(
+            "tester_detached",
+            &[("output", v.detached.as_deref().unwrap_or_default())],
+        )?,
         Class::Invalid => match v.reason.as_deref() {
             Some(r) if r.starts_with("no test was found") => {
                 ctx.prompts.render("tester_no_code", &[])?
