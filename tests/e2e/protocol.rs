@@ -296,10 +296,16 @@ fn a_test_that_never_reaches_the_implementation_is_invalid_not_too_hard() {
         "{nudge}"
     );
     assert!(!nudge.contains("does not build"), "{nudge}");
-    assert!(!nudge.contains("def f"), "no implementation is quoted: {nudge}");
+    assert!(
+        !nudge.contains("def f"),
+        "no implementation is quoted: {nudge}"
+    );
     let t2 = lane(&j, "tester-2");
     assert_eq!(names(&t2)[2], "classified:TOO_HARD", "{:?}", names(&t2));
-    let o = dixit(&["replay", run.file_name().unwrap().to_str().unwrap()], t.path());
+    let o = dixit(
+        &["replay", run.file_name().unwrap().to_str().unwrap()],
+        t.path(),
+    );
     assert!(o.status.success(), "{}", text(&o));
 }
 
