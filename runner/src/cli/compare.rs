@@ -118,11 +118,13 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         let interrupt = Interrupt::new();
         let (report, signals) = rt.block_on(async {
             let signals = signals::install(interrupt.clone(), |m| eprintln!("{m}"));
+            let progress: &dyn compare::Progress = if g.quiet { &compare::Silent } else { &Lines };
             let report = compare::compare(
                 &plan,
                 tc,
                 &engine::default_backend,
                 Arc::new(Quiet),
+                progress,
                 interrupt,
             )
             .await;
@@ -170,6 +172,44 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         .iter()
         .any(|c| matches!(c.result, CellResult::Failed { .. }));
     Ok(if failed { exit::FAILED } else { exit::OK })
+}
+
+/// One line on stderr per finished cell, so that a long comparison (in the background, its
+/// stderr in a log) shows how far it is: `[3/120] HumanEval_10 · codet: passes the hidden
+/// tests · done · 7 calls · 47 s`.
+struct Lines;
+
+impl compare::Progress for Lines {
+    fn cell_done(&self, c: &report::Cell, reused: bool, done: usize, total: usize) {
+        let what = match &c.result {
+            CellResult::Ran(r) => {
+                let verdict = match r.shipped_passes {
+                    Some(true) => "passes the hidden tests",
+                    Some(false) => "fails the hidden tests",
+                    None if r.shipped.is_none() => "ships nothing",
+                    None => "no hidden tests",
+                };
+                format!(
+                    "{verdict} · {} · {} · {:.0} s",
+                    r.exit,
+                    report::format::plural(r.calls as usize, "call", "calls"),
+                    r.seconds
+                )
+            }
+            CellResult::Skipped { why } => format!("skipped: {why}"),
+            CellResult::Failed { error } => format!("failed to run: {error}"),
+        };
+        let reused = if reused {
+            " (kept from an earlier run)"
+        } else {
+            ""
+        };
+        let line = format!(
+            "[{done}/{total}] {} · {}: {what}{reused}",
+            c.project, c.protocol
+        );
+        eprintln!("{}", report::one_line(&line));
+    }
 }
 
 /// Writes `report` to DIR/shard-I-of-N.json (a shard) or DIR/compare.json, atomically.

@@ -175,6 +175,19 @@ pub fn read_holdout(path: &Path) -> Result<Vec<String>, CompareError> {
         .collect())
 }
 
+/// What [`compare`] tells as it goes: a cell is done (run now, or reused from an earlier
+/// comparison), with how many of the plan's cells are done so far and how many there are.
+pub trait Progress: Send + Sync {
+    fn cell_done(&self, cell: &Cell, reused: bool, done: usize, total: usize);
+}
+
+/// No progress shown.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn cell_done(&self, _: &Cell, _: bool, _: usize, _: usize) {}
+}
+
 /// Runs the plan's cells (those of its shard), `plan.jobs` at a time, and reports each in cell
 /// order. A cell kept by an earlier comparison in `plan.cells_dir` is reused, not run. Raising
 /// `interrupt` stops the cells that run (resumably, like any run) and starts no other: the
@@ -184,6 +197,7 @@ pub async fn compare(
     toolchains: Arc<Toolchains>,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
+    progress: &dyn Progress,
     interrupt: Interrupt,
 ) -> CompareReport {
     let todo: Vec<(usize, &PathBuf, &ProtocolName)> = plan
@@ -194,9 +208,16 @@ pub async fn compare(
         .filter(|(k, _)| plan.shard.is_none_or(|s| s.contains(*k)))
         .map(|(k, (dir, p))| (k, dir, p))
         .collect();
+    let total = todo.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let tell = |c: &Cell, reused: bool| {
+        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress.cell_done(c, reused, n, total);
+    };
     let mut cells: Vec<Cell> = stream::iter(todo)
         .map(|(k, dir, protocol)| {
-            let (toolchains, observer, interrupt) = (&toolchains, &observer, &interrupt);
+            let (toolchains, observer, interrupt, tell) =
+                (&toolchains, &observer, &interrupt, &tell);
             async move {
                 let name = project_name(dir);
                 let key = cell_key(dir, protocol);
@@ -208,6 +229,7 @@ pub async fn compare(
                     // Its place and holdout are this plan's.
                     c.index = k;
                     c.holdout = plan.holdout.contains(&name);
+                    tell(&c, true);
                     return Some(c);
                 }
                 if interrupt.is_raised() {
@@ -229,6 +251,7 @@ pub async fn compare(
                         tracing::warn!("{}: cannot keep cell {k}: {e}", d.display());
                     }
                 }
+                tell(&cell, false);
                 Some(cell)
             }
         })

@@ -152,7 +152,7 @@ fn headline(stop: &str) -> &str {
 /// Text of a project (names, paths, stops) on one line of a terminal: control characters,
 /// newlines included, are shown escaped, so a name cannot break the table or drive the
 /// terminal.
-fn one_line(s: &str) -> String {
+pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() {
