@@ -13,6 +13,19 @@ pub struct RecordedTest {
     pub label: String,
     /// The test's Python source.
     pub source: String,
+    /// Whose test it is.
+    pub origin: Origin,
+}
+
+/// Where a recorded test came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Written by the run's agents (suite tests, proposals, self-tests).
+    Own,
+    /// The project's acceptance tests (`tests/`).
+    Acceptance,
+    /// The project's hidden tests.
+    Hidden,
 }
 
 /// A test a protocol's own event names: the reply that holds it and how the report labels it.
@@ -58,6 +71,7 @@ pub fn tests_of_journal(
                     suite.push(RecordedTest {
                         label: format!("suite test {} ({})", e.number, e.file),
                         source: e.source.clone(),
+                        origin: Origin::Own,
                     });
                 }
             }
@@ -66,6 +80,7 @@ pub fn tests_of_journal(
                     proposals.push(RecordedTest {
                         label: format!("{test} ({class})"),
                         source,
+                        origin: Origin::Own,
                     });
                 }
             }
@@ -85,6 +100,7 @@ pub fn tests_of_journal(
                         proposals.push(RecordedTest {
                             label: t.label,
                             source,
+                            origin: Origin::Own,
                         });
                     }
                 }
@@ -92,22 +108,27 @@ pub fn tests_of_journal(
             _ => {}
         }
     }
-    let given = |what: &str, files: &BTreeMap<String, String>| -> Vec<RecordedTest> {
+    let given = |what: &str, origin: Origin, files: &BTreeMap<String, String>| {
         files
             .iter()
             .filter(|(name, _)| name.ends_with(".py"))
             .map(|(name, source)| RecordedTest {
                 label: format!("{what} {name}"),
                 source: source.clone(),
+                origin,
             })
-            .collect()
+            .collect::<Vec<RecordedTest>>()
     };
     let mut out: Vec<RecordedTest> = Vec::new();
     for t in suite
         .into_iter()
         .chain(proposals)
-        .chain(given("acceptance", &j.project.acceptance))
-        .chain(given("hidden", &j.project.hidden))
+        .chain(given(
+            "acceptance",
+            Origin::Acceptance,
+            &j.project.acceptance,
+        ))
+        .chain(given("hidden", Origin::Hidden, &j.project.hidden))
     {
         if !out.iter().any(|o| o.source == t.source) {
             out.push(t);

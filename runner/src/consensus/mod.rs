@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use crate::sandbox::{Limits, Preopen, VerdictKind};
 use crate::toolchain::Toolchains;
 
-pub use collect::{tests_of_journal, NamedTest, RecordedTest};
+pub use collect::{tests_of_journal, NamedTest, Origin, RecordedTest};
 use value::Value;
 
 /// The guest program (run by the Python runtime in mode `main`).
@@ -83,6 +83,21 @@ pub struct Disagreements {
     /// Why the analysis could not run (then everything else is empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How many of the calls the hidden tests make the run's own tests make too (when the
+    /// project has hidden tests that made a call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<CallOverlap>,
+}
+
+/// The overlap of the run's own tests with the hidden tests, by the calls they make: the
+/// distinct calls (function and arguments, compared as Python compares them) observed from the
+/// hidden tests, and how many of those an own test (suite test, proposal, self-test) made too.
+/// Observed against the final implementations, so a call made only after an earlier one failed
+/// is counted if any implementation got that far.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallOverlap {
+    pub hidden: usize,
+    pub shared: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -377,8 +392,9 @@ fn find_inner(
     seed: u64,
     limits: &Limits,
 ) -> Result<Disagreements, String> {
-    if implementations.len() < 2 {
-        // Nothing to compare: no run is worth making.
+    let hidden = tests.iter().any(|t| t.origin == Origin::Hidden);
+    if implementations.is_empty() || (implementations.len() < 2 && !hidden) {
+        // Nothing to compare and no overlap to measure: no run is worth making.
         return Ok(Disagreements {
             implementations: implementations.iter().map(|(n, _)| n.clone()).collect(),
             tests: tests.len(),
@@ -493,6 +509,30 @@ fn find_inner(
             given.entry((c, i)).or_insert_with(|| answer.clone());
         }
     }
+    let made_by = |c: &(Call, Vec<String>), origin: Origin| {
+        c.1.iter()
+            .any(|l| tests.iter().any(|t| t.origin == origin && &t.label == l))
+    };
+    let hidden_calls: Vec<&(Call, Vec<String>)> = calls
+        .iter()
+        .filter(|c| made_by(c, Origin::Hidden))
+        .collect();
+    let overlap = (!hidden_calls.is_empty()).then(|| CallOverlap {
+        hidden: hidden_calls.len(),
+        shared: hidden_calls
+            .iter()
+            .filter(|c| made_by(c, Origin::Own))
+            .count(),
+    });
+    if implementations.len() < 2 {
+        // One implementation: the overlap only, nothing to compare.
+        return Ok(Disagreements {
+            implementations: implementations.iter().map(|(n, _)| n.clone()).collect(),
+            tests: tests.len(),
+            overlap,
+            ..Default::default()
+        });
+    }
     let answers: Vec<Answer> = (0..calls.len())
         .flat_map(|c| (0..implementations.len()).map(move |i| (c, i)))
         .map(|(c, i)| match given.remove(&(c, i)) {
@@ -554,6 +594,7 @@ fn find_inner(
             .map(|(function, inputs)| FunctionDisagreements { function, inputs })
             .collect(),
         error: None,
+        overlap,
     })
 }
 

@@ -8,6 +8,8 @@
 //! - `text.rs`: the terminal summary and [`describe_stop`]; `choices.rs`: what a person may do
 //!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`;
 //!   `balance.rs`: what the person reads first there ([`Balance`]).
+//! - `metric.rs`: the seeds' own measures of a run ([`metric::Metric`]) and their totals over a
+//!   comparison.
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
@@ -27,6 +29,7 @@ pub mod html;
 mod import;
 pub mod input;
 pub mod junit;
+pub mod metric;
 mod outputs;
 mod protocol;
 pub mod run_report;

@@ -90,6 +90,14 @@ pub trait Part: Send + Sync + std::any::Any {
         None
     }
 
+    /// The seeds' own measures of the run (see [`super::metric`]): what `dixit compare` totals
+    /// per protocol. `summary` holds the shared fields (hidden results, the suite, the
+    /// disagreements when computed).
+    fn metrics(&self, summary: &Summary) -> Vec<super::metric::Metric> {
+        let _ = summary;
+        Vec::new()
+    }
+
     /// Whether the protocol grows the suite it judges by (then an empty one is a doubt: nothing
     /// checked the implementations).
     fn grows_suite(&self) -> bool {

@@ -14,6 +14,7 @@ use crate::consensus::NamedTest;
 use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::metric::Metric;
 use crate::report::run_report::{coder_link, RunView};
 use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
 
@@ -171,6 +172,41 @@ impl ProtocolReport for Blind {
 }
 
 impl Part for BlindPart {
+    /// HillClimber's measures, over the coders: their own tests all pass; they pass the hidden
+    /// tests; how well the first predicts the second (of the coders whose own tests pass, those
+    /// that pass the hidden tests; and how often the two verdicts agree); and the overlap of the
+    /// own tests with the hidden ones (the share of the distinct calls the hidden tests make
+    /// that the run's own tests make too, as the disagreement finder observed them).
+    fn metrics(&self, s: &Summary) -> Vec<Metric> {
+        let (mut own, mut hidden, mut both, mut agree, mut n) = (0, 0, 0, 0, 0);
+        for (name, c) in &self.coders {
+            let Some((p, t)) = s.coders.get(name).and_then(|x| x.hidden) else {
+                continue;
+            };
+            let o = c.self_passed.1 > 0 && c.self_passed.0 == c.self_passed.1;
+            let h = t > 0 && p == t;
+            n += 1;
+            own += u64::from(o);
+            hidden += u64::from(h);
+            both += u64::from(o && h);
+            agree += u64::from(o == h);
+        }
+        let mut m = vec![
+            Metric::ratio("own tests all pass", own, n),
+            Metric::ratio("hidden tests all pass", hidden, n),
+            Metric::ratio("hidden tests pass when own tests pass", both, own),
+            Metric::ratio("own verdict agrees with the hidden one", agree, n),
+        ];
+        if let Some(o) = s.disagreements.as_ref().and_then(|d| d.overlap.as_ref()) {
+            m.push(Metric::ratio(
+                "hidden calls the own tests also make",
+                o.shared as u64,
+                o.hidden as u64,
+            ));
+        }
+        m
+    }
+
     fn add(&mut self, lane: &str, e: &Event, _coders: &BTreeMap<String, CoderStats>) {
         match e {
             Event::Started { coders, .. } => {

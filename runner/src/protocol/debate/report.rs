@@ -13,6 +13,7 @@ use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::format::plural;
 use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::metric::Metric;
 use crate::report::run_report::{coder_link, RunView};
 use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary, Trial};
 
@@ -181,6 +182,26 @@ impl ProtocolReport for Debate {
 }
 
 impl Part for DebatePart {
+    /// DebateCoder's curve: whether the debate converged (an epoch whose tests told no two
+    /// implementations apart) by epoch 1, 2, 3, … (at least three points, more if it ran more).
+    fn metrics(&self, _: &Summary) -> Vec<Metric> {
+        let at = self
+            .epochs
+            .iter()
+            .position(|e| e.breaking == 0)
+            .map(|i| i + 1);
+        let mut m: Vec<Metric> = (1..=self.epochs.len().max(3))
+            .map(|k| {
+                Metric::flag(
+                    &format!("converged by epoch {k}"),
+                    at.is_some_and(|e| e <= k),
+                )
+            })
+            .collect();
+        m.push(Metric::count("epochs", self.epochs.len() as f64));
+        m
+    }
+
     fn add(&mut self, lane: &str, e: &Event, coders: &BTreeMap<String, CoderStats>) {
         match e {
             Event::Epoch { epoch, .. } => self.epochs.push(DebateEpoch {

@@ -12,6 +12,7 @@ use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::format::plural;
 use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::metric::Metric;
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
 use crate::report::{bump, ClassCounts, CoderStats, Part, ProtocolReport, Summary};
 
@@ -286,6 +287,33 @@ fn asleep_with(v: &RunView, tester: &str) -> Vec<String> {
 }
 
 impl Part for DixitPart {
+    /// The suite it grew, the classes of the proposals, and the band's precision: of the
+    /// admitted tests, the share the implementations that pass every hidden test also pass
+    /// (over each such coder's last verdicts on the suite).
+    fn metrics(&self, s: &Summary) -> Vec<Metric> {
+        let (mut num, mut den) = (0u64, 0u64);
+        for (name, c) in &s.coders {
+            let right = matches!(c.hidden, Some((p, t)) if p == t && t > 0);
+            if right && !s.left_behind.contains(name) {
+                num += c.last_vector.iter().filter(|v| **v).count() as u64;
+                den += c.last_vector.len() as u64;
+            }
+        }
+        let c = &self.classes;
+        vec![
+            Metric::count("suite size", s.suite.len() as f64),
+            Metric::count("IDEAL proposals", c.ideal as f64),
+            Metric::count("TOO_EASY proposals", c.too_easy as f64),
+            Metric::count("TOO_HARD proposals", c.too_hard as f64),
+            Metric::count("INVALID proposals", c.invalid as f64),
+            Metric::ratio(
+                "admitted tests the hidden-passing implementations pass",
+                num,
+                den,
+            ),
+        ]
+    }
+
     fn add(&mut self, lane: &str, e: &Event, _coders: &BTreeMap<String, CoderStats>) {
         match e {
             Event::Started { testers, .. } => {
@@ -488,6 +516,7 @@ mod tests {
             agreed: 35,
             not_replayable: 1,
             not_probed: 0,
+            overlap: None,
             functions: vec![FunctionDisagreements {
                 function: "to_roman".into(),
                 inputs: vec![Disagreement {

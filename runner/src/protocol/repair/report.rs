@@ -13,6 +13,7 @@ use crate::config::{Config, ConfigError};
 use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
 use crate::report::html::{dot_chart, Cell, Column, DotChart, Section, Series, Table};
+use crate::report::metric::Metric;
 use crate::report::run_report::{coder_link, RunView};
 use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
 
@@ -241,6 +242,27 @@ impl ProtocolReport for Repair {
 }
 
 impl Part for RepairPart {
+    /// The repair blog's measure: whether a coder's last attempt passed fewer acceptance tests
+    /// than its best (what would have shipped without the high-water mark), and how often the
+    /// mark reverted an attempt.
+    fn metrics(&self, _: &Summary) -> Vec<Metric> {
+        let worse = self.coders.values().any(|c| {
+            let best = c.attempts.iter().map(|a| a.passed).max();
+            matches!((c.attempts.last(), best), (Some(l), Some(b)) if l.passed < b)
+        });
+        let reverts = self
+            .coders
+            .values()
+            .flat_map(|c| &c.attempts)
+            .filter(|a| a.outcome == "reverted")
+            .count();
+        vec![
+            Metric::flag("last attempt worse than the best", worse),
+            Metric::flag("the mark reverted an attempt", reverts > 0),
+            Metric::count("reverts", reverts as f64),
+        ]
+    }
+
     fn add(&mut self, lane: &str, e: &Event, _coders: &BTreeMap<String, CoderStats>) {
         match e {
             Event::Started { coders, .. } => {
