@@ -235,6 +235,200 @@ pub fn dot_chart(c: &DotChart) -> Markup {
     }
 }
 
+/// One row of a [`whisker_chart`]: a point and its interval.
+#[derive(Clone, Debug)]
+pub struct Whisker {
+    /// Label left of the row.
+    pub label: String,
+    /// The point, in the chart's units (`None`: nothing to draw, e.g. no problems).
+    pub value: Option<f64>,
+    /// Its interval (`None`: the point alone, and `shown` says why).
+    pub interval: Option<(f64, f64)>,
+    /// What is written right of the row (`6/10 60 % [31–83]`), and on hover.
+    pub shown: String,
+    /// The row's `data-key` (what it stands for, for page scripts and tests).
+    pub key: String,
+}
+
+/// A horizontal dot-and-whisker chart: one row per [`Whisker`], a dot at its value and a line
+/// across its interval, on an x axis over `domain`, with an optional vertical reference line
+/// (0 for differences).
+#[derive(Clone, Debug)]
+pub struct WhiskerChart<'a> {
+    /// The figure's caption (and the SVG's `aria-label`).
+    pub caption: &'a str,
+    /// The rows, top to bottom.
+    pub rows: &'a [Whisker],
+    /// The x axis's range (low, high).
+    pub domain: (f64, f64),
+    /// Ticks along x: value and label.
+    pub ticks: &'a [(f64, String)],
+    /// Where to draw a vertical reference line, if anywhere.
+    pub reference: Option<f64>,
+    /// The x axis's title.
+    pub x_label: &'a str,
+}
+
+/// Draws a [`WhiskerChart`]; each row is a `g.dx-whisker[data-key]` whose dot is
+/// `circle.dx-point` (absent when the row has no value).
+pub fn whisker_chart(c: &WhiskerChart) -> Markup {
+    let label_w = c
+        .rows
+        .iter()
+        .map(|r| text_width(&r.label))
+        .fold(40.0, f64::max)
+        + 12.0;
+    let shown_w = c
+        .rows
+        .iter()
+        .map(|r| text_width(&r.shown))
+        .fold(0.0, f64::max)
+        + 16.0;
+    let (plot_w, row_h, top) = (360.0, 26.0, 8.0);
+    let plot_h = row_h * c.rows.len().max(1) as f64;
+    let width = label_w + plot_w + shown_w;
+    let height = top + plot_h + 44.0;
+    let (lo, hi) = c.domain;
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let x = |v: f64| label_w + (v.clamp(lo, hi) - lo) / span * plot_w;
+    html! {
+        figure.dx-chart {
+            figcaption { (c.caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(c.caption) {
+                g.grid {
+                    @for (v, label) in c.ticks {
+                        line x1=(num(x(*v))) x2=(num(x(*v))) y1=(num(top)) y2=(num(top + plot_h)) {}
+                        text x=(num(x(*v))) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="11" { (label) }
+                    }
+                }
+                @if let Some(r) = c.reference {
+                    line.dx-ref x1=(num(x(r))) x2=(num(x(r))) y1=(num(top - 4.0)) y2=(num(top + plot_h + 2.0)) {}
+                }
+                text x=(num(label_w + plot_w / 2.0)) y=(num(top + plot_h + 32.0)) text-anchor="middle" font-size="11" { (c.x_label) }
+                @for (i, r) in c.rows.iter().enumerate() {
+                    @let y = top + row_h * (i as f64 + 0.5);
+                    g.dx-whisker data-key=(r.key) {
+                        title { (r.label) ": " (r.shown) }
+                        text x=(num(label_w - 8.0)) y=(num(y + 4.0)) text-anchor="end" { (r.label) }
+                        @if let Some((a, b)) = r.interval {
+                            line.dx-ci x1=(num(x(a))) x2=(num(x(b))) y1=(num(y)) y2=(num(y)) {}
+                            line.dx-ci x1=(num(x(a))) x2=(num(x(a))) y1=(num(y - 5.0)) y2=(num(y + 5.0)) {}
+                            line.dx-ci x1=(num(x(b))) x2=(num(x(b))) y1=(num(y - 5.0)) y2=(num(y + 5.0)) {}
+                        }
+                        @if let Some(v) = r.value {
+                            circle.dx-point.s0 cx=(num(x(v))) cy=(num(y)) r="4.5" {}
+                        }
+                        text x=(num(label_w + plot_w + 10.0)) y=(num(y + 4.0)) { (r.shown) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One point of a [`scatter_chart`].
+#[derive(Clone, Debug)]
+pub struct ScatterPoint {
+    /// The label written beside it.
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    /// Its hover text (the numbers).
+    pub title: String,
+    /// Its `data-key`.
+    pub key: String,
+}
+
+/// A scatter plot of labelled points: x from 0 to a round number at least the largest x,
+/// y over `y_domain`. Point `k` has the `k`-th marker shape and colour (as the series of a
+/// [`dot_chart`]); points drawn at the same place share one label, and a label that would
+/// overlap another moves down.
+#[derive(Clone, Debug)]
+pub struct ScatterChart<'a> {
+    /// The figure's caption (and the SVG's `aria-label`).
+    pub caption: &'a str,
+    /// The points.
+    pub points: &'a [ScatterPoint],
+    /// The x axis's title.
+    pub x_label: &'a str,
+    /// Whether x counts things (whole-number ticks).
+    pub x_counts: bool,
+    /// The y axis's title.
+    pub y_label: &'a str,
+    /// The top of the y axis (the bottom is 0).
+    pub y_max: f64,
+}
+
+/// Draws a [`ScatterChart`]; each point is a `g.dx-scatter-point[data-key]`.
+pub fn scatter_chart(c: &ScatterChart) -> Markup {
+    let (left, top, plot_w, plot_h) = (56.0, 12.0, 420.0, 240.0);
+    let x_axis = Axis::new(c.points.iter().map(|p| p.x).fold(0.0, f64::max), c.x_counts);
+    let y_scale = Axis::new(c.y_max, false);
+    let px = |v: f64| left + v.max(0.0) / x_axis.top * plot_w;
+    let py = |v: f64| top + plot_h - v.clamp(0.0, y_scale.top) / y_scale.top * plot_h;
+    // One label per place: the names of the points drawn there, placed right of the marker
+    // (left of it near the right edge), moved down while it overlaps a label already placed.
+    let mut labels: Vec<(f64, f64, String)> = Vec::new();
+    for p in c.points {
+        let (x, y) = (px(p.x), py(p.y));
+        if let Some(l) = labels
+            .iter_mut()
+            .find(|(lx, ly, _)| (*lx - x).abs() < 0.5 && (*ly - y).abs() < 0.5)
+        {
+            l.2 = format!("{}, {}", l.2, p.label);
+        } else {
+            labels.push((x, y, p.label.clone()));
+        }
+    }
+    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
+    let mut texts: Vec<(f64, f64, &'static str, String)> = Vec::new();
+    let label_room = labels.iter().map(|l| text_width(&l.2)).fold(0.0, f64::max);
+    for (x, y, text) in labels {
+        let w = text_width(&text);
+        let (x0, anchor) = if x + 8.0 + w > left + plot_w + label_room.min(160.0) {
+            (x - 8.0 - w, "end")
+        } else {
+            (x + 8.0, "start")
+        };
+        let mut ty = y + 4.0;
+        while placed
+            .iter()
+            .any(|(a, b, yy)| (ty - yy).abs() < 14.0 && x0 < *b && *a < x0 + w)
+        {
+            ty += 14.0;
+        }
+        placed.push((x0, x0 + w, ty));
+        let tx = if anchor == "end" { x - 8.0 } else { x + 8.0 };
+        texts.push((tx, ty, anchor, text));
+    }
+    let bottom = placed.iter().map(|p| p.2).fold(top + plot_h, f64::max);
+    let width = left + plot_w + label_room.min(160.0) + 16.0;
+    let height = bottom.max(top + plot_h) + 44.0;
+    html! {
+        figure.dx-chart {
+            figcaption { (c.caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(c.caption) {
+                (y_axis(left, top, plot_w, plot_h, &y_scale, c.y_label))
+                g.grid {
+                    @for v in &x_axis.ticks {
+                        line x1=(num(px(*v))) x2=(num(px(*v))) y1=(num(top)) y2=(num(top + plot_h)) {}
+                        text x=(num(px(*v))) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="11" { (num(*v)) }
+                    }
+                }
+                text x=(num(left + plot_w / 2.0)) y=(num(top + plot_h + 32.0)) text-anchor="middle" font-size="11" { (c.x_label) }
+                @for (k, p) in c.points.iter().enumerate() {
+                    g.dx-scatter-point data-key=(p.key) {
+                        (marker_sized(k, px(p.x), py(p.y), 4.5, &p.title))
+                    }
+                }
+                @for (x, y, anchor, text) in &texts {
+                    text x=(num(*x)) y=(num(*y)) text-anchor=(anchor) { (text) }
+                }
+            }
+        }
+    }
+}
+
 /// Every how many labels of width `font`-px text fit side by side in slots `slot` wide.
 fn label_every(labels: &[String], slot: f64, font: f64) -> usize {
     let widest = labels.iter().map(|l| text_width(l)).fold(0.0, f64::max) * font / 12.0;
@@ -242,7 +436,11 @@ fn label_every(labels: &[String], slot: f64, font: f64) -> usize {
 }
 
 fn marker(k: usize, x: f64, y: f64, title: &str) -> Markup {
-    let r = 3.2;
+    marker_sized(k, x, y, 3.2, title)
+}
+
+/// The `k`-th marker shape (circle, square, triangle, diamond, cross) of radius `r` at (x, y).
+fn marker_sized(k: usize, x: f64, y: f64, r: f64, title: &str) -> Markup {
     let class = format!("hollow s{}", k % 5);
     let t = html! { title { (title) } };
     match k % 5 {
