@@ -744,16 +744,25 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
 
     // Fewer protocols in the same folder: their cells are found by name, none runs again.
     let mut fewer = a.clone();
-    let at = fewer.iter().position(|x| x == "single,dixit,repair").unwrap();
+    let at = fewer
+        .iter()
+        .position(|x| x == "single,dixit,repair")
+        .unwrap();
     fewer[at] = "repair,single".into();
-    let o = dixit(&fewer.iter().map(String::as_str).collect::<Vec<_>>(), t2.path());
+    let o = dixit(
+        &fewer.iter().map(String::as_str).collect::<Vec<_>>(),
+        t2.path(),
+    );
     assert!(o.status.success(), "{}", describe(&o));
     assert_eq!(projects.iter().map(runs_before).sum::<usize>(), runs_after);
     let some: Value = serde_json::from_slice(&o.stdout).unwrap();
     let cells = some["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 6);
     assert_eq!(
-        cells.iter().map(|c| c["index"].as_u64().unwrap()).collect::<Vec<_>>(),
+        cells
+            .iter()
+            .map(|c| c["index"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
         (0..6).collect::<Vec<_>>(),
         "a reused cell takes its place in this plan"
     );
