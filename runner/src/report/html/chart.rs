@@ -284,7 +284,7 @@ pub fn whisker_chart(c: &WhiskerChart) -> Markup {
         .map(|r| text_width(&r.shown))
         .fold(0.0, f64::max)
         + 16.0;
-    let (plot_w, row_h, top) = (360.0, 26.0, 8.0);
+    let (plot_w, row_h, top) = (480.0, 26.0, 8.0);
     let plot_h = row_h * c.rows.len().max(1) as f64;
     let width = label_w + plot_w + shown_w;
     let height = top + plot_h + 44.0;
@@ -339,10 +339,10 @@ pub struct ScatterPoint {
     pub key: String,
 }
 
-/// A scatter plot of labelled points: x from 0 to a round number at least the largest x,
-/// y over `y_domain`. Point `k` has the `k`-th marker shape and colour (as the series of a
-/// [`dot_chart`]); points drawn at the same place share one label, and a label that would
-/// overlap another moves down.
+/// A scatter plot of labelled points: x from 0 to a round number at least the largest x, y
+/// from 0 to `y_max`. Point `k` has the `k`-th marker shape and colour (as the series of a
+/// [`dot_chart`]); points drawn at the same place share one label, and each label goes right
+/// of its marker, else left, above or below, wherever it covers no marker and no other label.
 #[derive(Clone, Debug)]
 pub struct ScatterChart<'a> {
     /// The figure's caption (and the SVG's `aria-label`).
@@ -366,8 +366,7 @@ pub fn scatter_chart(c: &ScatterChart) -> Markup {
     let y_scale = Axis::new(c.y_max, false);
     let px = |v: f64| left + v.max(0.0) / x_axis.top * plot_w;
     let py = |v: f64| top + plot_h - v.clamp(0.0, y_scale.top) / y_scale.top * plot_h;
-    // One label per place: the names of the points drawn there, placed right of the marker
-    // (left of it near the right edge), moved down while it overlaps a label already placed.
+    // One label per place: the names of the points drawn there.
     let mut labels: Vec<(f64, f64, String)> = Vec::new();
     for p in c.points {
         let (x, y) = (px(p.x), py(p.y));
@@ -380,30 +379,21 @@ pub fn scatter_chart(c: &ScatterChart) -> Markup {
             labels.push((x, y, p.label.clone()));
         }
     }
-    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
-    let mut texts: Vec<(f64, f64, &'static str, String)> = Vec::new();
-    let label_room = labels.iter().map(|l| text_width(&l.2)).fold(0.0, f64::max);
-    for (x, y, text) in labels {
-        let w = text_width(&text);
-        let (x0, anchor) = if x + 8.0 + w > left + plot_w + label_room.min(160.0) {
-            (x - 8.0 - w, "end")
-        } else {
-            (x + 8.0, "start")
-        };
-        let mut ty = y + 4.0;
-        while placed
-            .iter()
-            .any(|(a, b, yy)| (ty - yy).abs() < 14.0 && x0 < *b && *a < x0 + w)
-        {
-            ty += 14.0;
-        }
-        placed.push((x0, x0 + w, ty));
-        let tx = if anchor == "end" { x - 8.0 } else { x + 8.0 };
-        texts.push((tx, ty, anchor, text));
-    }
-    let bottom = placed.iter().map(|p| p.2).fold(top + plot_h, f64::max);
-    let width = left + plot_w + label_room.min(160.0) + 16.0;
-    let height = bottom.max(top + plot_h) + 44.0;
+    let room = labels
+        .iter()
+        .map(|l| text_width(&l.2))
+        .fold(0.0, f64::max)
+        .min(160.0)
+        + 8.0;
+    let area = Area {
+        left: left + 2.0,
+        right: left + plot_w + room,
+        top: 0.0,
+        bottom: top + plot_h + 6.0,
+    };
+    let texts = place_labels(&labels, area);
+    let width = area.right + 8.0;
+    let height = top + plot_h + 44.0;
     html! {
         figure.dx-chart {
             figcaption { (c.caption) }
@@ -421,12 +411,72 @@ pub fn scatter_chart(c: &ScatterChart) -> Markup {
                         (marker_sized(k, px(p.x), py(p.y), 4.5, &p.title))
                     }
                 }
-                @for (x, y, anchor, text) in &texts {
-                    text x=(num(*x)) y=(num(*y)) text-anchor=(anchor) { (text) }
+                @for ((x, y), (_, _, text)) in texts.iter().zip(&labels) {
+                    text x=(num(*x)) y=(num(*y)) { (text) }
                 }
             }
         }
     }
+}
+
+/// A rectangle of a chart, in its units.
+#[derive(Clone, Copy, Debug)]
+struct Area {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl Area {
+    fn overlaps(&self, o: &Area) -> bool {
+        self.left < o.right && o.left < self.right && self.top < o.bottom && o.top < self.bottom
+    }
+
+    fn inside(&self, o: &Area) -> bool {
+        self.left >= o.left && self.right <= o.right && self.top >= o.top && self.bottom <= o.bottom
+    }
+}
+
+/// Where each label `(marker x, marker y, text)` goes, as the (x, baseline) of left-aligned
+/// text: the first place right of its marker, left of it, above it, or below it (then lower,
+/// line by line) that stays in `area` and covers no marker and no label placed before; the
+/// place right of the marker when none does.
+fn place_labels(labels: &[(f64, f64, String)], area: Area) -> Vec<(f64, f64)> {
+    let marker = |x: f64, y: f64| Area {
+        left: x - 6.0,
+        right: x + 6.0,
+        top: y - 6.0,
+        bottom: y + 6.0,
+    };
+    let mut taken: Vec<Area> = labels.iter().map(|(x, y, _)| marker(*x, *y)).collect();
+    let mut out = Vec::new();
+    for (x, y, text) in labels {
+        let w = text_width(text);
+        let text_box = |tx: f64, ty: f64| Area {
+            left: tx,
+            right: tx + w,
+            top: ty - 10.0,
+            bottom: ty + 3.0,
+        };
+        let mut candidates = vec![
+            (x + 8.0, y + 4.0),
+            (x - 8.0 - w, y + 4.0),
+            (x - 2.0, y - 9.0),
+        ];
+        candidates.extend((0..12).map(|k| (x - 2.0, y + 18.0 + 14.0 * k as f64)));
+        let (tx, ty) = candidates
+            .iter()
+            .copied()
+            .find(|&(tx, ty)| {
+                let b = text_box(tx, ty);
+                b.inside(&area) && !taken.iter().any(|t| t.overlaps(&b))
+            })
+            .unwrap_or(candidates[0]);
+        taken.push(text_box(tx, ty));
+        out.push((tx, ty));
+    }
+    out
 }
 
 /// Every how many labels of width `font`-px text fit side by side in slots `slot` wide.
@@ -690,5 +740,84 @@ mod tests {
         assert_eq!(html.matches("<circle class=\"hollow s0\"").count(), 2 + 1);
         assert_eq!(html.matches("<rect class=\"hollow s1\"").count(), 1 + 1);
         assert!(html.contains("<title>2 · random: 50</title>"));
+    }
+
+    #[test]
+    fn scatter_labels_cover_no_marker_and_no_other_label() {
+        // Points close together: each label still finds a free place.
+        let points: Vec<ScatterPoint> = [
+            ("codet", 5.0),
+            ("blind", 7.0),
+            ("repair", 8.0),
+            ("dixit", 12.0),
+        ]
+        .iter()
+        .map(|(name, x)| ScatterPoint {
+            label: name.to_string(),
+            x: *x,
+            y: 100.0,
+            title: name.to_string(),
+            key: name.to_string(),
+        })
+        .chain(["single", "single-2"].iter().map(|name| ScatterPoint {
+            label: name.to_string(),
+            x: 1.0,
+            y: 0.0,
+            title: name.to_string(),
+            key: name.to_string(),
+        }))
+        .collect();
+        let html = scatter_chart(&ScatterChart {
+            caption: "c",
+            points: &points,
+            x_label: "calls",
+            x_counts: true,
+            y_label: "%",
+            y_max: 100.0,
+        })
+        .into_string();
+        assert_eq!(html.matches("class=\"dx-scatter-point\"").count(), 6);
+        // Two points at one place share a label.
+        assert!(html.contains(">single, single-2</text>"), "{html}");
+        let labels = [
+            (5.0, 100.0, "codet"),
+            (7.0, 100.0, "blind"),
+            (8.0, 100.0, "repair"),
+        ];
+        let area = Area {
+            left: 0.0,
+            right: 600.0,
+            top: 0.0,
+            bottom: 300.0,
+        };
+        let at: Vec<(f64, f64, String)> = labels
+            .iter()
+            .map(|(x, y, t)| (20.0 * x, 300.0 - 2.4 * y, t.to_string()))
+            .collect();
+        let placed = place_labels(&at, area);
+        let boxes: Vec<Area> = placed
+            .iter()
+            .zip(&at)
+            .map(|((tx, ty), (_, _, t))| Area {
+                left: *tx,
+                right: tx + text_width(t),
+                top: ty - 10.0,
+                bottom: ty + 3.0,
+            })
+            .collect();
+        for (i, b) in boxes.iter().enumerate() {
+            for (x, y, _) in &at {
+                let m = Area {
+                    left: x - 6.0,
+                    right: x + 6.0,
+                    top: y - 6.0,
+                    bottom: y + 6.0,
+                };
+                assert!(!b.overlaps(&m), "label {i} covers a marker: {placed:?}");
+            }
+            for o in &boxes[i + 1..] {
+                assert!(!b.overlaps(o), "labels overlap: {placed:?}");
+            }
+        }
     }
 }
