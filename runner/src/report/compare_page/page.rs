@@ -83,10 +83,9 @@ fn rate_text(r: &Rate) -> String {
     )
 }
 
-/// The headline: what was compared, each protocol's rate, how many cells did not run or
-/// stopped for a person, and what "shipped" means per protocol.
+/// The headline: what was compared, how many cells did not run or stopped for a person, and
+/// what "shipped" means per protocol (the rates follow at once, as a plot).
 fn lead(m: &PageModel) -> Markup {
-    let first = &m.groups[0];
     let troubled = m
         .groups
         .iter()
@@ -100,13 +99,6 @@ fn lead(m: &PageModel) -> Markup {
                 " × "
                 strong { (plural(m.protocols.len(), "protocol", "protocols")) }
                 ". A problem counts as solved when the implementation its run ships passes every hidden test."
-            }
-            p {
-                "Shipped implementation passes every hidden test (" (first.label) "): "
-                @for (k, p) in first.protocols.iter().enumerate() {
-                    @if k > 0 { " · " }
-                    strong { (p.protocol.as_str()) } " " (rate_text(&p.rate))
-                }
             }
             @let stopped = stop_words(m);
             @if !stopped.is_empty() {
