@@ -2,8 +2,11 @@
 // page showed as JSON on stdout; tests/e2e/report.rs asserts on it. Usage:
 //
 //   node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] \
-//        [--compare COMPARE.html] [--run LABEL=RUN/report.html ...] [--shots DIR] \
-//        [--chromium /usr/bin/chromium]
+//        [--compare COMPARE.html] [--run LABEL=RUN/report.html ...] \
+//        [--protocols-page DIR/report.html] [--shots DIR] [--chromium /usr/bin/chromium]
+//
+// --compare is the comparison of two eval outputs (`dixit report A B`); --protocols-page the
+// page `dixit compare --out DIR` writes.
 //
 // Every request the pages make is recorded (and anything but file: or data: is aborted), as
 // are console errors, page errors and dialogs (a hostile solution that ran would show here).
@@ -18,8 +21,8 @@ for (let i = 2; i < process.argv.length; i += 2) {
   if (key === "run") args.run.push(process.argv[i + 1]);
   else args[key] = process.argv[i + 1];
 }
-if ((args.eval && !args.problem) || (!args.eval && !args.compare && args.run.length === 0)) {
-  console.error("usage: node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] [--compare COMPARE.html] [--run LABEL=REPORT.html ...] [--shots DIR]");
+if ((args.eval && !args.problem) || (!args.eval && !args.compare && !args["protocols-page"] && args.run.length === 0)) {
+  console.error("usage: node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] [--compare COMPARE.html] [--run LABEL=REPORT.html ...] [--protocols-page DIR/report.html] [--shots DIR]");
   process.exit(2);
 }
 if (args.shots) mkdirSync(args.shots, { recursive: true });
@@ -179,6 +182,53 @@ if (args.compare) {
     await table.locator("td.chg").first().click();
     c.codes = await page.$$eval("#dx-drill pre.dx-code", (p) => p.map((x) => x.textContent));
     await page.locator("#cells").screenshot({ path: shot("compare-drilldown.png") });
+  }
+  await context.close();
+}
+
+// --- the comparison of protocols: the rate plot, the grid, and each project's first linked cell
+// followed to its run's page ---
+if (args["protocols-page"]) {
+  const file = args["protocols-page"];
+  const { page, context, timing } = await open(file);
+  const c = (out.protocolsPage = { timing });
+  c.title = await page.title();
+  c.csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+  c.toc = await page.$$eval(".dx-toc a", (as) => as.map((a) => a.textContent));
+  c.lead = (await page.textContent(".dx-lead")).replace(/\s+/g, " ").trim();
+  // The first group's plots (all projects, or the development ones).
+  c.ratePlot = await page.$$eval("[id^=dx-rates-plot-] g.dx-whisker", (gs) =>
+    gs.map((g) => ({ key: g.dataset.key, points: g.querySelectorAll("circle.dx-point").length, shown: g.lastElementChild.textContent })));
+  c.costPoints = await page.$$eval("[id^=dx-cost-plot-] g.dx-scatter-point", (gs) => gs.map((g) => g.dataset.key));
+  c.paired = (await page.$("#dx-paired")) ? await tableRows(page, "dx-paired") : [];
+  c.stops = await page.$$eval("[id^=dx-stops-] tbody tr", (trs) => trs.map((tr) => Array.from(tr.cells, (td) => td.textContent.trim())));
+  c.grid = await page.$$eval("table.dx-cmp-grid tbody td", (tds) => tds.map((td) => ({
+    project: td.dataset.project, protocol: td.dataset.protocol, mark: td.dataset.mark,
+    stop: td.dataset.stop || null, text: td.querySelector(".dx-sym").textContent,
+    href: td.querySelector("a") ? td.querySelector("a").getAttribute("href") : null,
+    title: td.getAttribute("title"),
+  })));
+  c.imgElements = await page.$$eval("img", (x) => x.length);
+  await page.screenshot({ path: shot("compare-page.png"), fullPage: false });
+  await page.locator("#grid").screenshot({ path: shot("compare-page-grid.png") });
+  // Click the first linked cell of each project's row: its run's page loads.
+  c.followed = [];
+  const rows = await page.locator("table.dx-cmp-grid tbody tr").count();
+  for (let i = 0; i < rows; i++) {
+    const link = page.locator("table.dx-cmp-grid tbody tr").nth(i).locator("td a").first();
+    if (!(await link.count())) continue;
+    const cell = await link.evaluate((a) => ({ project: a.parentElement.dataset.project, protocol: a.parentElement.dataset.protocol }));
+    const navigated = page.waitForEvent("framenavigated");
+    await link.click();
+    await navigated;
+    await page.waitForLoadState("load");
+    c.followed.push({
+      ...cell,
+      path: await page.evaluate(() => decodeURIComponent(location.pathname)),
+      title: await page.title(),
+      heading: await page.textContent(".dx-header h1"),
+    });
+    await page.goBack({ waitUntil: "load" });
   }
   await context.close();
 }

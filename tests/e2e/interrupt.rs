@@ -451,6 +451,10 @@ fn sigterm_stops_a_comparison_without_saving_it() {
         describe(&o)
     );
     assert!(!out.join("compare.json").exists());
+    assert!(
+        !out.join("report.html").exists(),
+        "no page of a cut comparison"
+    );
     let run = the_run(&p);
     assert_eq!(last_stop(&run)["reason"], "interrupted");
     assert!(run.join("report.html").is_file());

@@ -1,5 +1,6 @@
-//! `dixit report` (issue 11): the eval report and the comparison page, and the run reports of
-//! a converged run, a run that needs human judgement and a stalled one, opened in Debian's
+//! `dixit report` (issue 11): the eval report and the comparison page, the run reports of
+//! a converged run, a run that needs human judgement and a stalled one, and the page of
+//! `dixit compare --out DIR` (with a click from its grid into a run's page), opened in Debian's
 //! chromium by `tests/browser/check_reports.mjs` (Playwright), which clicks as a reader would
 //! and prints what the page showed; the assertions are here. The eval outputs come from real
 //! `dixit eval --out` runs on a small corpus written into a temporary directory: two problems,
@@ -20,7 +21,8 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::{
-    copy_tree, dixit, dixit_at, fixture, root, the_run, write_codet, CodetProblem, Output, Redactor,
+    copy_tree, dixit, dixit_at, fixture, root, the_run, triangle, write_codet, CodetProblem,
+    Output, Redactor,
 };
 
 const HOSTILE_SOLUTION: &str = "    return '</script><img src=x onerror=alert(1)>' and x + 1\n";
@@ -1193,4 +1195,166 @@ fn every_protocol_writes_its_report_and_junit() {
             "{protocol}"
         );
     }
+}
+
+// ---- the comparison of protocols ----
+
+/// What the grid shows for a cell of `compare.json`: `pass`, `fail` or `unjudged` for a run,
+/// else `skipped` or `failed`.
+fn expected_mark(cell: &Value) -> &'static str {
+    let r = &cell["result"];
+    match r["status"].as_str().unwrap() {
+        "ran" => match r["shipped_passes"].as_bool() {
+            Some(true) => "pass",
+            Some(false) => "fail",
+            None => "unjudged",
+        },
+        "skipped" => "skipped",
+        _ => "failed",
+    }
+}
+
+/// `dixit compare --out DIR` of single, dixit and repair over three copies of the triangle
+/// fixture (scripted agents; one named with characters a URL must encode, one without an
+/// acceptance suite, so `repair` skips it) writes DIR/report.html; `--merge DIR --out DIR`
+/// writes it again without running anything. In chromium: one point per protocol in the rate
+/// plot, the grid's marks are compare.json's, and a click on a cell opens that cell's run page.
+#[test]
+fn protocol_comparison_page_in_chromium() {
+    let driver = browser_driver();
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    let names = ["tri1", "tri #2 <b>&%20", "tri3"];
+    for (k, name) in names.iter().enumerate() {
+        let p = triangle(&w.join(format!("src{k}")), |c| c);
+        std::fs::rename(&p, w.join(name)).unwrap();
+    }
+    std::fs::remove_dir_all(w.join("tri3/tests")).unwrap();
+    let mut args = vec!["compare"];
+    args.extend(names);
+    args.extend(["--protocols", "single,dixit,repair", "--out", "cmp"]);
+    let (code, out, err) = run_in(w, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    let cmp = w.join("cmp");
+    let page = cmp.join("report.html");
+    assert!(page.is_file(), "no report.html beside compare.json");
+    let report = json(&cmp.join("compare.json"));
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 9);
+    assert!(
+        cells.iter().any(|c| c["result"]["status"] == "skipped"),
+        "repair skips the project without tests/"
+    );
+
+    // The page again from the saved comparison: no run is made.
+    let runs = || -> usize {
+        names
+            .iter()
+            .map(|n| std::fs::read_dir(w.join(n).join("runs")).unwrap().count())
+            .sum()
+    };
+    let before = runs();
+    std::fs::remove_file(&page).unwrap();
+    let (code, out, err) = run_in(w, &["compare", "--merge", "cmp", "--out", "cmp"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(page.is_file(), "--merge DIR --out DIR wrote no page");
+    assert_eq!(runs(), before, "rendering ran a cell");
+    assert_eq!(json(&cmp.join("compare.json")), report);
+
+    let shots = root().join("target/report-screenshots");
+    let o = Command::new("node")
+        .arg(&driver)
+        .args(["--protocols-page", page.to_str().unwrap()])
+        .args(["--shots", shots.to_str().unwrap()])
+        .output()
+        .expect("node runs");
+    assert!(
+        o.status.success(),
+        "the browser driver failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let seen: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for r in seen["requests"].as_array().unwrap() {
+        assert!(r.as_str().unwrap().starts_with("file:"), "request to {r}");
+    }
+    for k in ["blocked", "pageErrors", "consoleErrors", "dialogs"] {
+        assert_eq!(seen[k], Value::Array(vec![]), "{k}");
+    }
+    let c = &seen["protocolsPage"];
+    assert_eq!(c["title"], "dixit comparison");
+    assert!(c["csp"].as_str().unwrap().starts_with("default-src 'none'"));
+    assert_eq!(c["imgElements"], 0);
+
+    // One point per protocol, in the comparison's order.
+    let protocols: Vec<&str> = report["protocols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    let plot: Vec<(&str, u64)> = c["ratePlot"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap(), r["points"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(plot, protocols.iter().map(|p| (*p, 1)).collect::<Vec<_>>());
+    assert_eq!(
+        c["costPoints"],
+        serde_json::json!(protocols),
+        "one cost point per protocol"
+    );
+
+    // The grid: one cell per cell of compare.json, each with its mark; a link exactly when a
+    // run was made; as many ✓ and ✗ as compare.json has passes and failures.
+    let grid = c["grid"].as_array().unwrap();
+    let key =
+        |project: &Value, protocol: &Value, mark: &str| format!("{project}|{protocol}|{mark}");
+    let mut shown: Vec<String> = grid
+        .iter()
+        .map(|g| key(&g["project"], &g["protocol"], g["mark"].as_str().unwrap()))
+        .collect();
+    let mut expected: Vec<String> = cells
+        .iter()
+        .map(|c| key(&c["project"], &c["protocol"], expected_mark(c)))
+        .collect();
+    shown.sort();
+    expected.sort();
+    assert_eq!(shown, expected);
+    let count = |sym: &str| grid.iter().filter(|g| g["text"] == sym).count();
+    let passes = |v: bool| {
+        cells
+            .iter()
+            .filter(|c| c["result"]["shipped_passes"] == v)
+            .count()
+    };
+    assert_eq!((count("✓"), count("✗")), (passes(true), passes(false)));
+    assert!(passes(true) > 0 && passes(false) > 0, "{report}");
+    for g in grid {
+        assert_eq!(
+            g["href"].is_string(),
+            g["stop"].is_string(),
+            "a link exactly for a run: {g}"
+        );
+    }
+
+    // Each project's first linked cell opens that cell's run page.
+    let followed = c["followed"].as_array().unwrap();
+    assert_eq!(followed.len(), names.len(), "{followed:?}");
+    for f in followed {
+        let cell = cells
+            .iter()
+            .find(|c| c["project"] == f["project"] && c["protocol"] == f["protocol"])
+            .unwrap();
+        let run = &cell["result"];
+        let run_dir = std::fs::canonicalize(w.join(run["run_dir"].as_str().unwrap())).unwrap();
+        assert_eq!(
+            f["path"].as_str().unwrap(),
+            run_dir.join("report.html").to_str().unwrap()
+        );
+        let title = format!("dixit run {}", run["run_id"].as_str().unwrap());
+        assert_eq!(f["title"].as_str().unwrap(), title);
+        assert_eq!(f["heading"].as_str().unwrap(), title);
+    }
+    assert!(shots.join("compare-page.png").is_file());
 }

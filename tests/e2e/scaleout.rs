@@ -304,7 +304,8 @@ fn merge_names_missing_shards_then_equals_one_eval() {
 /// `dixit compare` as an array job, without a scheduler: each task runs a shard of the
 /// (project, protocol) cells of the triangle fixture and saves shard-I-of-3.json; the merge
 /// refuses while a shard is missing (naming the sbatch command that reruns it), then runs the
-/// job's own merge command, which saves compare.json with the cells of a single `dixit compare`.
+/// job's own merge command, which saves compare.json with the cells of a single `dixit compare`
+/// (and its page, report.html).
 #[test]
 fn compare_runs_as_an_array_and_merges_into_one_table() {
     let tmp = tempfile::tempdir().unwrap();
@@ -335,6 +336,7 @@ fn compare_runs_as_an_array_and_merges_into_one_table() {
         ],
     );
     dixit(&["task", &job_path, "--index", "2"]).expect_code(0);
+    assert!(!dir.join("report.html").exists(), "a shard writes no page");
     let merge: Vec<String> = job["merge"]
         .as_array()
         .unwrap()
@@ -374,4 +376,6 @@ fn compare_runs_as_an_array_and_merges_into_one_table() {
     single.expect_code(0);
     assert_eq!(cells(&saved), cells(&single.json()));
     assert_eq!(saved["shard"], serde_json::Value::Null);
+    // The merge wrote the comparison's page beside it.
+    assert!(dir.join("report.html").is_file());
 }

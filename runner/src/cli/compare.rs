@@ -1,7 +1,9 @@
 //! `dixit compare`: runs several protocols over several projects and prints one table. With
 //! `--shard I/N --out DIR` it runs one shard of the cells and saves DIR/shard-I-of-N.json (what
 //! each array task of `dixit slurm -- compare ...` does); `--merge DIR` joins them. With `--out
-//! DIR`, each finished cell is kept in DIR/cells/, and the same comparison run again reuses it.
+//! DIR`, each finished cell is kept in DIR/cells/, and the same comparison run again reuses it;
+//! the whole comparison is saved as DIR/compare.json with its page, DIR/report.html
+//! (rendered by `report::compare_page`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,8 +17,12 @@ use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
 use crate::config::ProtocolName;
 use crate::engine::{self, Interrupt, Quiet};
 use crate::eval::Shard;
+use crate::report::compare_page::{render_compare_page, COMPARE_PAGE};
+use crate::report::eval_report::Provenance;
 use crate::report::{self, CellResult, CompareReport};
-use crate::scaleout::{check_shard_file, shard_file_name, write_atomic, ShardFiles};
+use crate::scaleout::{
+    check_shard_file, shard_file_name, write_atomic, ShardFileError, ShardFiles,
+};
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -39,7 +45,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
     /// Save the report (JSON) under DIR, atomically: DIR/shard-I-of-N.json for a shard, else
-    /// DIR/compare.json, so that shards can share DIR and `--merge DIR` joins them.
+    /// DIR/compare.json and its page DIR/report.html, so that shards can share DIR and
+    /// `--merge DIR` joins them.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Compare on a fixed random sample of N of the projects (drawn with --seed: the same
@@ -57,7 +64,9 @@ pub struct CompareArgs {
     #[arg(long)]
     pub json: bool,
     /// Instead of running anything, join shard reports (`--shard … --json` output, or one
-    /// directory of shard-I-of-N.json files written by `--out`) and print the table.
+    /// directory of shard-I-of-N.json files written by `--out`) and print the table; a
+    /// directory holding only compare.json is read as it is (`--merge DIR --out DIR` writes
+    /// its report.html again).
     #[arg(long, value_name = "REPORT|DIR", num_args = 1..)]
     pub merge: Vec<PathBuf>,
 }
@@ -212,7 +221,8 @@ impl compare::Progress for Lines {
     }
 }
 
-/// Writes `report` to DIR/shard-I-of-N.json (a shard) or DIR/compare.json, atomically.
+/// Writes `report` to DIR/shard-I-of-N.json (a shard), or to DIR/compare.json and its page
+/// DIR/report.html (the whole comparison), each atomically.
 fn save(dir: &Path, report: &CompareReport) -> Result<(), CliError> {
     std::fs::create_dir_all(dir)
         .map_err(|e| CliError::usage(format!("cannot create {}: {e}", dir.display())))?;
@@ -220,8 +230,22 @@ fn save(dir: &Path, report: &CompareReport) -> Result<(), CliError> {
         .shard
         .map_or(COMPARE_FILE.to_string(), shard_file_name);
     let text = serde_json::to_string_pretty(report).map_err(anyhow::Error::from)? + "\n";
-    write_atomic(&dir.join(name), text.as_bytes())
-        .map_err(|e| CliError::new(exit::USAGE, e).hint("--out names a directory"))
+    let write = |name: &str, bytes: &[u8]| {
+        write_atomic(&dir.join(name), bytes)
+            .map_err(|e| CliError::new(exit::USAGE, e).hint("--out names a directory"))
+    };
+    write(&name, text.as_bytes())?;
+    if report.shard.is_none() {
+        let page = render_compare_page(
+            report,
+            dir,
+            &|p| crate::protocol::get(p.as_str()).map(|p| p.shipped_rule()),
+            &Provenance::now(),
+        )
+        .map_err(|e| CliError::new(exit::INTERNAL, e))?;
+        write(COMPARE_PAGE, page.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Joins shard reports given as files, or as one directory of shard files (then every shard must
@@ -235,10 +259,18 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
     };
     let (parts, dir) = match paths {
         [dir] if dir.is_dir() => {
-            let found = ShardFiles::scan(dir).map_err(|e| {
-                CliError::new(exit::USAGE, e)
-                    .hint("`dixit compare --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
-            })?;
+            let found = match ShardFiles::scan(dir) {
+                // A comparison saved whole (`--out DIR` without shards) is its one part, so
+                // that `--merge DIR --out DIR` writes its page again.
+                Err(ShardFileError::Empty { .. }) if dir.join(COMPARE_FILE).is_file() => {
+                    let whole = read(&dir.join(COMPARE_FILE))?;
+                    return compare::merge(vec![whole]).map_err(CliError::usage);
+                }
+                found => found.map_err(|e| {
+                    CliError::new(exit::USAGE, e)
+                        .hint("`dixit compare --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
+                })?,
+            };
             let coverage = found.coverage();
             if !coverage.missing.is_empty() {
                 return Err(CliError::usage(format!(

@@ -92,22 +92,24 @@ pub struct CompareReport {
     pub cells: Vec<Cell>,
 }
 
-/// Totals of one protocol over a set of projects.
+/// Totals of one protocol over a set of projects (the text table's and the page's).
 #[derive(Default)]
-struct Totals {
-    cells: usize,
-    coders: usize,
-    all_hidden: usize,
-    hidden_passed: usize,
-    hidden_total: usize,
-    calls: u64,
-    tokens: u64,
-    usd: f64,
-    seconds: f64,
-    skipped: usize,
+pub(crate) struct Totals {
+    /// Cells that ran.
+    pub cells: usize,
+    pub coders: usize,
+    pub all_hidden: usize,
+    pub hidden_passed: usize,
+    pub hidden_total: usize,
+    pub calls: u64,
+    pub tokens: u64,
+    pub usd: f64,
+    pub seconds: f64,
+    /// Cells that did not run (skipped, or failed to run).
+    pub skipped: usize,
     /// Cells with hidden tests, and those whose shipped implementation passes them all.
-    judged: u64,
-    shipped_pass: u64,
+    pub judged: u64,
+    pub shipped_pass: u64,
 }
 
 impl Totals {
@@ -483,7 +485,8 @@ pub fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paired)> {
         .collect()
 }
 
-fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
+/// The totals of `protocol` over the development (`holdout` false) or held-out projects.
+pub(crate) fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
     let mut t = Totals::default();
     for c in r
         .cells

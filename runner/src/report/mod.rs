@@ -12,7 +12,8 @@
 //!   comparison.
 //! - `format.rs`: numbers, dates and lists in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
-//! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table; `eval_table.rs`: the tables of `dixit eval`;
+//! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table;
+//!   `compare_page/`: its page (`DIR/report.html` beside `DIR/compare.json`); `eval_table.rs`: the tables of `dixit eval`;
 //!   `bench.rs`: the table of `dixit bench`; `import.rs`: the summary of `dixit import`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
 //!   output and the comparison of two; `run_report/`: the page of a run (`report.html`);
@@ -22,6 +23,7 @@ mod balance;
 mod bench;
 mod choices;
 mod compare;
+pub mod compare_page;
 pub mod eval_report;
 mod eval_table;
 pub mod format;

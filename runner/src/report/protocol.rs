@@ -73,6 +73,10 @@ pub trait ProtocolReport: Send + Sync {
     /// Why a test is in its suite, one sentence for people (none: it keeps no suite).
     fn suite_reason(&self) -> Option<&'static str>;
 
+    /// Which implementation one of its runs ships, the one `dixit compare` judges a problem
+    /// by ([`Summary::shipped_one`]), in one phrase for people: the comparison page states it.
+    fn shipped_rule(&self) -> &'static str;
+
     /// The project folder whose tests are the acceptance suite coders are shown, if it has one.
     fn acceptance(&self, _config: &Config) -> Result<Option<PathBuf>, ConfigError> {
         Ok(None)

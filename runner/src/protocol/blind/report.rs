@@ -127,6 +127,10 @@ impl ProtocolReport for Blind {
         None
     }
 
+    fn shipped_rule(&self) -> &'static str {
+        "the first coder whose final implementation passes the most of its own tests"
+    }
+
     fn section(&self, v: &RunView) -> Option<Section> {
         let part = v.summary.part.typed::<BlindPart>()?;
         let mut t = Table::new(

@@ -83,6 +83,10 @@ impl ProtocolReport for Codet {
         Some("a tester wrote it from the spec, and CodeT keeps every test case: every implementation ran against it")
     }
 
+    fn shipped_rule(&self) -> &'static str {
+        "CodeT's pick: the first coder of the top-scoring dual-agreement group (with no group, the first coder whose code builds)"
+    }
+
     fn section(&self, v: &RunView) -> Option<Section> {
         let part = v.summary.part.typed::<CodetPart>()?;
         let mut testers = Table::new(

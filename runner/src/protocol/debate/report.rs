@@ -127,6 +127,10 @@ impl ProtocolReport for Debate {
         Some("it discriminated: some implementations passed it and others failed")
     }
 
+    fn shipped_rule(&self) -> &'static str {
+        "the debate's winner; with none, the first coder whose final implementation passes the most of the tests it was last checked against"
+    }
+
     fn round_word(&self) -> &'static str {
         "epoch"
     }

@@ -226,6 +226,10 @@ impl ProtocolReport for Dixit {
         Some("some coders failed it, but no more than a minority (IDEAL)")
     }
 
+    fn shipped_rule(&self) -> &'static str {
+        "the first coder not left behind whose final implementation passes the most tests of the suite"
+    }
+
     /// Format 1.0's human-judgement stop named one coder (`coder`, `failing`).
     fn upgrade(&self, entry: &mut Open) {
         if let Some(h) = entry.read::<HumanNeeded>() {

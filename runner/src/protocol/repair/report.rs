@@ -172,6 +172,10 @@ impl ProtocolReport for Repair {
         Some("it is the project's acceptance suite")
     }
 
+    fn shipped_rule(&self) -> &'static str {
+        "the first coder whose shipped attempt (its best, the high-water mark) passes the most acceptance tests"
+    }
+
     fn acceptance(&self, config: &Config) -> Result<Option<PathBuf>, ConfigError> {
         Ok(Some(config.section::<Settings>(settings::TABLE)?.tests))
     }

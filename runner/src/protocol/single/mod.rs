@@ -90,6 +90,10 @@ impl ProtocolReport for Single {
     fn suite_reason(&self) -> Option<&'static str> {
         None
     }
+
+    fn shipped_rule(&self) -> &'static str {
+        "its one coder's one answer"
+    }
 }
 
 impl Protocol for Single {

@@ -235,6 +235,250 @@ pub fn dot_chart(c: &DotChart) -> Markup {
     }
 }
 
+/// One row of a [`whisker_chart`]: a point and its interval.
+#[derive(Clone, Debug)]
+pub struct Whisker {
+    /// Label left of the row.
+    pub label: String,
+    /// The point, in the chart's units (`None`: nothing to draw, e.g. no problems).
+    pub value: Option<f64>,
+    /// Its interval (`None`: the point alone, and `shown` says why).
+    pub interval: Option<(f64, f64)>,
+    /// What is written right of the row (`6/10 60 % [31–83]`), and on hover.
+    pub shown: String,
+    /// The row's `data-key` (what it stands for, for page scripts and tests).
+    pub key: String,
+}
+
+/// A horizontal dot-and-whisker chart: one row per [`Whisker`], a dot at its value and a line
+/// across its interval, on an x axis over `domain`, with an optional vertical reference line
+/// (0 for differences).
+#[derive(Clone, Debug)]
+pub struct WhiskerChart<'a> {
+    /// The figure's caption (and the SVG's `aria-label`).
+    pub caption: &'a str,
+    /// The rows, top to bottom.
+    pub rows: &'a [Whisker],
+    /// The x axis's range (low, high).
+    pub domain: (f64, f64),
+    /// Ticks along x: value and label.
+    pub ticks: &'a [(f64, String)],
+    /// Where to draw a vertical reference line, if anywhere.
+    pub reference: Option<f64>,
+    /// The x axis's title.
+    pub x_label: &'a str,
+}
+
+/// Draws a [`WhiskerChart`]; each row is a `g.dx-whisker[data-key]` whose dot is
+/// `circle.dx-point` (absent when the row has no value).
+pub fn whisker_chart(c: &WhiskerChart) -> Markup {
+    let label_w = c
+        .rows
+        .iter()
+        .map(|r| text_width(&r.label))
+        .fold(40.0, f64::max)
+        + 12.0;
+    let shown_w = c
+        .rows
+        .iter()
+        .map(|r| text_width(&r.shown))
+        .fold(0.0, f64::max)
+        + 16.0;
+    let (plot_w, row_h, top) = (480.0, 26.0, 8.0);
+    let plot_h = row_h * c.rows.len().max(1) as f64;
+    let width = label_w + plot_w + shown_w;
+    let height = top + plot_h + 44.0;
+    let (lo, hi) = c.domain;
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let x = |v: f64| label_w + (v.clamp(lo, hi) - lo) / span * plot_w;
+    html! {
+        figure.dx-chart {
+            figcaption { (c.caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(c.caption) {
+                g.grid {
+                    @for (v, label) in c.ticks {
+                        line x1=(num(x(*v))) x2=(num(x(*v))) y1=(num(top)) y2=(num(top + plot_h)) {}
+                        text x=(num(x(*v))) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="11" { (label) }
+                    }
+                }
+                @if let Some(r) = c.reference {
+                    line.dx-ref x1=(num(x(r))) x2=(num(x(r))) y1=(num(top - 4.0)) y2=(num(top + plot_h + 2.0)) {}
+                }
+                text x=(num(label_w + plot_w / 2.0)) y=(num(top + plot_h + 32.0)) text-anchor="middle" font-size="11" { (c.x_label) }
+                @for (i, r) in c.rows.iter().enumerate() {
+                    @let y = top + row_h * (i as f64 + 0.5);
+                    g.dx-whisker data-key=(r.key) {
+                        title { (r.label) ": " (r.shown) }
+                        text x=(num(label_w - 8.0)) y=(num(y + 4.0)) text-anchor="end" { (r.label) }
+                        @if let Some((a, b)) = r.interval {
+                            line.dx-ci x1=(num(x(a))) x2=(num(x(b))) y1=(num(y)) y2=(num(y)) {}
+                            line.dx-ci x1=(num(x(a))) x2=(num(x(a))) y1=(num(y - 5.0)) y2=(num(y + 5.0)) {}
+                            line.dx-ci x1=(num(x(b))) x2=(num(x(b))) y1=(num(y - 5.0)) y2=(num(y + 5.0)) {}
+                        }
+                        @if let Some(v) = r.value {
+                            circle.dx-point.s0 cx=(num(x(v))) cy=(num(y)) r="4.5" {}
+                        }
+                        text x=(num(label_w + plot_w + 10.0)) y=(num(y + 4.0)) { (r.shown) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One point of a [`scatter_chart`].
+#[derive(Clone, Debug)]
+pub struct ScatterPoint {
+    /// The label written beside it.
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    /// Its hover text (the numbers).
+    pub title: String,
+    /// Its `data-key`.
+    pub key: String,
+}
+
+/// A scatter plot of labelled points: x from 0 to a round number at least the largest x, y
+/// from 0 to `y_max`. Point `k` has the `k`-th marker shape and colour (as the series of a
+/// [`dot_chart`]); points drawn at the same place share one label, and each label goes right
+/// of its marker, else left, above or below, wherever it covers no marker and no other label.
+#[derive(Clone, Debug)]
+pub struct ScatterChart<'a> {
+    /// The figure's caption (and the SVG's `aria-label`).
+    pub caption: &'a str,
+    /// The points.
+    pub points: &'a [ScatterPoint],
+    /// The x axis's title.
+    pub x_label: &'a str,
+    /// Whether x counts things (whole-number ticks).
+    pub x_counts: bool,
+    /// The y axis's title.
+    pub y_label: &'a str,
+    /// The top of the y axis (the bottom is 0).
+    pub y_max: f64,
+}
+
+/// Draws a [`ScatterChart`]; each point is a `g.dx-scatter-point[data-key]`.
+pub fn scatter_chart(c: &ScatterChart) -> Markup {
+    let (left, top, plot_w, plot_h) = (56.0, 12.0, 420.0, 240.0);
+    let x_axis = Axis::new(c.points.iter().map(|p| p.x).fold(0.0, f64::max), c.x_counts);
+    let y_scale = Axis::new(c.y_max, false);
+    let px = |v: f64| left + v.max(0.0) / x_axis.top * plot_w;
+    let py = |v: f64| top + plot_h - v.clamp(0.0, y_scale.top) / y_scale.top * plot_h;
+    // One label per place: the names of the points drawn there.
+    let mut labels: Vec<(f64, f64, String)> = Vec::new();
+    for p in c.points {
+        let (x, y) = (px(p.x), py(p.y));
+        if let Some(l) = labels
+            .iter_mut()
+            .find(|(lx, ly, _)| (*lx - x).abs() < 0.5 && (*ly - y).abs() < 0.5)
+        {
+            l.2 = format!("{}, {}", l.2, p.label);
+        } else {
+            labels.push((x, y, p.label.clone()));
+        }
+    }
+    let room = labels
+        .iter()
+        .map(|l| text_width(&l.2))
+        .fold(0.0, f64::max)
+        .min(160.0)
+        + 8.0;
+    let area = Area {
+        left: left + 2.0,
+        right: left + plot_w + room,
+        top: 0.0,
+        bottom: top + plot_h + 6.0,
+    };
+    let texts = place_labels(&labels, area);
+    let width = area.right + 8.0;
+    let height = top + plot_h + 44.0;
+    html! {
+        figure.dx-chart {
+            figcaption { (c.caption) }
+            svg viewBox={ "0 0 " (num(width)) " " (num(height)) } width=(num(width)) height=(num(height)) role="img" aria-label=(c.caption) {
+                (y_axis(left, top, plot_w, plot_h, &y_scale, c.y_label))
+                g.grid {
+                    @for v in &x_axis.ticks {
+                        line x1=(num(px(*v))) x2=(num(px(*v))) y1=(num(top)) y2=(num(top + plot_h)) {}
+                        text x=(num(px(*v))) y=(num(top + plot_h + 14.0)) text-anchor="middle" font-size="11" { (num(*v)) }
+                    }
+                }
+                text x=(num(left + plot_w / 2.0)) y=(num(top + plot_h + 32.0)) text-anchor="middle" font-size="11" { (c.x_label) }
+                @for (k, p) in c.points.iter().enumerate() {
+                    g.dx-scatter-point data-key=(p.key) {
+                        (marker_sized(k, px(p.x), py(p.y), 4.5, &p.title))
+                    }
+                }
+                @for ((x, y), (_, _, text)) in texts.iter().zip(&labels) {
+                    text x=(num(*x)) y=(num(*y)) { (text) }
+                }
+            }
+        }
+    }
+}
+
+/// A rectangle of a chart, in its units.
+#[derive(Clone, Copy, Debug)]
+struct Area {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl Area {
+    fn overlaps(&self, o: &Area) -> bool {
+        self.left < o.right && o.left < self.right && self.top < o.bottom && o.top < self.bottom
+    }
+
+    fn inside(&self, o: &Area) -> bool {
+        self.left >= o.left && self.right <= o.right && self.top >= o.top && self.bottom <= o.bottom
+    }
+}
+
+/// Where each label `(marker x, marker y, text)` goes, as the (x, baseline) of left-aligned
+/// text: the first place right of its marker, left of it, above it, or below it (then lower,
+/// line by line) that stays in `area` and covers no marker and no label placed before; the
+/// place right of the marker when none does.
+fn place_labels(labels: &[(f64, f64, String)], area: Area) -> Vec<(f64, f64)> {
+    let marker = |x: f64, y: f64| Area {
+        left: x - 6.0,
+        right: x + 6.0,
+        top: y - 6.0,
+        bottom: y + 6.0,
+    };
+    let mut taken: Vec<Area> = labels.iter().map(|(x, y, _)| marker(*x, *y)).collect();
+    let mut out = Vec::new();
+    for (x, y, text) in labels {
+        let w = text_width(text);
+        let text_box = |tx: f64, ty: f64| Area {
+            left: tx,
+            right: tx + w,
+            top: ty - 10.0,
+            bottom: ty + 3.0,
+        };
+        let mut candidates = vec![
+            (x + 8.0, y + 4.0),
+            (x - 8.0 - w, y + 4.0),
+            (x - 2.0, y - 9.0),
+        ];
+        candidates.extend((0..12).map(|k| (x - 2.0, y + 18.0 + 14.0 * k as f64)));
+        let (tx, ty) = candidates
+            .iter()
+            .copied()
+            .find(|&(tx, ty)| {
+                let b = text_box(tx, ty);
+                b.inside(&area) && !taken.iter().any(|t| t.overlaps(&b))
+            })
+            .unwrap_or(candidates[0]);
+        taken.push(text_box(tx, ty));
+        out.push((tx, ty));
+    }
+    out
+}
+
 /// Every how many labels of width `font`-px text fit side by side in slots `slot` wide.
 fn label_every(labels: &[String], slot: f64, font: f64) -> usize {
     let widest = labels.iter().map(|l| text_width(l)).fold(0.0, f64::max) * font / 12.0;
@@ -242,7 +486,11 @@ fn label_every(labels: &[String], slot: f64, font: f64) -> usize {
 }
 
 fn marker(k: usize, x: f64, y: f64, title: &str) -> Markup {
-    let r = 3.2;
+    marker_sized(k, x, y, 3.2, title)
+}
+
+/// The `k`-th marker shape (circle, square, triangle, diamond, cross) of radius `r` at (x, y).
+fn marker_sized(k: usize, x: f64, y: f64, r: f64, title: &str) -> Markup {
     let class = format!("hollow s{}", k % 5);
     let t = html! { title { (title) } };
     match k % 5 {
@@ -492,5 +740,84 @@ mod tests {
         assert_eq!(html.matches("<circle class=\"hollow s0\"").count(), 2 + 1);
         assert_eq!(html.matches("<rect class=\"hollow s1\"").count(), 1 + 1);
         assert!(html.contains("<title>2 · random: 50</title>"));
+    }
+
+    #[test]
+    fn scatter_labels_cover_no_marker_and_no_other_label() {
+        // Points close together: each label still finds a free place.
+        let points: Vec<ScatterPoint> = [
+            ("codet", 5.0),
+            ("blind", 7.0),
+            ("repair", 8.0),
+            ("dixit", 12.0),
+        ]
+        .iter()
+        .map(|(name, x)| ScatterPoint {
+            label: name.to_string(),
+            x: *x,
+            y: 100.0,
+            title: name.to_string(),
+            key: name.to_string(),
+        })
+        .chain(["single", "single-2"].iter().map(|name| ScatterPoint {
+            label: name.to_string(),
+            x: 1.0,
+            y: 0.0,
+            title: name.to_string(),
+            key: name.to_string(),
+        }))
+        .collect();
+        let html = scatter_chart(&ScatterChart {
+            caption: "c",
+            points: &points,
+            x_label: "calls",
+            x_counts: true,
+            y_label: "%",
+            y_max: 100.0,
+        })
+        .into_string();
+        assert_eq!(html.matches("class=\"dx-scatter-point\"").count(), 6);
+        // Two points at one place share a label.
+        assert!(html.contains(">single, single-2</text>"), "{html}");
+        let labels = [
+            (5.0, 100.0, "codet"),
+            (7.0, 100.0, "blind"),
+            (8.0, 100.0, "repair"),
+        ];
+        let area = Area {
+            left: 0.0,
+            right: 600.0,
+            top: 0.0,
+            bottom: 300.0,
+        };
+        let at: Vec<(f64, f64, String)> = labels
+            .iter()
+            .map(|(x, y, t)| (20.0 * x, 300.0 - 2.4 * y, t.to_string()))
+            .collect();
+        let placed = place_labels(&at, area);
+        let boxes: Vec<Area> = placed
+            .iter()
+            .zip(&at)
+            .map(|((tx, ty), (_, _, t))| Area {
+                left: *tx,
+                right: tx + text_width(t),
+                top: ty - 10.0,
+                bottom: ty + 3.0,
+            })
+            .collect();
+        for (i, b) in boxes.iter().enumerate() {
+            for (x, y, _) in &at {
+                let m = Area {
+                    left: x - 6.0,
+                    right: x + 6.0,
+                    top: y - 6.0,
+                    bottom: y + 6.0,
+                };
+                assert!(!b.overlaps(&m), "label {i} covers a marker: {placed:?}");
+            }
+            for o in &boxes[i + 1..] {
+                assert!(!b.overlaps(o), "labels overlap: {placed:?}");
+            }
+        }
     }
 }

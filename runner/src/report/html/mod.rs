@@ -13,7 +13,8 @@
 //! - `diff.rs`: [`diff`] of two texts (unified or side by side) and [`diff_against`], several
 //!   texts each with a chooser of the one to compare it with (coders' implementations).
 //! - `matrix.rs`: [`Matrix`], rows × columns of one-letter codes (verdicts, bands), and legends.
-//! - `chart.rs`: [`bar_chart`], [`histogram`], [`dot_chart`] as inline SVG.
+//! - `chart.rs`: [`bar_chart`], [`histogram`], [`dot_chart`], [`whisker_chart`] (points with
+//!   intervals), [`scatter_chart`] (labelled points) as inline SVG.
 //! - `embed.rs`: [`json_script`], data for the page's scripts.
 //! - `assets/dixit.css`, `assets/dixit.js`: the one stylesheet and the shared script.
 //!
@@ -51,6 +52,8 @@
 //! | `dx-legend`, `sw` | legends of letters |
 //! | `dx-drill`, `dx-pair`, `dx-cell-info` | a drill-down panel, two code blocks side by side, the hovered cell's description |
 //! | `dx-chart`, `s0`…`s4`, `hollow`, `bar`, `seg` | charts: series colours, hollow markers, bars, pattern-filled histogram segments |
+//! | `dx-whisker`, `dx-point`, `dx-ci`, `dx-ref`, `dx-scatter-point` | a whisker chart's rows, dots, intervals and reference line; a scatter plot's points |
+//! | `dx-cmp-grid`, `dx-mark`, `dx-sym`, `dx-stopkind` | the comparison's problem × protocol grid: a cell's link, its mark, how its run ended |
 //! | `dx-noprint` | hidden in print |
 //!
 //! # Script API (assets/dixit.js, `window.dixit`)
@@ -79,7 +82,10 @@ mod matrix;
 mod page;
 mod table;
 
-pub use chart::{bar_chart, dot_chart, histogram, Bar, DotChart, Series};
+pub use chart::{
+    bar_chart, dot_chart, histogram, scatter_chart, whisker_chart, Bar, DotChart, ScatterChart,
+    ScatterPoint, Series, Whisker, WhiskerChart,
+};
 pub use code::code;
 pub use diff::{diff, diff_against, diff_stats, DiffSide, DiffStats};
 pub use embed::{escape_json_for_script, json_script};
