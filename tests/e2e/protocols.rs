@@ -703,6 +703,30 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
     assert_eq!(sampled.len(), 3, "{sampled:?}");
     assert_eq!(whole["cells"].as_array().unwrap().len(), 9);
     assert_eq!(kept_cells(&out), 9, "every finished cell is kept");
+    // Every cell that ran carries its protocol's own measures.
+    let metric = |c: &Value, name: &str| -> Option<Value> {
+        c["result"]["metrics"]
+            .as_array()?
+            .iter()
+            .find(|m| m["name"] == name)
+            .cloned()
+    };
+    for c in whole["cells"].as_array().unwrap() {
+        match c["protocol"].as_str().unwrap() {
+            "dixit" => {
+                let m = metric(c, "suite size").expect("dixit: suite size");
+                assert!(m["value"].as_f64().unwrap() >= 1.0, "{c}");
+                let p = metric(c, "admitted tests the hidden-passing implementations pass")
+                    .expect("dixit: the band's precision");
+                assert!(p["num"].as_u64() <= p["den"].as_u64(), "{p}");
+            }
+            "repair" => {
+                let m = metric(c, "last attempt worse than the best").expect("repair");
+                assert_eq!(m["kind"], "flag");
+            }
+            _ => assert!(c["result"]["metrics"].is_array(), "{c}"),
+        }
+    }
 
     // Killed after some cells finished, then run again.
     let t2 = tempfile::tempdir().unwrap();
@@ -935,4 +959,61 @@ fn codet_without_tests_ships_the_first_coder_that_builds() {
         (Some("first_that_builds"), Some(0))
     );
     replays(&run);
+}
+
+/// A comparison's blind cell measures its own tests against the hidden ones: whether they
+/// pass, whether that predicts the hidden verdict, and the share of the hidden tests' calls
+/// the own tests also make (observed, not parsed); the text table totals them per protocol.
+#[test]
+fn a_blind_cell_measures_its_own_tests_against_the_hidden_ones() {
+    let t = tempfile::tempdir().unwrap();
+    let project = triangle(&t.path().join("tri"), |c| c);
+    let o = dixit(
+        &[
+            "compare",
+            project.to_str().unwrap(),
+            "--protocols",
+            "blind",
+            "--json",
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let metrics = r["cells"][0]["result"]["metrics"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let get = |name: &str| {
+        metrics
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in {metrics:?}"))
+            .clone()
+    };
+    for name in [
+        "own tests all pass",
+        "hidden tests all pass",
+        "hidden tests pass when own tests pass",
+        "own verdict agrees with the hidden one",
+    ] {
+        let m = get(name);
+        assert!(m["num"].as_u64() <= m["den"].as_u64(), "{m}");
+    }
+    let overlap = get("hidden calls the own tests also make");
+    assert!(overlap["den"].as_u64().unwrap() > 0, "{overlap}");
+    assert!(
+        overlap["num"].as_u64() <= overlap["den"].as_u64(),
+        "{overlap}"
+    );
+    let o = dixit(
+        &["compare", project.to_str().unwrap(), "--protocols", "blind"],
+        t.path(),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("the seeds' own measures"), "{text}");
+    assert!(
+        text.contains("hidden calls the own tests also make"),
+        "{text}"
+    );
 }

@@ -229,6 +229,16 @@ pub async fn compare(
                     // Its place and holdout are this plan's.
                     c.index = k;
                     c.holdout = plan.holdout.contains(&name);
+                    if let CellResult::Ran(r) = &mut c.result {
+                        if r.metrics.is_none() {
+                            r.metrics = metrics_of_run(&r.run_dir, toolchains).await;
+                            if let (Some(d), Some(_)) = (&plan.cells_dir, &r.metrics) {
+                                if let Err(e) = keep(d, key.clone(), &c) {
+                                    tracing::warn!("{}: cannot keep cell {k}: {e}", d.display());
+                                }
+                            }
+                        }
+                    }
                     tell(&c, true);
                     return Some(c);
                 }
@@ -267,6 +277,27 @@ pub async fn compare(
         shard: plan.shard,
         cells,
     }
+}
+
+/// The seeds' measures of a run that already ran (a cell kept before cells carried them): its
+/// summary folded from the journal, with the disagreements computed again (the blind overlap
+/// reads them). None when the run's journal cannot be read.
+async fn metrics_of_run(
+    run_dir: &Path,
+    toolchains: &Arc<Toolchains>,
+) -> Option<Vec<crate::report::metric::Metric>> {
+    let (dir, tc) = (run_dir.to_path_buf(), toolchains.clone());
+    tokio::task::spawn_blocking(move || {
+        let journal = crate::journal::JournalFile::read(&dir.join("journal.jsonl")).ok()?;
+        let protocol = crate::protocol::named(&journal.protocol).ok()?;
+        let mut s = protocol.summary_of(&journal);
+        s.disagreements =
+            crate::consensus::for_run(&tc, &journal, &|e| protocol.named_tests(e), &dir);
+        Some(s.part.get().map(|p| p.metrics(&s)).unwrap_or_default())
+    })
+    .await
+    .ok()
+    .flatten()
 }
 
 async fn run_cell(
@@ -329,7 +360,8 @@ async fn run_cell(
                 .collect();
             CellResult::Ran(CellRun {
                 run_id: o.run_id.clone(),
-                run_dir: o.run_dir.clone(),
+                // Absolute, so the page links it from wherever the comparison is rendered.
+                run_dir: std::path::absolute(&o.run_dir).unwrap_or(o.run_dir.clone()),
                 stop: describe_stop(o.protocol, &o.stop),
                 exit: exit_name(exit_class(o.protocol, &o.stop)).into(),
                 coders: shipped.len(),
@@ -343,6 +375,7 @@ async fn run_cell(
                 completion_tokens: s.usage.completion_tokens,
                 usd: s.usage.usd,
                 seconds,
+                metrics: Some(s.part.get().map(|p| p.metrics(s)).unwrap_or_default()),
             })
         }
     }

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::format::percent;
 use crate::config::ProtocolName;
 use crate::eval::Shard;
+use crate::report::format::plural;
+use crate::report::metric::{aggregate, Metric, Total};
 use crate::stats::{paired, Paired, Rate};
 
 /// The seed of the paired bootstrap's resampling (fixed: the same report gives the same
@@ -66,6 +68,10 @@ pub struct CellRun {
     pub completion_tokens: u64,
     pub usd: f64,
     pub seconds: f64,
+    /// The seeds' own measures of the run ([`crate::report::metric`]); none in a cell kept
+    /// before they existed (`dixit compare` computes them again from the run's journal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Vec<crate::report::metric::Metric>>,
 }
 
 /// One (project, protocol) cell.
@@ -374,11 +380,7 @@ pub fn compare_table(r: &CompareReport) -> String {
                 t.tokens.to_string(),
                 format!("{:.4}", t.usd),
                 format!("{:.1}", t.seconds),
-                if t.skipped > 0 {
-                    format!("({} skipped)", t.skipped)
-                } else {
-                    String::new()
-                },
+                stops_note(r, p, holdout, t.skipped),
             ]);
         }
     }
@@ -424,7 +426,77 @@ pub fn compare_table(r: &CompareReport) -> String {
         }
         o.push_str(&columns(&[Left, Right, Right, Right, Right, Right], &rows));
     }
+    let measures = seed_metrics(r);
+    if !measures.is_empty() {
+        o.push_str("
+the seeds' own measures, per protocol (development problems that ran; a share of problems with its 95% Wilson interval, a pooled ratio, or a mean)
+");
+        for (p, totals) in &measures {
+            o.push_str(&format!(
+                "  {}
+",
+                one_line(p.as_str())
+            ));
+            for (name, t) in totals {
+                o.push_str(&format!(
+                    "    {}: {t}
+",
+                    one_line(name)
+                ));
+            }
+        }
+    }
     o
+}
+
+/// Each protocol's seed measures ([`crate::report::metric`]) totalled over its development
+/// cells that ran and carry them; protocols with none are left out.
+pub fn seed_metrics(r: &CompareReport) -> Vec<(ProtocolName, Vec<(String, Total)>)> {
+    r.protocols
+        .iter()
+        .filter_map(|p| {
+            let runs: Vec<&[Metric]> = r
+                .cells
+                .iter()
+                .filter(|c| &c.protocol == p && !c.holdout)
+                .filter_map(|c| match &c.result {
+                    CellResult::Ran(run) => run.metrics.as_deref(),
+                    _ => None,
+                })
+                .collect();
+            let totals = aggregate(runs);
+            (!totals.is_empty()).then(|| (p.clone(), totals))
+        })
+        .collect()
+}
+
+/// The last column of a protocol's totals: the runs that stopped for a person or at a cap, and
+/// the cells that did not run, counted so that none is hidden in a rate.
+fn stops_note(r: &CompareReport, p: &ProtocolName, holdout: bool, skipped: usize) -> String {
+    let count = |exit: &str| {
+        r.cells
+            .iter()
+            .filter(|c| &c.protocol == p && c.holdout == holdout)
+            .filter(|c| matches!(&c.result, CellResult::Ran(run) if run.exit == exit))
+            .count()
+    };
+    let mut parts = Vec::new();
+    let human = count("human_needed");
+    if human > 0 {
+        parts.push(plural(human, "human stop", "human stops"));
+    }
+    let capped = count("capped");
+    if capped > 0 {
+        parts.push(format!("{capped} capped"));
+    }
+    if skipped > 0 {
+        parts.push(format!("{skipped} skipped"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("({})", parts.join(", "))
+    }
 }
 
 /// `coder-2 ✓` (its implementation passes every hidden test), `coder-2 ✗`, `coder-2` (no
@@ -527,6 +599,7 @@ mod tests {
                 completion_tokens: 2,
                 usd: 12.5,
                 seconds: 1234.5,
+                metrics: None,
             }),
         }
     }

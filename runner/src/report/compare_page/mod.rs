@@ -71,6 +71,7 @@ mod tests {
             completion_tokens: 20,
             usd: 0.01,
             seconds: 2.5,
+            metrics: None,
         })
     }
 

@@ -47,11 +47,36 @@ pub fn render(
     Ok(page.render())
 }
 
-/// The seeds' own metrics per protocol (DebateCoder's convergence by epoch, the repair blog's
-/// shipped-worse rate, HillClimber's self-test → blind correlation, the band's live
-/// precision), once a cell carries them. Cells carry none yet, so there is no section.
-fn seed_metrics(_r: &CompareReport) -> Option<Markup> {
-    None
+/// The seeds' own metrics per protocol (the band's live precision, DebateCoder's convergence
+/// by epoch, the repair blog's last-worse-than-best rate, HillClimber's own tests against the
+/// hidden ones), over the development problems whose cells carry them; none: no section.
+fn seed_metrics(r: &CompareReport) -> Option<Markup> {
+    let measures = crate::report::compare::seed_metrics(r);
+    if measures.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "dx-metrics",
+        vec![
+            Column::text("protocol"),
+            Column::text("measure"),
+            Column::text("over the problems")
+                .title("a share of problems with its 95 % Wilson interval, a pooled ratio, or a mean per problem"),
+        ],
+    );
+    for (p, totals) in &measures {
+        for (name, total) in totals {
+            t.row(vec![
+                Cell::text(p.as_str()),
+                Cell::text(name),
+                Cell::text(total.to_string()),
+            ]);
+        }
+    }
+    Some(html! {
+        p.dx-muted { "Each protocol's own measures, as its seed defines them: a share of problems (with its 95 % Wilson interval), a ratio pooled over the problems, or a mean per problem. The blind overlap counts the distinct calls the hidden tests make (function and arguments, as Python compares them) that the run's own tests make too." }
+        (t.render())
+    })
 }
 
 /// `single, dixit, repair on 3 projects (1 held out)`.
