@@ -186,13 +186,17 @@ impl ProtocolReport for Debate {
 }
 
 impl Part for DebatePart {
-    /// DebateCoder's curve: whether the debate converged (an epoch whose tests told no two
-    /// implementations apart) by epoch 1, 2, 3, … (at least three points, more if it ran more).
+    /// DebateCoder's curve: whether the debate converged by epoch 1, 2, 3, … (at least three
+    /// points, more if it ran more). An epoch converges when no test it wrote broke an
+    /// implementation, or when after it every coder passes every test of the suite.
     fn metrics(&self, _: &Summary) -> Vec<Metric> {
         let at = self
             .epochs
             .iter()
-            .position(|e| e.breaking == 0)
+            .position(|e| {
+                e.breaking == 0
+                    || (!e.passed.is_empty() && e.passed.values().all(|(p, t)| p == t && *t > 0))
+            })
             .map(|i| i + 1);
         let mut m: Vec<Metric> = (1..=self.epochs.len().max(3))
             .map(|k| {
