@@ -1017,3 +1017,122 @@ fn a_blind_cell_measures_its_own_tests_against_the_hidden_ones() {
         "{text}"
     );
 }
+
+/// The experiment end to end at a small scale: three HumanEval-format tasks (the triangle spec
+/// as a benchmark's record: prompt with examples, `check(candidate)`, a reference) imported
+/// with a template whose agents are the triangle's scripted ones, then every protocol compared
+/// over them two cells at a time with `--out`, killed with SIGKILL part-way and run again: the
+/// same cells as an uninterrupted comparison, every protocol ran on every project (repair on
+/// the acceptance tests made from the examples), and the page is written.
+#[test]
+fn a_comparison_of_imported_projects_under_every_protocol_killed_and_resumed() {
+    const PROMPT: &str = "def triangle(a, b, c):\n    \"\"\" Classify a triangle by the lengths of its sides: \"equilateral\" (three equal sides),\n    \"isosceles\" (exactly two) or \"scalene\" (none). The sides are numbers; if any is zero or\n    negative, or the sides cannot form a triangle (one is at least as long as the other two\n    together), raise ValueError.\n    >>> triangle(2, 2, 2)\n    'equilateral'\n    >>> triangle(3, 4, 5)\n    'scalene'\n    >>> triangle(2, 2, 3)\n    'isosceles'\n    \"\"\"\n";
+    const REFERENCE: &str = "    if min(a, b, c) <= 0:\n        raise ValueError('sides must be positive')\n    x, y, z = sorted((a, b, c))\n    if x + y <= z:\n        raise ValueError('not a triangle')\n    if a == b == c:\n        return 'equilateral'\n    if a == b or b == c or a == c:\n        return 'isosceles'\n    return 'scalene'\n";
+    const CHECK: &str = "\n\ndef check(candidate):\n    assert candidate(7, 7, 7) == 'equilateral'\n    assert candidate(5, 5, 8) == 'isosceles'\n    assert candidate(4, 6, 9) == 'scalene'\n    for sides in [(0, 0, 0), (2, -3, 4), (1, 3, 1)]:\n        try:\n            candidate(*sides)\n        except ValueError:\n            continue\n        raise AssertionError(sides)\n";
+    let setup = |dir: &Path, delay: bool| -> Vec<PathBuf> {
+        let lines: String = (1..=3)
+            .map(|k| {
+                format!(
+                    "{}\n",
+                    serde_json::json!({"task_id": format!("Tri/{k}"), "prompt": PROMPT,
+                        "entry_point": "triangle", "canonical_solution": REFERENCE, "test": CHECK})
+                )
+            })
+            .collect();
+        let bench = dir.join("tri.jsonl");
+        std::fs::write(&bench, lines).unwrap();
+        // The triangle fixture's protocol settings and scripted agents, as an import template.
+        let template = std::fs::read_to_string(fixture("projects/triangle/dixit.toml"))
+            .unwrap()
+            .replace("name = \"triangle\"\n", "");
+        std::fs::write(dir.join("template.toml"), template).unwrap();
+        let o = dixit(
+            &[
+                "import",
+                "humaneval",
+                bench.to_str().unwrap(),
+                "--template",
+                "template.toml",
+                "--out",
+                "he",
+            ],
+            dir,
+        );
+        assert!(o.status.success(), "{}", describe(&o));
+        (1..=3)
+            .map(|k| {
+                let p = dir.join("he").join(format!("Tri_{k}"));
+                assert!(p.join("tests").is_dir(), "acceptance tests from the examples");
+                let scripts = p.join("scripts");
+                std::fs::create_dir_all(&scripts).unwrap();
+                for f in std::fs::read_dir(fixture("projects/triangle/scripts")).unwrap() {
+                    let f = f.unwrap().path();
+                    let mut s = std::fs::read_to_string(&f).unwrap();
+                    if delay {
+                        s = s.replace("text = ", "delay_ms = 40\ntext = ");
+                    }
+                    std::fs::write(scripts.join(f.file_name().unwrap()), s).unwrap();
+                }
+                p
+            })
+            .collect()
+    };
+    let args = |projects: &[PathBuf]| -> Vec<String> {
+        let mut a = vec!["compare".to_string()];
+        a.extend(projects.iter().map(|p| p.display().to_string()));
+        a.extend(
+            [
+                "--protocols",
+                "single,codet,dixit,debate,repair,blind",
+                "--jobs",
+                "2",
+                "--json",
+                "--out",
+                "cmp",
+            ]
+            .map(String::from),
+        );
+        a
+    };
+    let t = tempfile::tempdir().unwrap();
+    let projects = setup(t.path(), false);
+    let a = args(&projects);
+    let o = dixit(&a.iter().map(String::as_str).collect::<Vec<_>>(), t.path());
+    assert!(o.status.success(), "{}", describe(&o));
+    let whole: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = whole["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 18);
+    for c in cells {
+        assert!(
+            c["result"]["run_id"].is_string(),
+            "every protocol runs on every imported project: {c}"
+        );
+        assert!(c["result"]["shipped_passes"].is_boolean(), "{c}");
+    }
+    assert!(t.path().join("cmp/report.html").is_file());
+
+    let t2 = tempfile::tempdir().unwrap();
+    let projects = setup(t2.path(), true);
+    let a = args(&projects);
+    let out2 = t2.path().join("cmp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(&a)
+        .current_dir(t2.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while kept_cells(&out2) < 5 && started.elapsed() < std::time::Duration::from_secs(180) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = kept_cells(&out2);
+    assert!((5..18).contains(&before), "killed mid-way: {before} kept");
+    let o = dixit(&a.iter().map(String::as_str).collect::<Vec<_>>(), t2.path());
+    assert!(o.status.success(), "{}", describe(&o));
+    let again: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(cells_without_times(&again), cells_without_times(&whole));
+    assert!(out2.join("report.html").is_file());
+}
