@@ -80,8 +80,8 @@ impl ProtocolReport for Dixit {
             }
             if !invalid.is_empty() {
                 why.push(format!(
-                    "{} not build ({})",
-                    plural(invalid.len(), "test did", "tests did"),
+                    "{} INVALID ({})",
+                    plural(invalid.len(), "test was", "tests were"),
                     invalid.join(", ")
                 ));
             }
@@ -195,7 +195,7 @@ impl ProtocolReport for Dixit {
                 p { "The last round added no test, and not because the coders agree"
                     @if too_hard.is_empty() && invalid.is_empty() { "." } @else { ": " }
                     @if !too_hard.is_empty() { (plural(too_hard.len(), "proposal was", "proposals were")) " TOO_HARD (" (ids_linked(v, &too_hard)) "). " }
-                    @if !invalid.is_empty() { (plural(invalid.len(), "proposal did", "proposals did")) " not build (" (ids_linked(v, &invalid)) "). " }
+                    @if !invalid.is_empty() { (plural(invalid.len(), "proposal was", "proposals were")) " INVALID, not building or never reaching the code (" (ids_linked(v, &invalid)) "). " }
                 }
                 @for t in &hibernated {
                     @let with = asleep_with(v, t);
