@@ -1062,7 +1062,10 @@ fn a_comparison_of_imported_projects_under_every_protocol_killed_and_resumed() {
         (1..=3)
             .map(|k| {
                 let p = dir.join("he").join(format!("Tri_{k}"));
-                assert!(p.join("tests").is_dir(), "acceptance tests from the examples");
+                assert!(
+                    p.join("tests").is_dir(),
+                    "acceptance tests from the examples"
+                );
                 let scripts = p.join("scripts");
                 std::fs::create_dir_all(&scripts).unwrap();
                 for f in std::fs::read_dir(fixture("projects/triangle/scripts")).unwrap() {
