@@ -154,7 +154,7 @@ pub fn histogram(
 }
 
 /// A dot chart: categories along x, values along y from 0 to `y_max`, one marker shape per
-/// series (circle, square, triangle, diamond, cross), hollow so overlaps stay visible, each
+/// series (circle, square, triangle, diamond, cross, inverted triangle), hollow so overlaps stay visible, each
 /// series offset a little within its category. Categories are labelled by name, or by
 /// position (`numbered`: 1, 2, … at round intervals, the names in each mark's title); labels
 /// that would overlap are thinned out.
@@ -489,11 +489,12 @@ fn marker(k: usize, x: f64, y: f64, title: &str) -> Markup {
     marker_sized(k, x, y, 3.2, title)
 }
 
-/// The `k`-th marker shape (circle, square, triangle, diamond, cross) of radius `r` at (x, y).
+/// The `k`-th marker shape (circle, square, triangle, diamond, cross, inverted triangle) of
+/// radius `r` at (x, y): six apart, one per protocol of a full comparison.
 fn marker_sized(k: usize, x: f64, y: f64, r: f64, title: &str) -> Markup {
-    let class = format!("hollow s{}", k % 5);
+    let class = format!("hollow s{}", k % 6);
     let t = html! { title { (title) } };
-    match k % 5 {
+    match k % 6 {
         0 => html! { circle class=(class) cx=(num(x)) cy=(num(y)) r=(num(r)) { (t) } },
         1 => {
             html! { rect class=(class) x=(num(x - r)) y=(num(y - r)) width=(num(2.0 * r)) height=(num(2.0 * r)) { (t) } }
@@ -504,8 +505,11 @@ fn marker_sized(k: usize, x: f64, y: f64, r: f64, title: &str) -> Markup {
         3 => {
             html! { path class=(class) d={ "M" (num(x)) "," (num(y - r - 0.8)) " L" (num(x + r + 0.8)) "," (num(y)) " L" (num(x)) "," (num(y + r + 0.8)) " L" (num(x - r - 0.8)) "," (num(y)) " Z" } { (t) } }
         }
-        _ => {
+        4 => {
             html! { path class=(class) d={ "M" (num(x - r)) "," (num(y - r)) " L" (num(x + r)) "," (num(y + r)) " M" (num(x + r)) "," (num(y - r)) " L" (num(x - r)) "," (num(y + r)) } { (t) } }
+        }
+        _ => {
+            html! { path class=(class) d={ "M" (num(x)) "," (num(y + r + 0.6)) " L" (num(x + r + 0.4)) "," (num(y - r)) " L" (num(x - r - 0.4)) "," (num(y - r)) " Z" } { (t) } }
         }
     }
 }
