@@ -733,22 +733,7 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
     let projects = make(t2.path(), true);
     let out2 = t2.path().join("cmp");
     let a = args(&projects, &out2);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
-        .args(&a)
-        .current_dir(t2.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    // Kept cells (not the temporary file of one being written).
-    let kept = || kept_cells(&out2);
-    while kept() < 3 && started.elapsed() < std::time::Duration::from_secs(120) {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let before = kept();
+    let before = killed_once_kept(&a, t2.path(), &out2, 3, 120);
     assert!(
         (3..9).contains(&before),
         "killed mid-way: {before} cells kept"
@@ -790,6 +775,32 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
         (0..6).collect::<Vec<_>>(),
         "a reused cell takes its place in this plan"
     );
+}
+
+/// Runs `dixit ARGS` in `cwd`, kills it with SIGKILL once `--out DIR` (`out`) keeps `at_least`
+/// cells (or after `within_s` seconds), and returns how many cells it kept.
+fn killed_once_kept(
+    args: &[String],
+    cwd: &Path,
+    out: &Path,
+    at_least: usize,
+    within_s: u64,
+) -> usize {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
+        .args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while kept_cells(out) < at_least && started.elapsed() < std::time::Duration::from_secs(within_s)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    kept_cells(out)
 }
 
 /// Kept cells under `--out DIR` (`DIR/cells/<protocol>/<project>.json`; not the temporary file
@@ -1118,20 +1129,7 @@ fn a_comparison_of_imported_projects_under_every_protocol_killed_and_resumed() {
     let projects = setup(t2.path(), true);
     let a = args(&projects);
     let out2 = t2.path().join("cmp");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dixit"))
-        .args(&a)
-        .current_dir(t2.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while kept_cells(&out2) < 5 && started.elapsed() < std::time::Duration::from_secs(180) {
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let before = kept_cells(&out2);
+    let before = killed_once_kept(&a, t2.path(), &out2, 5, 180);
     assert!((5..18).contains(&before), "killed mid-way: {before} kept");
     let o = dixit(&a.iter().map(String::as_str).collect::<Vec<_>>(), t2.path());
     assert!(o.status.success(), "{}", describe(&o));
