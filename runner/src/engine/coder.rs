@@ -8,25 +8,10 @@ use crate::agents::Agent;
 use crate::classify::{run_matrix, Cell};
 use crate::journal::{CellRecord, Event};
 use crate::sandbox::VerdictKind;
-use crate::toolchain::{Language, Solution, Test, TestKind};
+use crate::toolchain::{solution_files, Solution, Test};
 
 use super::ctx::{Ctx, Halt};
 use super::suite::Suite;
-
-/// The file a coder's unnamed code block goes to, and the extensions it may write.
-pub fn solution_files(lang: Language, kind: TestKind) -> (&'static str, &'static [&'static str]) {
-    match (lang, kind) {
-        (Language::Python, TestKind::Io) => ("main.py", &["py"]),
-        (Language::Python, _) => ("solution.py", &["py"]),
-        (Language::C, TestKind::Io) => ("main.c", &["c", "h"]),
-        (Language::C, _) => ("solution.c", &["c", "h"]),
-        (Language::Cpp, TestKind::Io) => ("main.cpp", &["cpp", "h", "hpp"]),
-        (Language::Cpp, _) => ("solution.cpp", &["cpp", "h", "hpp"]),
-        (Language::Rust, TestKind::Io) => ("main.rs", &["rs"]),
-        (Language::Rust, _) => ("lib.rs", &["rs"]),
-        (Language::Wasm, _) => ("main.wasm", &[]),
-    }
-}
 
 /// An agent that writes code, and its current solution.
 pub struct Coder {

@@ -29,7 +29,7 @@ mod protocol;
 mod run;
 mod suite;
 
-pub use coder::{solution_files, Coder, Detail, Judgement};
+pub use coder::{Coder, Detail, Judgement};
 pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};

@@ -224,7 +224,7 @@ async fn detached_output(
 /// it, under `runs/<id>/blank/`.
 fn blank_solution(ctx: &Ctx) -> Result<Arc<Solution>, ProtocolError> {
     let dir = ctx.run_dir.join("blank");
-    let (file, _) = super::coder::solution_files(ctx.language(), ctx.test_kind());
+    let (file, _) = crate::toolchain::solution_files(ctx.language(), ctx.test_kind());
     let path = dir.join(file);
     std::fs::create_dir_all(&dir)
         .and_then(|()| std::fs::write(&path, ""))

@@ -126,6 +126,22 @@ impl TestKind {
     }
 }
 
+/// The file an implementation of `lang` for tests of `kind` lives in (where a coder's unnamed
+/// code block goes), and the extensions it may write.
+pub fn solution_files(lang: Language, kind: TestKind) -> (&'static str, &'static [&'static str]) {
+    match (lang, kind) {
+        (Language::Python, TestKind::Io) => ("main.py", &["py"]),
+        (Language::Python, _) => ("solution.py", &["py"]),
+        (Language::C, TestKind::Io) => ("main.c", &["c", "h"]),
+        (Language::C, _) => ("solution.c", &["c", "h"]),
+        (Language::Cpp, TestKind::Io) => ("main.cpp", &["cpp", "h", "hpp"]),
+        (Language::Cpp, _) => ("solution.cpp", &["cpp", "h", "hpp"]),
+        (Language::Rust, TestKind::Io) => ("main.rs", &["rs"]),
+        (Language::Rust, _) => ("lib.rs", &["rs"]),
+        (Language::Wasm, _) => ("main.wasm", &[]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,7 +54,7 @@ pub use error::{BuildError, BuildFailure, Tool, ToolchainError};
 pub use files::FileError;
 pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInterface};
 pub use io_case::{Checker, Compare, IoCase};
-pub use language::{Language, TestKind};
+pub use language::{solution_files, Language, TestKind};
 pub use python::{
     find_componentize_py, runtime_digest as python_runtime_digest,
     runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
