@@ -158,12 +158,14 @@ fn classify_rows(
             runs = row.iter().map(|c| c.runs).sum::<u32>();
             failures = row.iter().filter(|c| !c.passed()).count();
         }
+        let time = Stats::from_durations(&mut times);
         rows.push(ClassifyRow {
             reruns: reruns.to_string(),
             solutions: refs.len(),
             runs,
             failures,
-            time: Stats::from_durations(&mut times),
+            per_core_per_second: 1e6 / time.median_us.max(1e-3),
+            time,
         });
     }
     Ok(rows)

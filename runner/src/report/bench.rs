@@ -65,17 +65,18 @@ pub fn bench_table(r: &Report, seconds: f64) -> String {
         s.push('\n');
     }
     s.push_str(&format!(
-        "\n{:<31} {:>10} {:>10} {:>12} {:>12}\n",
-        "classify 1 Python test", "median", "p90", "solutions", "runs"
+        "\n{:<31} {:>10} {:>10} {:>12} {:>12} {:>14}\n",
+        "classify 1 Python test", "median", "p90", "solutions", "runs", "per s per core"
     ));
     for c in &r.classify {
         s.push_str(&format!(
-            "{:<31} {:>10} {:>10} {:>12} {:>12}\n",
+            "{:<31} {:>10} {:>10} {:>12} {:>12} {:>14.1}\n",
             format!("  reruns {}", c.reruns),
             per_run(c.time.median_us),
             per_run(c.time.p90_us),
             c.solutions,
-            c.runs
+            c.runs,
+            c.per_core_per_second
         ));
     }
     if let Some(l) = &r.runtime_load {

@@ -28,6 +28,7 @@ mod cache;
 mod engine;
 mod error;
 mod exit;
+mod flatten;
 mod host;
 mod image;
 mod limits;
@@ -43,6 +44,9 @@ pub use bridge::MAX_MESSAGE;
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
 pub use error::SandboxError;
+#[cfg(test)]
+pub(crate) use flatten::core_modules;
+pub(crate) use flatten::flatten;
 pub use host::splitmix64;
 pub use limits::Limits;
 pub use memory::MemoryStats;

@@ -15,7 +15,7 @@ use super::runnable::{once, Runnable, Solution, Test};
 use super::sdk;
 use super::snapshot::Snapshot;
 use crate::sandbox::{
-    dixit_home, hash_parts, CompileSide, Completion, Entry, Preopen, Program, Sandbox,
+    dixit_home, flatten, hash_parts, CompileSide, Completion, Entry, Preopen, Program, Sandbox,
     SandboxError, Server,
 };
 
@@ -192,7 +192,7 @@ pub fn find_componentize_py() -> Option<PathBuf> {
 /// The cache key of the Python runtime: the runner source, its WIT world, componentize-py.
 pub fn runtime_key() -> String {
     hash_parts([
-        b"dixit-python-runtime-v4".as_slice(),
+        b"dixit-python-runtime-v5".as_slice(),
         sdk::file("python/dixit_runner.py").as_bytes(),
         sdk::file("python/dixit_runtime.py").as_bytes(),
         sdk::file("python/dixit_bridge.py").as_bytes(),
@@ -228,7 +228,32 @@ fn load_runtime(sandbox: &Sandbox) -> Result<Program, ToolchainError> {
     }
 }
 
+/// Builds the runtime with componentize-py, merges its core modules (see
+/// [`crate::sandbox::flatten`]) and records the digest of what will be compiled.
 fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, String> {
+    let bytes = componentize(sandbox, tool)?;
+    let bytes = match flatten(&bytes) {
+        Ok(flat) => flat,
+        Err(e) => {
+            tracing::warn!(
+                "the Python runtime's core modules were not merged ({e}): fresh instances cost more"
+            );
+            bytes
+        }
+    };
+    let digest = hash_parts([bytes.as_slice()]);
+    let cache = sandbox.cache();
+    cache
+        .write_atomic(
+            &cache.path("python-runtime", &runtime_key(), "digest"),
+            digest.as_bytes(),
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(bytes)
+}
+
+/// The runtime component as componentize-py writes it.
+fn componentize(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, String> {
     let sdk = sdk::Sdk::materialize(sandbox.cache())?;
     let work = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
     let out = work.path().join("runtime.wasm");
@@ -261,16 +286,7 @@ fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, S
     if !o.success {
         return Err(format!("componentize-py failed:\n{}{}", o.stdout, o.stderr));
     }
-    let bytes = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let digest = hash_parts([bytes.as_slice()]);
-    let cache = sandbox.cache();
-    cache
-        .write_atomic(
-            &cache.path("python-runtime", &runtime_key(), "digest"),
-            digest.as_bytes(),
-        )
-        .map_err(|e| e.to_string())?;
-    Ok(bytes)
+    std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 /// Compiles `guest-sdk/build/reproducible.c` (see there) into a shared library with the host's C
@@ -413,6 +429,24 @@ fn insert_code_arg(args: &mut Vec<String>, path: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pinned componentize-py's output is one the flattener handles: if a new version
+    /// changed its shape, the runtime would silently keep its 14 modules and cost twice as much.
+    #[test]
+    fn the_runtime_componentize_py_builds_is_flattened() {
+        let tool = find_componentize_py().expect("componentize-py (toolchains/setup)");
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(crate::sandbox::SandboxConfig {
+            cache_dir: dir.path().to_path_buf(),
+            ..Default::default()
+        })
+        .unwrap();
+        let built = componentize(&sandbox, &tool).unwrap();
+        let flat = flatten(&built).expect("flattened");
+        // libc, libpython, … and wit-component's glue in one; the "fixup" apart.
+        assert_eq!(crate::sandbox::core_modules(&built), 14);
+        assert_eq!(crate::sandbox::core_modules(&flat), 2);
+    }
 
     #[test]
     fn code_args_lead_and_end_with_the_marker() {
