@@ -191,21 +191,3 @@ fn what_it_does_not_handle_is_an_error_not_a_different_component() {
         Err(FlattenError::Unsupported(_))
     ));
 }
-
-/// Flattens the component at `$DIXIT_FLATTEN_IN` into `$DIXIT_FLATTEN_OUT` (a development aid).
-#[test]
-#[ignore]
-fn flatten_a_file() {
-    let input = std::env::var("DIXIT_FLATTEN_IN").expect("DIXIT_FLATTEN_IN");
-    let output = std::env::var("DIXIT_FLATTEN_OUT").expect("DIXIT_FLATTEN_OUT");
-    let bytes = std::fs::read(input).unwrap();
-    let t = std::time::Instant::now();
-    let flat = flatten(&bytes).unwrap();
-    eprintln!(
-        "flattened in {:?}: {} -> {} bytes",
-        t.elapsed(),
-        bytes.len(),
-        flat.len()
-    );
-    std::fs::write(output, flat).unwrap();
-}
