@@ -27,10 +27,12 @@
 //! found.
 //!
 //! - `collect.rs`: [`tests_of_journal`], the tests a run wrote or was given.
+//! - `observe.rs`: the calls and answers read off a run's bridge ([`observe::observe`]).
 //! - `value.rs`: [`value::Value`], plain Python data read from the guest, compared and shown.
 //! - `assets/python/consensus.py` (in `runner/`): the guest side (guard).
 
 mod collect;
+pub(crate) mod observe;
 pub mod value;
 
 use std::collections::BTreeMap;
@@ -43,7 +45,7 @@ use crate::sandbox::{Limits, Preopen, VerdictKind};
 use crate::toolchain::Toolchains;
 
 pub use collect::{tests_of_journal, NamedTest, Origin, RecordedTest};
-use value::Value;
+use observe::{call_key, cut, observe, Answer, Call, Observed};
 
 /// The guest program (run by the Python runtime in mode `main`).
 const DRIVER: &str = include_str!("../../assets/python/consensus.py");
@@ -142,219 +144,6 @@ pub struct AnswerGroup {
     pub answer: String,
     /// The coders whose implementation gave it.
     pub coders: Vec<String>,
-}
-
-/// An implementation's answer to one call.
-#[derive(Clone, Debug, PartialEq)]
-enum Answer {
-    /// Returned plain data.
-    Value(Value),
-    /// Raised an exception (in the call, or importing the solution raised it).
-    Raised { exception: String },
-    /// Returned something that is not plain data (its type).
-    Unrepresentable(String),
-    /// The solution has no such function.
-    Missing,
-    /// No answer: the run ended without one (its verdict: `time_limit`, `memory_limit`, ...).
-    Silent(String),
-}
-
-impl Answer {
-    /// Equal for answers Python would call the same: values by `==`, exceptions by type.
-    fn key(&self) -> String {
-        match self {
-            Answer::Value(v) => format!("v{}", v.key()),
-            Answer::Raised { exception } => format!("r{exception}"),
-            Answer::Unrepresentable(t) => format!("u{t}"),
-            Answer::Missing => "m".into(),
-            Answer::Silent(why) => format!("n{why}"),
-        }
-    }
-
-    fn group(&self, coders: Vec<String>) -> AnswerGroup {
-        let (kind, answer) = match self {
-            Answer::Value(v) => ("value", v.repr(SHOWN)),
-            Answer::Raised { exception } => ("raised", format!("raises {exception}")),
-            Answer::Unrepresentable(t) => (
-                "unrepresentable",
-                format!("returns a {t} (not plain data, not compared)"),
-            ),
-            Answer::Missing => ("missing", "has no such function".to_string()),
-            Answer::Silent(why) => ("no_answer", format!("no answer ({why})")),
-        };
-        AnswerGroup {
-            kind: kind.into(),
-            answer,
-            coders,
-        }
-    }
-}
-
-/// One recorded call: a function and plain-data arguments.
-#[derive(Clone, Debug, PartialEq)]
-struct Call {
-    function: String,
-    args: Vec<Value>,
-    kwargs: Vec<(String, Value)>,
-}
-
-impl Call {
-    fn shown(&self) -> String {
-        let mut parts: Vec<String> = self.args.iter().map(|a| a.repr(SHOWN)).collect();
-        parts.extend(
-            self.kwargs
-                .iter()
-                .map(|(k, v)| format!("{k}={}", v.repr(SHOWN))),
-        );
-        let s = format!("{}({})", self.function, parts.join(", "));
-        cut(&s, SHOWN)
-    }
-
-    fn to_json(&self) -> (serde_json::Value, serde_json::Value) {
-        (
-            serde_json::Value::Array(self.args.iter().map(Value::to_json).collect()),
-            serde_json::Value::Array(
-                self.kwargs
-                    .iter()
-                    .map(|(k, v)| serde_json::json!([k, v.to_json()]))
-                    .collect(),
-            ),
-        )
-    }
-}
-
-fn cut(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_string();
-    }
-    let mut k = max;
-    while !s.is_char_boundary(k) {
-        k -= 1;
-    }
-    format!("{}…", &s[..k])
-}
-
-/// What one observed run showed: the calls the test made (on functions it got from
-/// `solution`) with the implementation's answers.
-#[derive(Debug, Default, PartialEq)]
-struct Observed {
-    calls: Vec<(Call, Answer)>,
-    /// Names the test asked `solution` for that it does not have.
-    missing: Vec<String>,
-    /// Calls whose arguments were not plain data (an object of the implementation's).
-    not_replayable: usize,
-    /// Why the run could not be made (then nothing else is known).
-    failure: Option<String>,
-}
-
-impl Observed {
-    fn failed(why: String) -> Self {
-        Observed {
-            failure: Some(why),
-            ..Default::default()
-        }
-    }
-}
-
-/// Reads the calls and answers off a run's bridge exchanges. Requests come from the test and
-/// answers from the implementation: both are untrusted, parsed within bounds, and anything
-/// malformed is skipped.
-fn observe(exchanges: &[crate::sandbox::Exchange]) -> Observed {
-    let mut out = Observed::default();
-    let mut functions: BTreeMap<i64, String> = BTreeMap::new();
-    for ex in exchanges {
-        let (Ok(req), Ok(ans)) = (
-            serde_json::from_slice::<serde_json::Value>(&ex.request),
-            serde_json::from_slice::<serde_json::Value>(&ex.answer),
-        ) else {
-            continue;
-        };
-        let handle = req.get("h").and_then(|h| h.as_i64());
-        match req.get("op").and_then(|o| o.as_str()) {
-            Some("getattr") if handle == Some(0) => {
-                let Some(name) = req
-                    .get("name")
-                    .and_then(|n| n.as_str())
-                    .filter(|n| is_name(n))
-                else {
-                    continue;
-                };
-                if let Some(h) = ans.pointer("/value/handle/0").and_then(|h| h.as_i64()) {
-                    functions.insert(h, name.to_string());
-                } else if raised(&ans).as_deref() == Some("AttributeError")
-                    && !out.missing.iter().any(|m| m == name)
-                {
-                    out.missing.push(name.to_string());
-                }
-            }
-            Some("call") => {
-                let Some(function) = handle.and_then(|h| functions.get(&h)) else {
-                    continue;
-                };
-                let args = req.get("args").and_then(|a| a.as_array()).map(|a| {
-                    a.iter()
-                        .map(Value::from_json)
-                        .collect::<Result<Vec<_>, _>>()
-                });
-                let kwargs =
-                    req.get("kwargs")
-                        .and_then(|k| k.as_array())
-                        .map_or(Some(Vec::new()), |k| {
-                            k.iter()
-                                .map(|kv| {
-                                    let pair = kv.as_array().filter(|p| p.len() == 2)?;
-                                    let k = pair[0].as_str().filter(|k| k.len() <= NAME_CHARS)?;
-                                    Some((k.to_string(), Value::from_json(&pair[1]).ok()?))
-                                })
-                                .collect::<Option<Vec<_>>>()
-                        });
-                let (Some(Ok(args)), Some(kwargs)) = (args, kwargs) else {
-                    out.not_replayable += 1;
-                    continue;
-                };
-                let call = Call {
-                    function: function.clone(),
-                    args,
-                    kwargs,
-                };
-                out.calls.push((call, answer_of(&ans)));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// A Python identifier of reasonable length (a function's name as shown).
-fn is_name(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= NAME_CHARS
-        && n.chars().all(|c| c == '_' || c.is_alphanumeric())
-        && !n.starts_with(|c: char| c.is_ascii_digit())
-}
-
-/// The first class name of a raised exception's MRO, bounded.
-fn raised(ans: &serde_json::Value) -> Option<String> {
-    ans.pointer("/raise/mro/0")
-        .and_then(|n| n.as_str())
-        .map(|n| cut(n, NAME_CHARS))
-}
-
-/// An implementation's answer as the bridge carried it.
-fn answer_of(ans: &serde_json::Value) -> Answer {
-    if let Some(e) = raised(ans) {
-        return Answer::Raised { exception: e };
-    }
-    let Some(v) = ans.get("value") else {
-        return Answer::Silent("unreadable answer".into());
-    };
-    if let Some(t) = v.pointer("/handle/1").and_then(|t| t.as_str()) {
-        return Answer::Unrepresentable(cut(t, NAME_CHARS));
-    }
-    Value::from_json(v).map_or_else(
-        |_| Answer::Silent("unreadable answer".into()),
-        Answer::Value,
-    )
 }
 
 /// Whether a folder holds a Python file (a coder that never wrote code has nothing to compare).
@@ -642,93 +431,9 @@ pub fn for_run(
     ))
 }
 
-/// Equal for calls Python would make identically (arguments compared by `==`).
-fn call_key(c: &Call) -> String {
-    let mut k = format!("{}(", c.function);
-    for a in &c.args {
-        let ak = a.key();
-        k.push_str(&format!("{}:{ak},", ak.len()));
-    }
-    for (name, v) in &c.kwargs {
-        let vk = v.key();
-        k.push_str(&format!("{name}={}:{vk},", vk.len()));
-    }
-    k.push(')');
-    k
-}
-
 impl Disagreements {
     /// Number of calls on which the implementations disagree.
     pub fn count(&self) -> usize {
         self.functions.iter().map(|f| f.inputs.len()).sum()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sandbox::Exchange;
-
-    fn ex(request: &str, answer: &str) -> Exchange {
-        Exchange {
-            request: request.as_bytes().to_vec(),
-            answer: answer.as_bytes().to_vec(),
-        }
-    }
-
-    #[test]
-    fn calls_are_read_off_the_bridge_and_bounded() {
-        let long = "E".repeat(500);
-        let o = observe(&[
-            ex(
-                r#"{"op":"getattr","h":0,"name":"f"}"#,
-                r#"{"value":{"handle":[3,"function"]}}"#,
-            ),
-            ex(
-                r#"{"op":"call","h":3,"args":[{"int":"2"}],"kwargs":[["k","x"]]}"#,
-                r#"{"value":{"float":"2.0"}}"#,
-            ),
-            ex(
-                r#"{"op":"call","h":3,"args":[{"handle":[9,"Box"]}]}"#,
-                r#"{"value":null}"#,
-            ),
-            ex(
-                r#"{"op":"call","h":3,"args":[]}"#,
-                &format!(r#"{{"raise":{{"mro":["{long}"],"args":[]}}}}"#),
-            ),
-            ex(
-                r#"{"op":"call","h":3,"args":[[]]}"#,
-                r#"{"value":{"handle":[4,"Stack"]}}"#,
-            ),
-            // A handle that is not a function the test asked `solution` for: not a call.
-            ex(r#"{"op":"call","h":4,"args":[]}"#, r#"{"value":1}"#),
-            ex(
-                r#"{"op":"getattr","h":0,"name":"g"}"#,
-                r#"{"raise":{"mro":["AttributeError","Exception","BaseException"],"args":[]}}"#,
-            ),
-            ex(
-                r#"{"op":"getattr","h":0,"name":"<img src=x>"}"#,
-                r#"{"value":1}"#,
-            ),
-            ex("not json", "{}"),
-        ]);
-        assert_eq!(o.calls.len(), 3);
-        assert_eq!(o.calls[0].0.shown(), "f(2, k='x')");
-        assert_eq!(
-            o.calls[0].1.key(),
-            Answer::Value(Value::Int("2".into())).key(),
-            "2.0 == 2 in Python"
-        );
-        let Answer::Raised { exception, .. } = &o.calls[1].1 else {
-            panic!("{:?}", o.calls[1].1)
-        };
-        assert_eq!(exception.chars().count(), NAME_CHARS + 1, "bounded");
-        assert_eq!(o.calls[2].1, Answer::Unrepresentable("Stack".into()));
-        assert_eq!(o.not_replayable, 1);
-        assert_eq!(o.missing, ["g"]);
-        let raised = |e: &str| Answer::Raised {
-            exception: e.into(),
-        };
-        assert_ne!(raised("ValueError").key(), raised("TypeError").key());
     }
 }

@@ -75,6 +75,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
                     Ok((a,))
                 }
                 Err(end) => {
+                    if partner.log.len() < partner.keep {
+                        partner.log.push(Exchange {
+                            request,
+                            answer: Vec::new(),
+                        });
+                    }
                     partner.ended = Some(end);
                     store.set_fuel(remaining.saturating_sub(used))?;
                     Err(wasmtime::Error::new(PartnerEnded))

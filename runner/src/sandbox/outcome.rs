@@ -59,7 +59,8 @@ pub struct RunOutcome {
     pub exchanges: Vec<Exchange>,
 }
 
-/// One request of a test's and the solution's answer, as carried.
+/// One request of a test's and the solution's answer, as carried. An empty `answer` is a request
+/// that got none: the solution's instance ended while answering it (the run's last exchange).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exchange {
     pub request: Vec<u8>,
