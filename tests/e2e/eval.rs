@@ -149,6 +149,8 @@ fn synthetic_corpus(dir: &Path) {
 /// never asked again (before, the ended session answered "exit 0" for every later test).
 /// Issue 19: a solution that rebinds the status codes it finds up its frames fails its tests
 /// (it runs apart from them: before, it passed every test and the hidden check).
+/// Issue 24: what each solution answered to each call of the generated tests is read off the
+/// same runs' bridge, alike at both levels, and the hidden check's calls are not among them.
 #[test]
 fn harness_verdicts_on_a_synthetic_corpus() {
     let dir = tempfile::tempdir().unwrap();
@@ -186,7 +188,30 @@ fn harness_verdicts_on_a_synthetic_corpus() {
             .iter()
             .any(|n| n.solution == Some(5) && n.note.contains("Recursion")));
         assert_eq!(e.report.setup.isolation, isolation);
-        results.push(e.report.results);
+
+        let o = m.outputs.as_ref().expect("answers are recorded");
+        // f(5) is the hidden check's call: selection never sees it.
+        assert_eq!(o.calls, ["f(1)", "f(2)", "f(0)"], "{isolation}");
+        let shown = |i: usize| -> Vec<&str> {
+            o.rows[i]
+                .iter()
+                .map(|&a| o.answers[a as usize].shown.as_str())
+                .collect()
+        };
+        let none = "no answer (the solution's instance ended)";
+        assert_eq!(shown(0), ["2", "3", "1"]);
+        assert_eq!(shown(1), ["1", "2", "0"]);
+        assert_eq!(shown(2), [none; 3], "an endless loop");
+        assert_eq!(shown(3), ["2", "3", "1"], "its prints do not matter");
+        assert_eq!(shown(4), ["raises SystemExit"; 3]);
+        assert_eq!(shown(5), ["raises RecursionError"; 3]);
+        assert_eq!(shown(6), ["raises OSError"; 3], "stdin is closed");
+        assert_eq!(shown(7), [none; 3], "os._exit ends its instance");
+        assert_eq!(shown(8), ["-1"; 3]);
+        let p = &e.report.results.problems[0];
+        // MBR-exec: s0 (x2) and s3 answer alike and only with values: 3 samples, both right.
+        assert_eq!(p.mbr_exec.map(|f| (f.num, f.den)), Some((3, 3)));
+        results.push((e.report.results, o.clone()));
     }
     assert_eq!(results[0], results[1]);
 }
@@ -444,7 +469,27 @@ fn cli_table_json_and_out() {
     };
     let table = run(&[]);
     assert!(table.contains("isolation: solution"), "{table}");
-    assert!(table.contains("CodeT dual agreement"), "{table}");
+    for strategy in [
+        "random baseline",
+        "MaxPass",
+        "CodeT dual agreement",
+        "MBR-exec",
+        "B4",
+        "SRank",
+        "Dixit band",
+        "Dixit loop",
+        "band → CodeT",
+        "band → B4",
+        "band → SRank",
+    ] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.contains(strategy) && l.ends_with('%')),
+            "{strategy} has no pass@1 in\n{table}"
+        );
+    }
+    assert!(!table.contains("not scored"), "{table}");
     assert!(table.contains("TOO_HARD"), "{table}");
     let json = run(&["--json", "--out", out_dir.path().to_str().unwrap()]);
     let report: EvalReport = serde_json::from_str(&json).unwrap();
@@ -454,6 +499,56 @@ fn cli_table_json_and_out() {
     assert!(out_dir.path().join("verdicts.json").is_file());
     let saved = EvalReport::read(&out_dir.path().join("report.json")).unwrap();
     assert_eq!(saved.results, report.results);
+    let summary = &report.results.summary;
+    for (name, mean) in [
+        ("max_pass", summary.max_pass_pct),
+        ("mbr_exec", summary.mbr_exec_pct),
+        ("b4", summary.b4_pct),
+        ("srank", summary.srank_pct),
+        ("codet_ideal_tests", summary.codet_ideal_tests_pct),
+        ("b4_ideal_tests", summary.b4_ideal_tests_pct),
+        ("srank_ideal_tests", summary.srank_ideal_tests_pct),
+        ("codet_ideal_passers", summary.codet_ideal_passers_pct),
+        ("b4_ideal_passers", summary.b4_ideal_passers_pct),
+        ("srank_ideal_passers", summary.srank_ideal_passers_pct),
+    ] {
+        assert!(mean.is_some_and(|m| (0.0..=100.0).contains(&m)), "{name}");
+    }
+
+    // The saved pass/fail verdicts score every strategy that needs no more than pass/fail,
+    // with the same figures, and say which they cannot.
+    let verdicts = out_dir.path().join("verdicts.json");
+    let scored = dixit(&[
+        "eval",
+        "--score-verdicts",
+        verdicts.to_str().unwrap(),
+        "--json",
+    ]);
+    scored.expect_code(0);
+    let scored: dixit::eval::scoring::Report = serde_json::from_str(&scored.stdout).unwrap();
+    let s = &scored.summary;
+    assert_eq!(s.max_pass_pct, summary.max_pass_pct);
+    assert_eq!(s.b4_pct, summary.b4_pct);
+    assert_eq!(s.codet_ideal_tests_pct, summary.codet_ideal_tests_pct);
+    assert_eq!(s.b4_ideal_tests_pct, summary.b4_ideal_tests_pct);
+    assert_eq!(s.codet_ideal_passers_pct, summary.codet_ideal_passers_pct);
+    assert_eq!(s.b4_ideal_passers_pct, summary.b4_ideal_passers_pct);
+    assert_eq!(
+        (
+            s.mbr_exec_pct,
+            s.srank_pct,
+            s.srank_ideal_tests_pct,
+            s.srank_ideal_passers_pct
+        ),
+        (None, None, None, None)
+    );
+    let table = dixit(&["eval", "--score-verdicts", verdicts.to_str().unwrap()]);
+    table.expect_code(0);
+    assert!(
+        table.stdout.contains("not scored: MBR-exec") && table.stdout.contains("SRank"),
+        "{}",
+        table.stdout
+    );
 }
 
 /// The native reference harness (`scripts/native_eval.py`) and the sandbox give the same

@@ -205,14 +205,33 @@ fn eval_report_and_comparison_in_chromium() {
     let summary = &report["results"]["summary"];
     let expected: Vec<(String, String)> = [
         ("random baseline", "random_pct"),
+        ("MaxPass (most tests passed)", "max_pass_pct"),
         ("CodeT dual agreement", "dual_agreement_pct"),
         (
             "dual agreement, unique tests",
             "dual_agreement_unique_tests_pct",
         ),
+        ("MBR-exec (most samples answering alike)", "mbr_exec_pct"),
+        ("B4 (Beta-Bernoulli posterior)", "b4_pct"),
+        ("SRank (answer clusters × agreement)", "srank_pct"),
         ("Dixit band (most IDEAL tests)", "dixit_band_pct"),
         ("Dixit band, unique tests", "dixit_band_unique_tests_pct"),
         ("Dixit loop simulation", "dixit_loop_pct"),
+        ("band → CodeT, IDEAL tests only", "codet_ideal_tests_pct"),
+        ("band → B4, IDEAL tests only", "b4_ideal_tests_pct"),
+        (
+            "band → SRank, IDEAL tests' pass rate",
+            "srank_ideal_tests_pct",
+        ),
+        (
+            "band → CodeT among IDEAL passers",
+            "codet_ideal_passers_pct",
+        ),
+        ("band → B4 among IDEAL passers", "b4_ideal_passers_pct"),
+        (
+            "band → SRank among IDEAL passers",
+            "srank_ideal_passers_pct",
+        ),
     ]
     .iter()
     .map(|(name, key)| {

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
 use super::{toolchains, GlobalArgs};
-use crate::eval::scoring::{LoopConfig, VerdictFile};
+use crate::eval::scoring::{B4Priors, LoopConfig, VerdictFile};
 use crate::eval::{
     evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation,
     MergeError, Progress, Report, ScoringConfig, Shard,
@@ -89,6 +89,13 @@ pub struct EvalArgs {
     /// Base seed of the Dixit loop simulation.
     #[arg(long, default_value_t = 0, value_name = "SEED")]
     pub loop_seed: u64,
+    /// B4's prior weight toward a solution or a test being correct (αx = αy).
+    #[arg(long, default_value_t = B4Priors::default().alpha, value_name = "ALPHA")]
+    pub b4_alpha: f64,
+    /// B4's prior weight against a wrong solution passing a wrong test (β0; its paper's code
+    /// tries 1e4, 1e5 and 1e6).
+    #[arg(long, default_value_t = B4Priors::default().beta0, value_name = "BETA0")]
+    pub b4_beta0: f64,
     /// Fuel per run (replaces CodeT's 0.1 s per test; see docs/eval.md).
     #[arg(long, default_value_t = EVAL_FUEL)]
     pub fuel: u64,
@@ -188,6 +195,10 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             seeds: a.seeds,
             base_seed: a.loop_seed,
             minority: a.minority,
+        },
+        b4: B4Priors {
+            alpha: a.b4_alpha,
+            beta0: a.b4_beta0,
         },
     };
     if let Some(path) = &a.score_verdicts {

@@ -355,7 +355,9 @@ fn matrix_key(problem: &Problem, options: &EvalOptions, runtime: &Program) -> St
     let limits_json = serde_json::to_vec(&options.limits).unwrap_or_default();
     hash_parts([
         CACHE_VERSION.as_bytes(),
-        b"matrix".as_slice(),
+        // Since matrices carry the solutions' answers ([`ProblemVerdicts::outputs`]): one built
+        // before has none, so it is built again.
+        b"matrix with answers".as_slice(),
         &problem_json,
         &limits_json,
         options.isolation.as_str().as_bytes(),

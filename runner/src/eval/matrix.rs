@@ -23,10 +23,12 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::answers::Recorder;
 use super::corpus::{Problem, Weighted};
 use super::error::EvalError;
-use super::scoring::{ProblemMatrix, RecordedProblem, ScoringError};
+use super::scoring::{Outputs, ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
+use crate::consensus::observe::{observe, Answer, Call};
 use crate::sandbox::{
     Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
     VerdictKind,
@@ -37,6 +39,9 @@ pub const EVAL_SEED: u64 = 1;
 
 /// Programs per call of the batch compile check and of the build.
 const COMPILE_CHUNK: usize = 100;
+/// Exchanges of the bridge kept per run, for the answers ([`Outputs`]): a generated test makes a
+/// call or two, so this bounds only a test that loops over calls.
+const BRIDGE_LOG: usize = 64;
 /// Fuel per program of the compile check: far above what compiling one test costs, so the check
 /// never depends on the evaluation's fuel limit.
 const COMPILE_FUEL_PER_PROGRAM: u64 = 200_000_000;
@@ -121,8 +126,13 @@ pub fn verdict_of_code(code: char) -> Option<VerdictKind> {
     })
 }
 
+/// The calls one run made into the solution, with the answers.
+type RunCalls = Vec<(Call, Answer)>;
+/// A solution's runs' calls, by generated test.
+type CallsByTest = Vec<RunCalls>;
+
 /// The outcome of one run in the matrix.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     /// The verdict.
     pub verdict: VerdictKind,
@@ -130,6 +140,8 @@ pub struct Cell {
     pub note: Option<String>,
     /// Fuel the run used.
     pub fuel: u64,
+    /// The calls the test made into the solution and its answers, off the bridge.
+    pub calls: RunCalls,
 }
 
 /// What a failing cell raised, kept sparse beside the rows.
@@ -171,6 +183,11 @@ pub struct ProblemVerdicts {
     pub runs: u64,
     /// Fuel all its runs used.
     pub fuel: u64,
+    /// What each solution answered to each call the generated tests made, read off the bridge
+    /// of the same runs (the hidden check's and the reference's runs are left out: selection
+    /// must not see them). Absent in matrices built before dixit recorded answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<Outputs>,
 }
 
 fn passes(codes: &str) -> Vec<bool> {
@@ -180,7 +197,10 @@ fn passes(codes: &str) -> Vec<bool> {
 impl ProblemVerdicts {
     /// The pass/fail matrix the strategies score.
     pub fn matrix(&self) -> Result<ProblemMatrix, ScoringError> {
-        self.recorded().matrix()
+        let mut m = self.recorded().matrix()?;
+        m.outputs = self.outputs.clone();
+        m.validate()?;
+        Ok(m)
     }
 
     /// The same verdicts in the pass/fail form `scripts/native_eval.py` writes.
@@ -193,6 +213,9 @@ impl ProblemVerdicts {
             hidden: passes(&self.hidden),
             reference_passes: passes(&self.reference_row),
             reference_hidden: Some(self.reference_hidden == 'P'),
+            // A solution that does not compile is a compile error in every cell, its hidden
+            // check included.
+            executes: self.hidden.chars().map(|c| c != 'C').collect(),
         }
     }
 
@@ -287,7 +310,7 @@ impl<'a> Harness<'a> {
                 target: String::new(),
                 args: vec![solution.into(), "marshal".into()],
                 preopens: Vec::new(),
-                log: 0,
+                log: BRIDGE_LOG,
             })),
         }
     }
@@ -533,7 +556,17 @@ impl<'a> Harness<'a> {
                 notes: Vec::new(),
                 runs: 0,
                 fuel: 0,
+                outputs: None,
             })
+            .collect();
+        let mut recorders: Vec<Recorder> = problems
+            .iter()
+            .map(|p| Recorder::new(p.solutions.len()))
+            .collect();
+        // Per problem, per solution, its runs' calls by test (the hidden check, cell 0, aside).
+        let mut calls: Vec<Vec<CallsByTest>> = problems
+            .iter()
+            .map(|p| vec![Vec::new(); p.solutions.len()])
             .collect();
         let mut hidden_codes: Vec<Vec<char>> = problems
             .iter()
@@ -563,6 +596,9 @@ impl<'a> Harness<'a> {
                 }
             }
             let hidden_code = verdict_code(cells[0].verdict);
+            if let Some(i) = r.solution {
+                calls[r.problem][i] = cells.into_iter().skip(1).map(|c| c.calls).collect();
+            }
             match r.solution {
                 None => {
                     m.reference_row = codes;
@@ -574,7 +610,18 @@ impl<'a> Harness<'a> {
                 }
             }
         }
-        for (m, h) in out.iter_mut().zip(hidden_codes) {
+        for (k, p) in problems.iter().enumerate() {
+            let recorder = &mut recorders[k];
+            for j in 0..p.tests.len() {
+                for (i, by_test) in calls[k].iter().enumerate() {
+                    if let Some(c) = by_test.get(j) {
+                        recorder.record(i, c);
+                    }
+                }
+            }
+        }
+        for ((m, h), r) in out.iter_mut().zip(hidden_codes).zip(recorders) {
+            m.outputs = Some(r.finish());
             m.hidden = h.into_iter().collect();
             m.notes
                 .sort_by_key(|n| (n.solution.map_or(0, |s| s + 1), n.test.map_or(0, |t| t + 1)));
@@ -639,6 +686,7 @@ impl<'a> Harness<'a> {
                                 verdict: VerdictKind::InternalError,
                                 note: Some(message),
                                 fuel: 0,
+                                calls: Vec::new(),
                             });
                             continue;
                         }
@@ -683,6 +731,7 @@ fn compile_error(class: &str, side: &str) -> Cell {
         verdict: VerdictKind::CompileError,
         note: Some(format!("{side}: {class}")),
         fuel: 0,
+        calls: Vec::new(),
     }
 }
 
@@ -703,6 +752,7 @@ fn cell(outcome: &RunOutcome) -> Cell {
         verdict: v.verdict,
         note: note.filter(|n| n != "AssertionError"),
         fuel: v.fuel,
+        calls: observe(&outcome.exchanges).calls,
     }
 }
 
@@ -761,6 +811,7 @@ mod tests {
             notes: Vec::new(),
             runs: 6,
             fuel: 0,
+            outputs: None,
         };
         let m = v.matrix().unwrap();
         assert_eq!(m.passes, vec![vec![true], vec![false]]);

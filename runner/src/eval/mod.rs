@@ -11,6 +11,7 @@
 //! - `corpus.rs`: the format-neutral corpus: problems, weighted (deduplicated) samples.
 //! - `codet.rs`: the importer for CodeT's published format, with CodeT's post-processing.
 //! - `matrix.rs`: the [`Harness`]: compile check and verdict matrices, at an [`Isolation`] level.
+//! - `answers.rs`: what each solution answered to each call of the tests, off the matrix's runs.
 //! - `cache.rs`: the on-disk cache of imported corpora and matrices.
 //! - `scoring.rs`: random baseline, CodeT dual agreement (`DualAgreement`, the rule the live
 //!   protocol `codet` ships by too), Dixit band, Dixit loop simulation, band precision;
@@ -18,6 +19,7 @@
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
 //! - `error.rs`: [`EvalError`].
 
+mod answers;
 mod cache;
 pub mod codet;
 pub mod corpus;

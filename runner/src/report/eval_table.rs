@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::eval_report::STRATEGIES;
 use super::format::{bytes, percent, thousands};
 use crate::eval::scoring::{ClassCount, Report};
 use crate::eval::EvalReport;
@@ -89,23 +90,34 @@ fn results_table(r: &Report) -> String {
     let s = &r.summary;
     let cfg = &r.config;
     let mut out = String::new();
-    let rows = [
-        ("random baseline", s.random_pct),
-        ("CodeT dual agreement", s.dual_agreement_pct),
-        ("  counting unique tests", s.dual_agreement_unique_tests_pct),
-        ("Dixit band (most IDEAL tests)", s.dixit_band_pct),
-        ("  counting unique tests", s.dixit_band_unique_tests_pct),
-        (
-            &*format!(
+    let name = |st: &super::eval_report::Strategy| {
+        if st.key == "loop" {
+            format!(
                 "Dixit loop ({} coders, {} seeds)",
                 cfg.dixit_loop.coders, cfg.dixit_loop.seeds
-            ),
-            s.dixit_loop_pct,
-        ),
-    ];
-    out.push_str("  strategy                             pass@1\n");
-    for (name, v) in rows {
-        out.push_str(&format!("  {name:<34} {v:>6.2} %\n"));
+            )
+        } else {
+            st.name.to_string()
+        }
+    };
+    let width = STRATEGIES
+        .iter()
+        .map(|st| name(st).chars().count())
+        .max()
+        .unwrap_or(0);
+    out.push_str(&format!("  {:<width$}  pass@1\n", "strategy"));
+    let mut missing = Vec::new();
+    for st in STRATEGIES {
+        match (st.mean)(s) {
+            Some(v) => out.push_str(&format!("  {:<width$} {v:>6.2} %\n", name(st))),
+            None => missing.push(st.name),
+        }
+    }
+    if !missing.is_empty() {
+        out.push_str(&format!(
+            "  not scored: {} (no result here: MBR-exec and SRank compare the solutions' answers, which pass/fail verdicts do not hold; a report older than a strategy has none)\n",
+            missing.join(", ")
+        ));
     }
     out.push_str(&format!(
         "\nband precision: tests classified over the recorded pool (MINORITY {}); correct = the reference solution passes\n",

@@ -18,15 +18,32 @@
 //!   (members): multiplicity weights the draw;
 //! * a problem with no solution samples scores 0.
 //!
-//! The strategies, a file each:
+//! Strategies that compare *answers* (MBR-exec, SRank) need [`Outputs`], what each solution
+//! answered to each call the tests made; without them (a pass/fail verdict file) they have no
+//! result, and reports say so rather than show a number.
+//!
+//! The strategies, a file each, each naming the paper and the code it follows:
 //! - `codet.rs`: CodeT's dual agreement ([`DualAgreement`], also the rule the live protocol
 //!   `codet` ships by);
+//! - `maxpass.rs`: MaxPass, most tests passed;
+//! - `mbr_exec.rs`: MBR-exec, the largest group of samples answering alike;
+//! - `b4.rs`: B4, a Beta-Bernoulli posterior over the pass matrix;
+//! - `srank.rs`: SRank, answer clusters weighted by the other clusters' agreement;
 //! - `band.rs`: the Dixit band over the pool, and how precise its classes are;
-//! - `simulation.rs`: the Dixit loop simulated on recorded verdicts.
+//! - `band_front.rs`: the band in front of CodeT, B4 and SRank: as their test filter, or as a
+//!   filter of the solutions they choose among;
+//! - `simulation.rs`: the Dixit loop simulated on recorded verdicts;
+//! - `outputs.rs`: the answers ([`Outputs`]).
 
+mod b4;
 mod band;
+mod band_front;
 mod codet;
+mod maxpass;
+mod mbr_exec;
+mod outputs;
 mod simulation;
+mod srank;
 
 use std::path::{Path, PathBuf};
 
@@ -35,9 +52,18 @@ use serde::{Deserialize, Serialize};
 use super::corpus::Weighted;
 use crate::classify::DEFAULT_MINORITY;
 
+pub use b4::{b4, b4_groups, b4_over, B4Group, B4Priors};
 pub use band::{band_precision, dixit_band, pool_bands, BandPrecision, ClassCount};
+pub use band_front::{
+    among_ideal_passers, b4_ideal_tests, codet_ideal_tests, ideal_passers, ideal_tests,
+    srank_ideal_tests,
+};
 pub use codet::{dual_agreement, ConsensusSet, DualAgreement};
+pub use maxpass::max_pass;
+pub use mbr_exec::mbr_exec;
+pub use outputs::{AnswerClass, AnswerKind, Outputs};
 pub use simulation::{dixit_loop, LoopConfig, LoopOutcome, DEFAULT_CODERS, DEFAULT_SEEDS};
+pub use srank::{srank, srank_weighted};
 
 /// Errors reading verdicts or combining reports.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +119,12 @@ pub struct ProblemMatrix {
     /// `reference_passes[j]`: the reference solution passes test `j` (the test
     /// is correct).
     pub reference_passes: Vec<bool>,
+    /// `executes[i]`: solution `i`'s code runs at all (it compiles). Empty: all of them (a
+    /// pass/fail verdict file does not say).
+    pub executes: Vec<bool>,
+    /// What each solution answered to each call the tests made; `None` when only pass/fail
+    /// was recorded (strategies that compare answers then have no result).
+    pub outputs: Option<Outputs>,
 }
 
 impl ProblemMatrix {
@@ -127,7 +159,42 @@ impl ProblemMatrix {
             let n = self.reference_passes.len();
             return shape(format!("reference_passes has {n} entries for {t} tests"));
         }
+        if !self.executes.is_empty() && self.executes.len() != s {
+            let n = self.executes.len();
+            return shape(format!("executes has {n} entries for {s} solutions"));
+        }
+        if let Some(o) = &self.outputs {
+            o.validate(s).or_else(shape)?;
+        }
         Ok(())
+    }
+
+    /// The same problem with only the solutions `keep` (indices, ascending): a selector run on
+    /// it picks among them.
+    pub fn only(&self, keep: &[usize]) -> ProblemMatrix {
+        ProblemMatrix {
+            id: self.id.clone(),
+            solution_counts: keep.iter().map(|&i| self.solution_counts[i]).collect(),
+            test_counts: self.test_counts.clone(),
+            passes: keep.iter().map(|&i| self.passes[i].clone()).collect(),
+            hidden: keep.iter().map(|&i| self.hidden[i]).collect(),
+            reference_passes: self.reference_passes.clone(),
+            executes: if self.executes.is_empty() {
+                Vec::new()
+            } else {
+                keep.iter().map(|&i| self.executes[i]).collect()
+            },
+            outputs: self.outputs.as_ref().map(|o| Outputs {
+                calls: o.calls.clone(),
+                answers: o.answers.clone(),
+                rows: keep.iter().map(|&i| o.rows[i].clone()).collect(),
+            }),
+        }
+    }
+
+    /// Whether solution `i`'s code runs at all (see [`ProblemMatrix::executes`]).
+    pub fn runs(&self, i: usize) -> bool {
+        self.executes.get(i).copied().unwrap_or(true)
     }
 
     /// Size of the pool: solution samples counting multiplicity.
@@ -178,6 +245,9 @@ pub struct RecordedProblem {
     /// The reference solution passes the hidden tests (a harness sanity check).
     #[serde(default)]
     pub reference_hidden: Option<bool>,
+    /// Solution `i`'s code runs at all ([`ProblemMatrix::executes`]); absent: all of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub executes: Vec<bool>,
 }
 
 impl RecordedProblem {
@@ -190,6 +260,8 @@ impl RecordedProblem {
             passes: self.passes.clone(),
             hidden: self.hidden.clone(),
             reference_passes: self.reference_passes.clone(),
+            executes: self.executes.clone(),
+            outputs: None,
         };
         m.validate()?;
         Ok(m)
@@ -261,6 +333,9 @@ pub struct ScoringConfig {
     pub minority: f64,
     /// Dixit loop simulation settings.
     pub dixit_loop: LoopConfig,
+    /// B4's priors (reports scored before B4 existed read as the defaults).
+    #[serde(default)]
+    pub b4: B4Priors,
 }
 
 impl Default for ScoringConfig {
@@ -268,6 +343,7 @@ impl Default for ScoringConfig {
         Self {
             minority: DEFAULT_MINORITY,
             dixit_loop: LoopConfig::default(),
+            b4: B4Priors::default(),
         }
     }
 }
@@ -291,6 +367,37 @@ pub struct ProblemReport {
     pub dixit_loop: LoopOutcome,
     /// Pool band precision.
     pub band_precision: BandPrecision,
+    /// MaxPass: most tests passed. (This and the strategies below are absent from reports
+    /// scored before they existed.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pass: Option<Fraction>,
+    /// MBR-exec over the recorded answers (absent without answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mbr_exec: Option<Fraction>,
+    /// B4 over the pass matrix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b4: Option<Fraction>,
+    /// SRank over the recorded answers (absent without answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srank: Option<Fraction>,
+    /// CodeT's dual agreement over the pool's IDEAL tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codet_ideal_tests: Option<Fraction>,
+    /// B4 over the pool's IDEAL tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b4_ideal_tests: Option<Fraction>,
+    /// SRank with the pool's IDEAL tests as its pass rate (absent without answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srank_ideal_tests: Option<Fraction>,
+    /// CodeT's dual agreement among the solutions that pass every IDEAL test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codet_ideal_passers: Option<Fraction>,
+    /// B4 among the solutions that pass every IDEAL test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b4_ideal_passers: Option<Fraction>,
+    /// SRank among the solutions that pass every IDEAL test (absent without answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srank_ideal_passers: Option<Fraction>,
 }
 
 /// Scores one problem with every strategy.
@@ -304,6 +411,18 @@ pub fn score_problem(m: &ProblemMatrix, config: &ScoringConfig) -> ProblemReport
         dixit_band_unique_tests: dixit_band(m, config.minority, false),
         dixit_loop: dixit_loop(m, &config.dixit_loop),
         band_precision: band_precision(m, config.minority),
+        max_pass: Some(max_pass(m)),
+        mbr_exec: mbr_exec(m),
+        b4: Some(b4(m, config.b4)),
+        srank: srank(m),
+        codet_ideal_tests: Some(codet_ideal_tests(m, config.minority)),
+        b4_ideal_tests: Some(b4_ideal_tests(m, config.minority, config.b4)),
+        srank_ideal_tests: srank_ideal_tests(m, config.minority),
+        codet_ideal_passers: among_ideal_passers(m, config.minority, |m| {
+            Some(dual_agreement(m, true))
+        }),
+        b4_ideal_passers: among_ideal_passers(m, config.minority, |m| Some(b4(m, config.b4))),
+        srank_ideal_passers: among_ideal_passers(m, config.minority, srank),
     }
 }
 
@@ -330,6 +449,37 @@ pub struct Summary {
     pub dixit_loop_stuck_runs: u64,
     /// Band precision, summed over problems.
     pub band_precision: BandPrecision,
+    /// MaxPass, mean pass@1 % (this and the means below: when every problem has the
+    /// strategy's result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pass_pct: Option<f64>,
+    /// MBR-exec, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mbr_exec_pct: Option<f64>,
+    /// B4, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b4_pct: Option<f64>,
+    /// SRank, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srank_pct: Option<f64>,
+    /// Dual agreement over IDEAL tests, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codet_ideal_tests_pct: Option<f64>,
+    /// B4 over IDEAL tests, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b4_ideal_tests_pct: Option<f64>,
+    /// SRank with IDEAL tests' pass rate, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srank_ideal_tests_pct: Option<f64>,
+    /// Dual agreement among IDEAL passers, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codet_ideal_passers_pct: Option<f64>,
+    /// B4 among IDEAL passers, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b4_ideal_passers_pct: Option<f64>,
+    /// SRank among IDEAL passers, mean pass@1 %.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srank_ideal_passers_pct: Option<f64>,
 }
 
 impl Summary {
@@ -341,6 +491,12 @@ impl Summary {
                 let sum: f64 = problems.iter().map(|p| f(p).value()).sum();
                 100.0 * sum / problems.len() as f64
             }
+        };
+        // A mean of a strategy some problem has no result of is no mean at all.
+        let mean_of = |f: &dyn Fn(&ProblemReport) -> Option<Fraction>| {
+            let all: Option<Vec<Fraction>> = problems.iter().map(f).collect();
+            all.filter(|v| !v.is_empty())
+                .map(|v| 100.0 * v.iter().map(|x| x.value()).sum::<f64>() / v.len() as f64)
         };
         let mut band_precision = BandPrecision::default();
         for p in problems {
@@ -357,6 +513,16 @@ impl Summary {
             dixit_loop_stuck: problems.iter().map(|p| p.dixit_loop.stuck).sum(),
             dixit_loop_stuck_runs: problems.iter().map(|p| p.dixit_loop.stuck_runs).sum(),
             band_precision,
+            max_pass_pct: mean_of(&|p| p.max_pass),
+            mbr_exec_pct: mean_of(&|p| p.mbr_exec),
+            b4_pct: mean_of(&|p| p.b4),
+            srank_pct: mean_of(&|p| p.srank),
+            codet_ideal_tests_pct: mean_of(&|p| p.codet_ideal_tests),
+            b4_ideal_tests_pct: mean_of(&|p| p.b4_ideal_tests),
+            srank_ideal_tests_pct: mean_of(&|p| p.srank_ideal_tests),
+            codet_ideal_passers_pct: mean_of(&|p| p.codet_ideal_passers),
+            b4_ideal_passers_pct: mean_of(&|p| p.b4_ideal_passers),
+            srank_ideal_passers_pct: mean_of(&|p| p.srank_ideal_passers),
         }
     }
 }
@@ -464,6 +630,8 @@ pub(crate) mod testing {
             passes,
             hidden: hidden.to_vec(),
             reference_passes: vec![true; tests.len()],
+            executes: Vec::new(),
+            outputs: None,
         };
         m.validate().unwrap();
         m
@@ -471,6 +639,41 @@ pub(crate) mod testing {
 
     pub(crate) fn frac(num: u64, den: u64) -> Fraction {
         Fraction { num, den }
+    }
+
+    /// Answers from rows of space-separated tokens, one per call: `!` raises, `-` not asked,
+    /// `~` no answer, anything else a value shown as the token (equal tokens, equal answers).
+    pub(crate) fn outputs(rows: &[&str]) -> Outputs {
+        let mut answers: Vec<AnswerClass> = Vec::new();
+        let mut index = std::collections::HashMap::new();
+        let rows: Vec<Vec<u32>> = rows
+            .iter()
+            .map(|r| {
+                r.split_whitespace()
+                    .map(|t| {
+                        *index.entry(t.to_string()).or_insert_with(|| {
+                            let kind = match t {
+                                "!" => AnswerKind::Raised,
+                                "-" => AnswerKind::NotAsked,
+                                "~" => AnswerKind::NoAnswer,
+                                _ => AnswerKind::Value,
+                            };
+                            answers.push(AnswerClass {
+                                kind,
+                                shown: t.to_string(),
+                            });
+                            answers.len() as u32 - 1
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let calls = rows.first().map_or(0, Vec::len);
+        Outputs {
+            calls: (0..calls).map(|c| format!("f({c})")).collect(),
+            answers,
+            rows,
+        }
     }
 }
 

@@ -263,7 +263,10 @@ pub fn render_comparison(
             &b.report.results.problems[kb],
         );
         for (s, st) in STRATEGIES.iter().enumerate() {
-            let (fa, fb) = ((st.of)(pa), (st.of)(pb));
+            // A strategy one side has no result of is not compared.
+            let (Some(fa), Some(fb)) = ((st.of)(pa), (st.of)(pb)) else {
+                continue;
+            };
             let delta = 100.0 * (fb.value() - fa.value());
             if delta.abs() < 1e-9 {
                 continue;
@@ -305,7 +308,23 @@ pub fn render_comparison(
         ],
     );
     for (st, (up, down)) in STRATEGIES.iter().zip(&per_strategy) {
-        let (ma, mb) = ((st.mean)(sa), (st.mean)(sb));
+        let (Some(ma), Some(mb)) = ((st.mean)(sa), (st.mean)(sb)) else {
+            // On one side only: its mean, and nothing to compare.
+            let shown = |m: Option<f64>| m.map_or_else(|| "–".to_string(), |m| format!("{m:.2}"));
+            let (ma, mb) = ((st.mean)(sa), (st.mean)(sb));
+            if ma.is_none() && mb.is_none() {
+                continue;
+            }
+            means.row(vec![
+                Cell::text(st.name),
+                Cell::num(ma.unwrap_or(f64::NAN), shown(ma)),
+                Cell::num(mb.unwrap_or(f64::NAN), shown(mb)),
+                Cell::num(f64::NAN, "–").class("dx-muted"),
+                Cell::num(f64::NAN, "–"),
+                Cell::num(f64::NAN, "–"),
+            ]);
+            continue;
+        };
         let d = mb - ma;
         let mark = if d > 1e-9 {
             "▲ "
@@ -499,6 +518,7 @@ mod tests {
             notes: Vec::new(),
             runs: 0,
             fuel: 0,
+            outputs: None,
         }
     }
 

@@ -51,57 +51,128 @@ pub(crate) struct Strategy {
     pub key: &'static str,
     /// Name shown.
     pub name: &'static str,
-    /// Its pass@1 on one problem.
-    pub of: fn(&ProblemReport) -> Fraction,
-    /// Its mean pass@1 in percent.
-    pub mean: fn(&Summary) -> f64,
+    /// Its pass@1 on one problem (`None`: no result, e.g. answers were not recorded).
+    pub of: fn(&ProblemReport) -> Option<Fraction>,
+    /// Its mean pass@1 in percent (`None` when some problem has no result).
+    pub mean: fn(&Summary) -> Option<f64>,
     /// Drawn in the per-problem plot.
     pub plotted: bool,
 }
 
-/// The strategies of `eval::scoring`, in the order of `dixit eval`'s table.
+/// The strategies of `eval::scoring`, in the order of `dixit eval`'s table: the baseline, the
+/// selectors of the literature, the band's own, then the band in front of a selector.
 pub(crate) const STRATEGIES: &[Strategy] = &[
     Strategy {
         key: "random",
         name: "random baseline",
-        of: |p| p.random,
-        mean: |s| s.random_pct,
+        of: |p| Some(p.random),
+        mean: |s| Some(s.random_pct),
         plotted: true,
+    },
+    Strategy {
+        key: "max_pass",
+        name: "MaxPass (most tests passed)",
+        of: |p| p.max_pass,
+        mean: |s| s.max_pass_pct,
+        plotted: false,
     },
     Strategy {
         key: "dual",
         name: "CodeT dual agreement",
-        of: |p| p.dual_agreement,
-        mean: |s| s.dual_agreement_pct,
+        of: |p| Some(p.dual_agreement),
+        mean: |s| Some(s.dual_agreement_pct),
         plotted: true,
     },
     Strategy {
         key: "dual_unique",
         name: "dual agreement, unique tests",
-        of: |p| p.dual_agreement_unique_tests,
-        mean: |s| s.dual_agreement_unique_tests_pct,
+        of: |p| Some(p.dual_agreement_unique_tests),
+        mean: |s| Some(s.dual_agreement_unique_tests_pct),
         plotted: false,
+    },
+    Strategy {
+        key: "mbr_exec",
+        name: "MBR-exec (most samples answering alike)",
+        of: |p| p.mbr_exec,
+        mean: |s| s.mbr_exec_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "b4",
+        name: "B4 (Beta-Bernoulli posterior)",
+        of: |p| p.b4,
+        mean: |s| s.b4_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "srank",
+        name: "SRank (answer clusters × agreement)",
+        of: |p| p.srank,
+        mean: |s| s.srank_pct,
+        plotted: true,
     },
     Strategy {
         key: "band",
         name: "Dixit band (most IDEAL tests)",
-        of: |p| p.dixit_band,
-        mean: |s| s.dixit_band_pct,
+        of: |p| Some(p.dixit_band),
+        mean: |s| Some(s.dixit_band_pct),
         plotted: true,
     },
     Strategy {
         key: "band_unique",
         name: "Dixit band, unique tests",
-        of: |p| p.dixit_band_unique_tests,
-        mean: |s| s.dixit_band_unique_tests_pct,
+        of: |p| Some(p.dixit_band_unique_tests),
+        mean: |s| Some(s.dixit_band_unique_tests_pct),
         plotted: false,
     },
     Strategy {
         key: "loop",
         name: "Dixit loop simulation",
-        of: |p| p.dixit_loop.pass_at_1(),
-        mean: |s| s.dixit_loop_pct,
+        of: |p| Some(p.dixit_loop.pass_at_1()),
+        mean: |s| Some(s.dixit_loop_pct),
         plotted: true,
+    },
+    Strategy {
+        key: "codet_ideal_tests",
+        name: "band → CodeT, IDEAL tests only",
+        of: |p| p.codet_ideal_tests,
+        mean: |s| s.codet_ideal_tests_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "b4_ideal_tests",
+        name: "band → B4, IDEAL tests only",
+        of: |p| p.b4_ideal_tests,
+        mean: |s| s.b4_ideal_tests_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "srank_ideal_tests",
+        name: "band → SRank, IDEAL tests' pass rate",
+        of: |p| p.srank_ideal_tests,
+        mean: |s| s.srank_ideal_tests_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "codet_ideal_passers",
+        name: "band → CodeT among IDEAL passers",
+        of: |p| p.codet_ideal_passers,
+        mean: |s| s.codet_ideal_passers_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "b4_ideal_passers",
+        name: "band → B4 among IDEAL passers",
+        of: |p| p.b4_ideal_passers,
+        mean: |s| s.b4_ideal_passers_pct,
+        plotted: false,
+    },
+    Strategy {
+        key: "srank_ideal_passers",
+        name: "band → SRank among IDEAL passers",
+        of: |p| p.srank_ideal_passers,
+        mean: |s| s.srank_ideal_passers_pct,
+        plotted: false,
     },
 ];
 

@@ -25,7 +25,7 @@ use super::super::html::{
 use super::super::input::ReportError;
 use super::{EvalOutput, Provenance, STRATEGIES};
 use crate::classify::Class;
-use crate::eval::scoring::{pool_bands, ProblemReport};
+use crate::eval::scoring::{pool_bands, Fraction, ProblemReport};
 use crate::eval::{EvalReport, ProblemVerdicts};
 
 /// The page script of the eval report.
@@ -239,10 +239,14 @@ fn lead(r: &EvalReport) -> Markup {
     // The first of the best (a variant that ties its strategy is not named instead).
     let best = STRATEGIES
         .iter()
-        .fold(None::<&super::Strategy>, |best, st| match best {
-            Some(b) if (b.mean)(s) >= (st.mean)(s) => Some(b),
-            _ => Some(st),
-        });
+        .filter_map(|st| Some((st, (st.mean)(s)?)))
+        .fold(
+            None::<(&super::Strategy, f64)>,
+            |best, (st, m)| match best {
+                Some(b) if b.1 >= m => Some(b),
+                _ => Some((st, m)),
+            },
+        );
     let failures = &r.execution.reference_failures;
     html! {
         div.dx-lead.(if failures.is_empty() { "dx-good" } else { "dx-bad" }) {
@@ -252,8 +256,8 @@ fn lead(r: &EvalReport) -> Markup {
                 (thousands(c.tests)) " unique generated tests (" (thousands(c.test_samples)) " samples) · "
                 (thousands(c.cells)) " cells, each one sandboxed run"
             }
-            @if let Some(b) = best {
-                p { "Best pass@1: " strong { (b.name) " " (format!("{:.2} %", (b.mean)(s))) } ", against " (format!("{:.2} %", s.random_pct)) " for a random pick." }
+            @if let Some((b, mean)) = best {
+                p { "Best pass@1: " strong { (b.name) " " (format!("{mean:.2} %")) } ", against " (format!("{:.2} %", s.random_pct)) " for a random pick." }
             }
             @if !failures.is_empty() {
                 p { "✗ Reference solutions that fail their own hidden tests: " (failures.join(", ")) " (their problems' results are suspect)." }
@@ -279,14 +283,23 @@ fn strategies(r: &EvalReport) -> Markup {
             Column::num("at 0 %").title("problems where no solution it may pick is correct"),
         ],
     );
+    let mut missing = Vec::new();
     for st in STRATEGIES {
-        let mean = (st.mean)(s);
+        let Some(mean) = (st.mean)(s) else {
+            missing.push(st.name);
+            continue;
+        };
         let delta = mean - s.random_pct;
-        let count = |f: &dyn Fn(&ProblemReport) -> bool| problems.iter().filter(|p| f(p)).count();
-        let up = count(&|p| (st.of)(p).value() > p.random.value() + 1e-12);
-        let down = count(&|p| (st.of)(p).value() + 1e-12 < p.random.value());
-        let full = count(&|p| (st.of)(p).den > 0 && (st.of)(p).num == (st.of)(p).den);
-        let zero = count(&|p| (st.of)(p).num == 0);
+        let count = |f: &dyn Fn(&ProblemReport, Fraction) -> bool| {
+            problems
+                .iter()
+                .filter(|p| (st.of)(p).is_some_and(|x| f(p, x)))
+                .count()
+        };
+        let up = count(&|p, x| x.value() > p.random.value() + 1e-12);
+        let down = count(&|p, x| x.value() + 1e-12 < p.random.value());
+        let full = count(&|_, x| x.den > 0 && x.num == x.den);
+        let zero = count(&|_, x| x.num == 0);
         let delta_cell = if st.key == "random" {
             Cell::num(0.0, "")
         } else {
@@ -311,17 +324,25 @@ fn strategies(r: &EvalReport) -> Markup {
         (t.render())
         p.dx-note {
             "pass@1: the expected share of correct picks when the strategy draws uniformly among the solutions it ranks first, averaged over problems. "
-            "Dixit band: the solutions passing the most IDEAL tests (tests failed by some, but at most " (cfg.minority) " of the pool). "
+            "MBR-exec and SRank compare what the solutions return on the calls the tests make; MaxPass, CodeT and B4 only which tests they pass. "
+            "B4's priors: α = " (cfg.b4.alpha) ", β0 = " (cfg.b4.beta0) ". "
+            "Dixit band: the solutions passing the most IDEAL tests (tests failed by some, but at most " (cfg.minority) " of the pool). “band → X, IDEAL tests only”: X sees the IDEAL tests alone; “among IDEAL passers”: X chooses among the solutions that pass every IDEAL test. "
             "Dixit loop: a simulation of the loop with " (cfg.dixit_loop.coders) " coders over " (cfg.dixit_loop.seeds) " seeds. "
             "“Unique tests” counts each distinct test once instead of by how many samples wrote it."
         }
+        @if !missing.is_empty() {
+            p.dx-note { "Not scored here (this report has no result of them: MBR-exec and SRank need the solutions' answers, which pass/fail verdicts do not hold, and a report written before a strategy existed has none of it): " (missing.join(", ")) "." }
+        }
         (bar_chart(
             "Mean pass@1 by strategy (%)",
-            &STRATEGIES.iter().map(|st| Bar {
-                label: st.name.to_string(),
-                value: (st.mean)(s),
-                shown: format!("{:.2} %", (st.mean)(s)),
-                class: None,
+            &STRATEGIES.iter().filter_map(|st| {
+                let mean = (st.mean)(s)?;
+                Some(Bar {
+                    label: st.name.to_string(),
+                    value: mean,
+                    shown: format!("{mean:.2} %"),
+                    class: None,
+                })
             }).collect::<Vec<_>>(),
             Some(100.0),
         ))
@@ -389,13 +410,13 @@ fn plots(eval: &EvalOutput) -> Markup {
     let categories: Vec<String> = order.iter().map(|&k| r.problems[k].id.clone()).collect();
     let series: Vec<Series> = STRATEGIES
         .iter()
-        .filter(|s| s.plotted)
+        .filter(|st| st.plotted && (st.mean)(&r.summary).is_some())
         .map(|st| Series {
             name: st.name.to_string(),
             values: order
                 .iter()
                 .map(|&k| {
-                    let f = (st.of)(&r.problems[k]);
+                    let f = (st.of)(&r.problems[k])?;
                     (f.den > 0).then(|| 100.0 * f.value())
                 })
                 .collect(),
@@ -624,6 +645,7 @@ pub(crate) mod tests {
             }],
             runs: 12,
             fuel: 1000,
+            outputs: None,
         };
         let results = Report::score(&[v.matrix().unwrap()], ScoringConfig::default()).unwrap();
         EvalOutput {
@@ -731,6 +753,7 @@ pub(crate) mod tests {
             ],
             runs: 0,
             fuel: 0,
+            outputs: None,
         };
         let (names, rows) = encode_notes(&v);
         assert_eq!(names, ["NameError", "TypeError"]);
