@@ -23,12 +23,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::answers::Recorder;
+use super::answers::{Recorder, Seen, SeenCalls};
 use super::corpus::{Problem, Weighted};
 use super::error::EvalError;
 use super::scoring::{Outputs, ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
-use crate::consensus::observe::{observe, Answer, Call};
 use crate::sandbox::{
     Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
     VerdictKind,
@@ -126,11 +125,6 @@ pub fn verdict_of_code(code: char) -> Option<VerdictKind> {
     })
 }
 
-/// The calls one run made into the solution, with the answers.
-type RunCalls = Vec<(Call, Answer)>;
-/// A solution's runs' calls, by generated test.
-type CallsByTest = Vec<RunCalls>;
-
 /// The outcome of one run in the matrix.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
@@ -140,8 +134,9 @@ pub struct Cell {
     pub note: Option<String>,
     /// Fuel the run used.
     pub fuel: u64,
-    /// The calls the test made into the solution and its answers, off the bridge.
-    pub calls: RunCalls,
+    /// The calls the test made into the solution and its answers, off the bridge (numbered in
+    /// its problem's [`Seen`]; empty where not read).
+    pub calls: SeenCalls,
 }
 
 /// What a failing cell raised, kept sparse beside the rows.
@@ -292,8 +287,9 @@ impl<'a> Harness<'a> {
     }
 
     /// A test (`target`) against a solution, the two apart: the solution served by its own
-    /// instance (`serve-pair`), the test run among its names (`pair`).
-    fn spec(&self, target: &str, solution: &str, limits: Limits) -> RunSpec {
+    /// instance (`serve-pair`), the test run among its names (`pair`); the bridge keeps `log`
+    /// exchanges.
+    fn spec(&self, target: &str, solution: &str, limits: Limits, log: usize) -> RunSpec {
         RunSpec {
             entry: Entry::Call {
                 mode: "pair".into(),
@@ -310,7 +306,7 @@ impl<'a> Harness<'a> {
                 target: String::new(),
                 args: vec![solution.into(), "marshal".into()],
                 preopens: Vec::new(),
-                log: BRIDGE_LOG,
+                log,
             })),
         }
     }
@@ -533,10 +529,13 @@ impl<'a> Harness<'a> {
             .map(|r| 1 + programs[r.problem].len() as u64)
             .sum();
         progress.start("verdict matrix", total);
+        // What the solutions answered, read off their generated tests' runs.
+        let seen: Vec<Seen> = problems.iter().map(|_| Seen::default()).collect();
         let results: Vec<Vec<Cell>> = rows
             .par_iter()
             .map(|r| {
-                let cells = self.row(r.built, targets_of[r.problem]);
+                let read = r.solution.map(|_| &seen[r.problem]);
+                let cells = self.row(r.built, targets_of[r.problem], read);
                 progress.advance(cells.len() as u64);
                 cells
             })
@@ -561,10 +560,11 @@ impl<'a> Harness<'a> {
             .collect();
         let mut recorders: Vec<Recorder> = problems
             .iter()
-            .map(|p| Recorder::new(p.solutions.len()))
+            .zip(seen)
+            .map(|(p, seen)| Recorder::new(seen, p.solutions.len()))
             .collect();
         // Per problem, per solution, its runs' calls by test (the hidden check, cell 0, aside).
-        let mut calls: Vec<Vec<CallsByTest>> = problems
+        let mut calls: Vec<Vec<Vec<SeenCalls>>> = problems
             .iter()
             .map(|p| vec![Vec::new(); p.solutions.len()])
             .collect();
@@ -629,9 +629,11 @@ impl<'a> Harness<'a> {
         Ok(out)
     }
 
-    /// Runs one solution against each target program, at this harness's isolation level. A
-    /// solution or test that did not compile fails with `compile_error`, without a run.
-    fn row(&self, solution: &Built, targets: &[Built]) -> Vec<Cell> {
+    /// Runs one solution against each target program (the hidden check first), at this
+    /// harness's isolation level. A solution or test that did not compile fails with
+    /// `compile_error`, without a run. With `read`, the generated tests' runs are read off the
+    /// bridge into it (the hidden check's never are).
+    fn row(&self, solution: &Built, targets: &[Built], read: Option<&Seen>) -> Vec<Cell> {
         let solution = match solution {
             Ok(code) => code.as_str(),
             Err(class) => {
@@ -645,14 +647,19 @@ impl<'a> Harness<'a> {
             // Runs are independent: let idle workers take them one by one.
             Isolation::Run => targets
                 .par_iter()
-                .map(|target| match target {
+                .enumerate()
+                .map(|(k, target)| match target {
                     Ok(code) => {
-                        cell(&self.run_counted(&self.spec(code, solution, self.limits.clone())))
+                        // The hidden check (the row's first target) is never read.
+                        let read_this = read.filter(|_| k > 0);
+                        let log = if read_this.is_some() { BRIDGE_LOG } else { 0 };
+                        let spec = self.spec(code, solution, self.limits.clone(), log);
+                        cell(&self.run_counted(&spec), read_this)
                     }
                     Err(class) => compile_error(class, "test"),
                 })
                 .collect(),
-            Isolation::Solution => self.in_sessions(solution, targets),
+            Isolation::Solution => self.in_sessions(solution, targets, 0, read),
         }
     }
 
@@ -661,9 +668,17 @@ impl<'a> Harness<'a> {
     /// run in a fresh instance, so an idle worker can take one half: a solution that exhausts its
     /// fuel on many tests is spread over the workers. Where the splits happen depends only on the
     /// verdicts, so the result does not depend on scheduling.
-    fn in_sessions(&self, solution: &str, targets: &[Built]) -> Vec<Cell> {
+    ///
+    /// `first` is the index of `targets[0]` in the row (0: the hidden check).
+    fn in_sessions(
+        &self,
+        solution: &str,
+        targets: &[Built],
+        first: usize,
+        read: Option<&Seen>,
+    ) -> Vec<Cell> {
         let args = ["marshal".to_string()];
-        let spec = self.spec("", solution, self.limits.clone());
+        let spec = self.spec("", solution, self.limits.clone(), BRIDGE_LOG);
         let mut session = None;
         let mut out = Vec::with_capacity(targets.len());
         for (k, target) in targets.iter().enumerate() {
@@ -694,8 +709,11 @@ impl<'a> Harness<'a> {
                 }
             };
             self.runs.fetch_add(1, Ordering::Relaxed);
+            // The hidden check (the row's first target) is never read.
+            let read_this = read.filter(|_| first + k > 0);
+            s.keep_exchanges(if read_this.is_some() { BRIDGE_LOG } else { 0 });
             let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
-            out.push(cell(&outcome));
+            out.push(cell(&outcome, read_this));
             // Only a run that returned leaves the instance usable: after an exit or a trap the
             // session has ended (a solution that calls `os._exit(0)` must not answer for the
             // tests after it), and after a refused memory growth the instance's limiter would
@@ -705,9 +723,10 @@ impl<'a> Harness<'a> {
                 let rest = &targets[k + 1..];
                 if rest.len() >= 2 {
                     let (a, b) = rest.split_at(rest.len() / 2);
+                    let (at, bt) = (first + k + 1, first + k + 1 + a.len());
                     let (x, y) = rayon::join(
-                        || self.in_sessions(solution, a),
-                        || self.in_sessions(solution, b),
+                        || self.in_sessions(solution, a, at, read),
+                        || self.in_sessions(solution, b, bt, read),
                     );
                     out.extend(x);
                     out.extend(y);
@@ -735,9 +754,9 @@ fn compile_error(class: &str, side: &str) -> Cell {
     }
 }
 
-/// A run's cell: its verdict (judged by the sandbox's one verdict function) and the exception
-/// class name the runtime reported, if any.
-fn cell(outcome: &RunOutcome) -> Cell {
+/// A run's cell: its verdict (judged by the sandbox's one verdict function), the exception
+/// class name the runtime reported, if any, and with `read` the calls read off its bridge.
+fn cell(outcome: &RunOutcome, read: Option<&Seen>) -> Cell {
     let v = Verdict::from_outcome(outcome, EVAL_SEED, Completion::Returned);
     let note = match v.verdict {
         VerdictKind::Pass => None,
@@ -752,7 +771,7 @@ fn cell(outcome: &RunOutcome) -> Cell {
         verdict: v.verdict,
         note: note.filter(|n| n != "AssertionError"),
         fuel: v.fuel,
-        calls: observe(&outcome.exchanges).calls,
+        calls: read.map_or_else(Vec::new, |s| s.note(&outcome.exchanges)),
     }
 }
 

@@ -154,6 +154,14 @@ impl Session {
         }
     }
 
+    /// How many of the bridge's exchanges the following calls keep (see
+    /// [`Server::log`](super::Server::log)); nothing without a served solution.
+    pub fn keep_exchanges(&mut self, n: usize) {
+        if let Some(p) = self.store.data_mut().partner.as_mut() {
+            p.keep = n;
+        }
+    }
+
     /// One call as a complete [`RunOutcome`] (output captured since the previous call).
     ///
     /// In a session with a served solution, the solution's session serves afresh first and the
