@@ -650,9 +650,7 @@ impl<'a> Harness<'a> {
                 .enumerate()
                 .map(|(k, target)| match target {
                     Ok(code) => {
-                        // The hidden check (the row's first target) is never read.
-                        let read_this = read.filter(|_| k > 0);
-                        let log = if read_this.is_some() { BRIDGE_LOG } else { 0 };
+                        let (read_this, log) = read_at(read, k);
                         let spec = self.spec(code, solution, self.limits.clone(), log);
                         cell(&self.run_counted(&spec), read_this)
                     }
@@ -709,9 +707,8 @@ impl<'a> Harness<'a> {
                 }
             };
             self.runs.fetch_add(1, Ordering::Relaxed);
-            // The hidden check (the row's first target) is never read.
-            let read_this = read.filter(|_| first + k > 0);
-            s.keep_exchanges(if read_this.is_some() { BRIDGE_LOG } else { 0 });
+            let (read_this, log) = read_at(read, first + k);
+            s.keep_exchanges(log);
             let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
             out.push(cell(&outcome, read_this));
             // Only a run that returned leaves the instance usable: after an exit or a trap the
@@ -752,6 +749,13 @@ fn compile_error(class: &str, side: &str) -> Cell {
         fuel: 0,
         calls: Vec::new(),
     }
+}
+
+/// What the run at `index` in its row reads off the bridge, and how many exchanges it keeps for
+/// that: the hidden check (the row's first target) is never read.
+fn read_at(read: Option<&Seen>, index: usize) -> (Option<&Seen>, usize) {
+    let read = read.filter(|_| index > 0);
+    (read, if read.is_some() { BRIDGE_LOG } else { 0 })
 }
 
 /// A run's cell: its verdict (judged by the sandbox's one verdict function), the exception
