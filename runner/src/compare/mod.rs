@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::config::{Project, ProtocolName};
-use crate::engine::{self, BackendFactory, Interrupt, Observer};
+use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
 use crate::report::{
@@ -230,9 +230,14 @@ pub async fn compare(
                     c.index = k;
                     c.holdout = plan.holdout.contains(&name);
                     if let CellResult::Ran(r) = &mut c.result {
-                        if r.metrics.is_none() {
-                            r.metrics = metrics_of_run(&r.run_dir, toolchains).await;
-                            if let (Some(d), Some(_)) = (&plan.cells_dir, &r.metrics) {
+                        if r.metrics.is_none() || r.settings.is_none() {
+                            let (metrics, settings) =
+                                of_run(&r.run_dir, r.metrics.is_none(), toolchains).await;
+                            let found = (r.metrics.is_none() && metrics.is_some())
+                                || (r.settings.is_none() && settings.is_some());
+                            r.metrics = r.metrics.take().or(metrics);
+                            r.settings = r.settings.take().or(settings);
+                            if let (Some(d), true) = (&plan.cells_dir, found) {
                                 if let Err(e) = keep(d, key.clone(), &c) {
                                     tracing::warn!("{}: cannot keep cell {k}: {e}", d.display());
                                 }
@@ -279,25 +284,88 @@ pub async fn compare(
     }
 }
 
-/// The seeds' measures of a run that already ran (a cell kept before cells carried them): its
-/// summary folded from the journal, with the disagreements computed again (the blind overlap
-/// reads them). None when the run's journal cannot be read.
-async fn metrics_of_run(
+/// The seeds' measures and the settings of a run that already ran (a cell kept before cells
+/// carried them): its summary folded from the journal, with the disagreements computed again
+/// (the blind overlap reads them; only when `metrics` is asked), and the settings from the
+/// config its journal recorded. Each is none when the journal cannot be read.
+async fn of_run(
     run_dir: &Path,
+    metrics: bool,
     toolchains: &Arc<Toolchains>,
-) -> Option<Vec<crate::report::metric::Metric>> {
+) -> (
+    Option<Vec<crate::report::metric::Metric>>,
+    Option<Vec<String>>,
+) {
     let (dir, tc) = (run_dir.to_path_buf(), toolchains.clone());
     tokio::task::spawn_blocking(move || {
-        let journal = crate::journal::JournalFile::read(&dir.join("journal.jsonl")).ok()?;
-        let protocol = crate::protocol::named(&journal.protocol).ok()?;
+        let Ok(journal) = crate::journal::JournalFile::read(&dir.join("journal.jsonl")) else {
+            return (None, None);
+        };
+        let Ok(protocol) = crate::protocol::named(&journal.protocol) else {
+            return (None, None);
+        };
+        let settings = crate::config::Config::parse(&journal.project.config, &journal.path)
+            .ok()
+            .and_then(|c| settings_of(&c.with_protocol(journal.protocol.clone()), protocol));
+        if !metrics {
+            return (None, settings);
+        }
         let mut s = protocol.summary_of(&journal);
         s.disagreements =
             crate::consensus::for_run(&tc, &journal, &|e| protocol.named_tests(e), &dir);
-        Some(s.part.get().map(|p| p.metrics(&s)).unwrap_or_default())
+        let metrics = s.part.get().map(|p| p.metrics(&s)).unwrap_or_default();
+        (Some(metrics), settings)
     })
     .await
-    .ok()
-    .flatten()
+    .unwrap_or((None, None))
+}
+
+/// What a run of `protocol` with `config` runs with, a line each: the protocol's table with its
+/// defaults filled in, the sandbox limits, and its agents grouped by role where their settings
+/// agree. Of an agent it says the backend, script, model, sampling, reply length and prompt
+/// variant: never an endpoint, a key's variable or a command. None when the config does not
+/// check.
+pub fn settings_of(config: &crate::config::Config, protocol: &dyn Protocol) -> Option<Vec<String>> {
+    let pairs = |p: Vec<(String, String)>| {
+        p.iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let table = pairs(protocol.settings(config).ok()?);
+    let mut lines = vec![
+        format!("[{}] {table}", protocol.name())
+            .trim_end()
+            .to_string(),
+        format!("[limits] {}", pairs(engine::settings_pairs(&config.limits))),
+    ];
+    let specs = config.agent_specs(&protocol.team(config).ok()?).ok()?;
+    let mut groups: Vec<(crate::config::Role, String, usize)> = Vec::new();
+    for spec in &specs {
+        let a = &spec.settings;
+        let shown: Vec<String> = [
+            ("backend", a.backend.clone()),
+            ("script", a.script.as_ref().map(|p| p.display().to_string())),
+            ("model", a.model.clone()),
+            ("temperature", a.temperature.map(|t| t.to_string())),
+            ("top_p", a.top_p.map(|t| t.to_string())),
+            ("seed", a.seed.map(|t| t.to_string())),
+            ("max_tokens", a.max_tokens.map(|t| t.to_string())),
+            ("prompt_variant", a.prompt_variant.clone()),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Some(format!("{k} {}", v?)))
+        .collect();
+        let shown = shown.join(", ");
+        match groups.last_mut() {
+            Some((role, words, n)) if *role == spec.role && *words == shown => *n += 1,
+            _ => groups.push((spec.role, shown, 1)),
+        }
+    }
+    for (role, words, n) in groups {
+        lines.push(format!("{n} × {}: {words}", role.as_str()));
+    }
+    Some(lines)
 }
 
 async fn run_cell(
@@ -376,6 +444,7 @@ async fn run_cell(
                 usd: s.usage.usd,
                 seconds,
                 metrics: Some(s.part.get().map(|p| p.metrics(s)).unwrap_or_default()),
+                settings: settings_of(&project.config, protocol),
             })
         }
     }
@@ -492,5 +561,56 @@ mod tests {
         assert!(e.contains("cell 1 (a, two) is missing"), "{e}");
         let e = merge(vec![a.clone(), a]).unwrap_err().to_string();
         assert!(e.contains("in two reports"), "{e}");
+    }
+
+    /// A cell records its protocol's table with the defaults (codet's 5 coders and 2 testers,
+    /// though the file sets none), the limits, and its agents grouped by role where they agree,
+    /// with the model but never the endpoint or the key's variable.
+    #[test]
+    fn a_cell_says_what_it_ran_with_and_nothing_secret() {
+        let text = r#"
+[project]
+language = "python"
+tests = "unit"
+
+[agents]
+backend = "openai"
+model = "m-1"
+base_url = "http://secret.example/v1"
+api_key_env = "SECRET_KEY"
+temperature = 0.8
+
+[coders]
+prompt_variant = "terse"
+
+[[coder]]
+model = "m-2"
+"#;
+        let codet = ProtocolName::new("codet");
+        let config = crate::config::Config::parse(text, Path::new("dixit.toml"))
+            .unwrap()
+            .with_protocol(codet.clone());
+        let lines = settings_of(&config, crate::protocol::named(&codet).unwrap()).unwrap();
+        assert_eq!(lines[0], "[codet] coders = 5, testers = 2, tests = 5");
+        assert!(lines[1].starts_with("[limits] fuel = "), "{lines:?}");
+        assert_eq!(
+            lines[2..],
+            [
+                "1 × coder: backend openai, model m-2, temperature 0.8, prompt_variant terse",
+                "4 × coder: backend openai, model m-1, temperature 0.8, prompt_variant terse",
+                "2 × tester: backend openai, model m-1, temperature 0.8",
+            ]
+        );
+        let all = lines.join("\n").to_lowercase();
+        assert!(!all.contains("secret"), "{all}");
+
+        let single = ProtocolName::new("single");
+        let lines = settings_of(
+            &config.with_protocol(single.clone()),
+            crate::protocol::named(&single).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(lines[0], "[single]");
+        assert_eq!(lines.len(), 3, "{lines:?}");
     }
 }

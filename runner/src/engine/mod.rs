@@ -37,7 +37,7 @@ pub use interrupt::Interrupt;
 pub use person::{ask_person, decide, DecideError, Decided};
 pub use prompts::{forbidden_words, Prompts};
 pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
-pub use protocol::{settings_error, Protocol, Stop};
+pub use protocol::{settings_error, settings_pairs, Protocol, Stop};
 pub use run::{
     default_backend, new_run_id, replay, resume, runtime_digests, start, BackendFactory, Inputs,
     ReplayOutcome, RunOutcome, Team,

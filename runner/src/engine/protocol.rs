@@ -27,6 +27,10 @@ pub trait Protocol: ProtocolReport {
     /// and says how many agents of each role a run has.
     fn team(&self, config: &Config) -> Result<TeamShape, ConfigError>;
 
+    /// Its table of `config` as `key = value` pairs, defaults filled in, in the table's order:
+    /// what a comparison records of each cell, so that its page says what ran.
+    fn settings(&self, config: &Config) -> Result<Vec<(String, String)>, ConfigError>;
+
     /// The keys of `[protocol]` this protocol reads besides `name` and `reruns` (settings older
     /// projects wrote there before the protocol had its own table).
     fn legacy_keys(&self) -> &'static [&'static str] {
@@ -52,6 +56,17 @@ pub trait Protocol: ProtocolReport {
         team: &'a mut Team,
         inputs: &'a Inputs,
     ) -> BoxFuture<'a, Result<Stop, Halt>>;
+}
+
+/// The fields of a protocol's settings as `key = value` pairs (TOML values), in their order.
+pub fn settings_pairs<T: serde::Serialize>(settings: &T) -> Vec<(String, String)> {
+    // A settings struct is flat, so its TOML is one `key = value` line per field, in order.
+    toml::to_string(settings)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(" = "))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 /// Turns a table's error into the error a protocol's `run` returns (the table was checked when

@@ -29,6 +29,8 @@ pub const CONTROL: &str = "single";
 pub const COMPARE_FORMAT: &str = "dixit-compare/1";
 
 /// What one cell of the comparison found.
+// A comparison holds hundreds of cells, not millions: a boxed run would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum CellResult {
@@ -72,6 +74,11 @@ pub struct CellRun {
     /// before they existed (`dixit compare` computes them again from the run's journal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Vec<crate::report::metric::Metric>>,
+    /// What the run ran with, a line each: its protocol's table with defaults filled in, the
+    /// sandbox limits, and its agents by role (see `crate::compare`); none in a cell kept before
+    /// cells carried them (`dixit compare` reads them again from the run's journal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Vec<String>>,
 }
 
 /// One (project, protocol) cell.
@@ -446,7 +453,53 @@ the seeds' own measures, per protocol (development problems that ran; a share of
             }
         }
     }
+    let settings = protocol_settings(r);
+    if !settings.is_empty() {
+        o.push_str("\nwhat each protocol ran with (each run's dixit.toml, defaults filled in)\n");
+        for (p, sets) in &settings {
+            for (lines, n) in sets {
+                o.push_str(&format!(
+                    "  {}, {}:\n",
+                    one_line(p.as_str()),
+                    crate::report::format::plural(*n, "run", "runs")
+                ));
+                for line in lines {
+                    o.push_str(&wrap(&one_line(line), "    ", 96));
+                }
+            }
+        }
+    }
     o
+}
+
+/// The distinct settings of one protocol's runs (a line each), with how many runs had each.
+pub type SettingsSets = Vec<(Vec<String>, usize)>;
+
+/// Each protocol's settings over its cells that ran and carry them: every distinct set of
+/// lines with the number of runs that had it, the most common first; protocols with none are
+/// left out.
+pub fn protocol_settings(r: &CompareReport) -> Vec<(ProtocolName, SettingsSets)> {
+    r.protocols
+        .iter()
+        .filter_map(|p| {
+            let mut sets = SettingsSets::new();
+            for c in r.cells.iter().filter(|c| &c.protocol == p) {
+                let CellResult::Ran(CellRun {
+                    settings: Some(lines),
+                    ..
+                }) = &c.result
+                else {
+                    continue;
+                };
+                match sets.iter_mut().find(|(l, _)| l == lines) {
+                    Some((_, n)) => *n += 1,
+                    None => sets.push((lines.clone(), 1)),
+                }
+            }
+            sets.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+            (!sets.is_empty()).then(|| (p.clone(), sets))
+        })
+        .collect()
 }
 
 /// Each protocol's seed measures ([`crate::report::metric`]) totalled over its development
@@ -600,6 +653,7 @@ mod tests {
                 usd: 12.5,
                 seconds: 1234.5,
                 metrics: None,
+                settings: None,
             }),
         }
     }
@@ -713,5 +767,51 @@ mod tests {
         assert!(t.contains("against single"), "{t}");
         assert!(t.contains("+30 pts ["), "{t}");
         assert!(t.contains("0.375"), "{t}");
+    }
+
+    /// The settings runs carried are listed per protocol, each distinct set once with its
+    /// count, the most common first; a cell without them (kept before) adds nothing.
+    #[test]
+    fn each_protocols_settings_are_listed_once_with_their_count() {
+        let with = |k: usize, protocol: &str, lines: Option<&[&str]>| {
+            let mut c = ran(&format!("p{k}"), protocol, "done", "/runs/x");
+            if let CellResult::Ran(run) = &mut c.result {
+                run.settings = lines.map(|l| l.iter().map(|s| s.to_string()).collect());
+            }
+            c
+        };
+        let a: &[&str] = &["[dixit] coders = 3", "3 × coder: model m"];
+        let b: &[&str] = &["[dixit] coders = 5", "5 × coder: model m"];
+        let r = CompareReport {
+            format: COMPARE_FORMAT.into(),
+            projects: (1..=4).map(|k| format!("p{k}")).collect(),
+            protocols: vec![ProtocolName::new("single"), ProtocolName::new("dixit")],
+            shard: None,
+            cells: vec![
+                with(1, "dixit", Some(b)),
+                with(2, "dixit", Some(a)),
+                with(3, "dixit", Some(a)),
+                with(4, "dixit", None),
+                with(1, "single", None),
+            ],
+        };
+        let sets = protocol_settings(&r);
+        assert_eq!(sets.len(), 1);
+        assert_eq!(sets[0].0.as_str(), "dixit");
+        let counts: Vec<(String, usize)> =
+            sets[0].1.iter().map(|(l, n)| (l[0].clone(), *n)).collect();
+        assert_eq!(
+            counts,
+            [
+                ("[dixit] coders = 3".into(), 2),
+                ("[dixit] coders = 5".into(), 1)
+            ]
+        );
+        let t = compare_table(&r);
+        assert!(
+            t.contains("what each protocol ran with")
+                && t.contains("  dixit, 2 runs:\n    [dixit] coders = 3\n"),
+            "{t}"
+        );
     }
 }

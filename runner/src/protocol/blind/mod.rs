@@ -85,6 +85,12 @@ impl Protocol for Blind {
         Settings::team(config)
     }
 
+    fn settings(&self, config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
+        Ok(crate::engine::settings_pairs(
+            &config.section::<Settings>(settings::TABLE)?,
+        ))
+    }
+
     fn lacks(&self, project: &Project) -> Option<String> {
         project
             .hidden

@@ -103,6 +103,12 @@ impl Protocol for Codet {
         Settings::team(config)
     }
 
+    fn settings(&self, config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
+        Ok(crate::engine::settings_pairs(
+            &config.section::<Settings>(settings::TABLE)?,
+        ))
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         TEMPLATES
     }

@@ -166,6 +166,10 @@ impl Protocol for Dixit {
         Settings::team(config)
     }
 
+    fn settings(&self, config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
+        Ok(crate::engine::settings_pairs(&Settings::read(config)?))
+    }
+
     fn legacy_keys(&self) -> &'static [&'static str] {
         settings::LEGACY_KEYS
     }

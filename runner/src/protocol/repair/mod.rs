@@ -77,6 +77,12 @@ impl Protocol for Repair {
         Settings::team(config)
     }
 
+    fn settings(&self, config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
+        Ok(crate::engine::settings_pairs(
+            &config.section::<Settings>(settings::TABLE)?,
+        ))
+    }
+
     fn lacks(&self, project: &Project) -> Option<String> {
         let dir = self.acceptance(&project.config).ok().flatten()?;
         project

@@ -109,6 +109,12 @@ impl Protocol for Single {
         })
     }
 
+    fn settings(&self, config: &Config) -> Result<Vec<(String, String)>, ConfigError> {
+        Ok(crate::engine::settings_pairs(
+            &config.section::<Settings>("single")?,
+        ))
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         TEMPLATES
     }

@@ -72,6 +72,7 @@ mod tests {
             usd: 0.01,
             seconds: 2.5,
             metrics: None,
+            settings: None,
         })
     }
 
@@ -228,7 +229,15 @@ mod tests {
     #[test]
     fn the_page_escapes_what_agents_and_benchmarks_wrote() {
         let prov = Provenance::now();
-        let html = render_compare_page(&sample(), Path::new("/cmp"), &rule, &prov).unwrap();
+        let mut r = sample();
+        // A model name is the user's, but the page treats it as any other text.
+        if let Some(CellResult::Ran(run)) = r.cells.iter_mut().map(|c| &mut c.result).next() {
+            run.settings = Some(vec![
+                "[dixit] coders = 3".into(),
+                format!("3 × coder: model {HOSTILE}"),
+            ]);
+        }
+        let html = render_compare_page(&r, Path::new("/cmp"), &rule, &prov).unwrap();
         assert!(!html.contains("<script>x"), "a project name became markup");
         assert!(!html.contains("<img"), "a stop became markup");
         assert!(html.contains("&lt;script&gt;x&lt;/script&gt;"));

@@ -10,7 +10,8 @@ use std::path::Path;
 use super::link::run_page_href;
 use crate::config::ProtocolName;
 use crate::report::compare::{
-    paired_with_control, totals, Cell, CellResult, CellRun, CompareReport, CONTROL, MIN_PAIRED,
+    paired_with_control, protocol_settings, totals, Cell, CellResult, CellRun, CompareReport,
+    SettingsSets, CONTROL, MIN_PAIRED,
 };
 use crate::stats::{Paired, Rate};
 
@@ -30,6 +31,9 @@ pub struct PageModel {
     pub has_control: bool,
     /// What the cost plot counts.
     pub cost: CostUnit,
+    /// What each protocol's runs ran with: each distinct set of settings lines and how many
+    /// runs had it (none for a comparison kept before cells carried them).
+    pub settings: Vec<(ProtocolName, SettingsSets)>,
 }
 
 /// Projects reported together.
@@ -322,6 +326,7 @@ impl PageModel {
             } else {
                 CostUnit::Calls
             },
+            settings: protocol_settings(r),
         }
     }
 }

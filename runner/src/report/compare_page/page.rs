@@ -132,8 +132,10 @@ fn lead(m: &PageModel) -> Markup {
                     a href="#stops" { "How the runs ended" } "."
                 }
             }
-            p.dx-muted {
-                "The comparison file records no model or settings: each run's page (linked from the grid) names its agents."
+            @if m.settings.is_empty() {
+                p.dx-muted {
+                    "The comparison file records no settings: each run's page (linked from the grid) names its agents."
+                }
             }
             details {
                 summary { "What each protocol ships" }
@@ -141,6 +143,20 @@ fn lead(m: &PageModel) -> Markup {
                     @for (p, rule) in &m.protocols {
                         dt { (p.as_str()) }
                         dd { (rule.unwrap_or("(a protocol this version does not know)")) }
+                    }
+                }
+            }
+            @if !m.settings.is_empty() {
+                details #settings {
+                    summary { "What each protocol ran with" }
+                    p.dx-muted { "Each run's dixit.toml, with the defaults filled in." }
+                    dl.dx-kv {
+                        @for (p, sets) in &m.settings {
+                            @for (lines, n) in sets {
+                                dt { (p.as_str()) br; span.dx-muted { (plural(*n, "run", "runs")) } }
+                                dd { @for line in lines { code { (line) } br; } }
+                            }
+                        }
                     }
                 }
             }
