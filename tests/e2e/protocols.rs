@@ -712,6 +712,16 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
             .cloned()
     };
     for c in whole["cells"].as_array().unwrap() {
+        // And says what it ran with: its protocol's table first.
+        let protocol = c["protocol"].as_str().unwrap();
+        let settings = c["result"]["settings"].as_array().expect("settings");
+        assert!(
+            settings[0]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("[{protocol}]")),
+            "{c}"
+        );
         match c["protocol"].as_str().unwrap() {
             "dixit" => {
                 let m = metric(c, "suite size").expect("dixit: suite size");
@@ -740,6 +750,30 @@ fn a_sampled_concurrent_comparison_killed_and_run_again_ends_as_an_uninterrupted
     );
     let runs_before = |p: &PathBuf| std::fs::read_dir(p.join("runs")).map_or(0, |d| d.count());
     let runs: usize = projects.iter().map(runs_before).sum();
+    // A look while it is stopped (`--kept`): the kept cells, every other one not run yet, a
+    // page written; and nothing runs.
+    let mut look = a.clone();
+    look.push("--kept".into());
+    let o = dixit(
+        &look.iter().map(String::as_str).collect::<Vec<_>>(),
+        t2.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let seen: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = seen["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 9, "{seen}");
+    let not_yet = cells
+        .iter()
+        .filter(|c| {
+            c["result"]["status"] == "skipped"
+                && c["result"]["why"]
+                    .as_str()
+                    .is_some_and(|w| w.starts_with("not run yet"))
+        })
+        .count();
+    assert_eq!(not_yet, 9 - before, "{seen}");
+    assert_eq!(projects.iter().map(runs_before).sum::<usize>(), runs);
+    assert!(out2.join("compare.json").is_file() && out2.join("report.html").is_file());
     let o = dixit(&a.iter().map(String::as_str).collect::<Vec<_>>(), t2.path());
     assert!(o.status.success(), "{}", describe(&o));
     let again: Value = serde_json::from_slice(&o.stdout).unwrap();

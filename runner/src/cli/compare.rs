@@ -60,6 +60,10 @@ pub struct CompareArgs {
     /// the parallel requests the model server serves).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub jobs: usize,
+    /// Run nothing: report the cells already kept in --out DIR, each other cell as not run
+    /// yet, and write DIR/compare.json and its page (a look at a comparison still running).
+    #[arg(long, requires = "out", conflicts_with = "merge")]
+    pub kept: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -118,6 +122,7 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             runs_dir: a.runs_dir.clone(),
             cells_dir: a.out.as_ref().map(|d| d.join("cells")),
             jobs: a.jobs,
+            kept_only: a.kept,
         };
         let tc = Arc::new(toolchains(g)?);
         let rt = tokio::runtime::Builder::new_multi_thread()

@@ -59,7 +59,13 @@ pub struct Plan {
     /// Cells run at once (each a run with its own agents; bound it by what the model server
     /// serves in parallel).
     pub jobs: usize,
+    /// Run nothing: report the cells kept in `cells_dir` and every other cell as
+    /// [`NOT_RUN_YET`] (a look at a comparison still running, or stopped part-way).
+    pub kept_only: bool,
 }
+
+/// Why a cell of a `kept_only` comparison has no result.
+pub const NOT_RUN_YET: &str = "not run yet (only the cells kept so far are shown)";
 
 /// A fixed random sample of `n` of the projects, drawn with `seed` (the same every time for
 /// the same projects), in name order.
@@ -249,6 +255,19 @@ pub async fn compare(
                 }
                 if interrupt.is_raised() {
                     return None;
+                }
+                if plan.kept_only {
+                    let cell = Cell {
+                        index: k,
+                        project: name.clone(),
+                        protocol: protocol.clone(),
+                        holdout: plan.holdout.contains(&name),
+                        result: CellResult::Skipped {
+                            why: NOT_RUN_YET.into(),
+                        },
+                    };
+                    tell(&cell, false);
+                    return Some(cell);
                 }
                 let result = run_cell(
                     dir, protocol, plan, toolchains, backends, observer, interrupt,
