@@ -12,28 +12,31 @@ The host calls `run(mode, target, args)` once per run:
   check  target: a file or directory; compiles every .py file; returns 1 with the SyntaxError. With
          args ["--emit-code"], a clean check writes the compiled code objects (a marshalled
          {path: code} dict) to stdout, for the host to cache.
-  test   target: a test file. The test runs as __main__; `solution` is a stand-in module whose
-         every use is a request to the solution, which runs in another instance (see
-         `dixit_bridge.py`: the test and the solution never share an interpreter). Then any
-         test_* functions and unittest.TestCase classes it defines are run, pytest/unittest
-         style (`unittest.main()` does nothing: the runner runs the test's TestCase classes
-         itself, once the script ends).
-  serve  target: the solution directory. Imports the module `solution` from it (a failure is
-         kept, and is every later request's answer); then the host calls the `answer` export
-         with the test's requests, each answered by the real module.
+  test   target: a test file; args[0]: the interface (JSON, see `dixit_bridge.py`). The test
+         runs as __main__; `solution` is a module made from the interface alone, whose
+         functions send their calls to the solution, which runs in another instance (see
+         `dixit_bridge.py`: the test and the solution never share an interpreter, and only data
+         crosses). Then any test_* functions and unittest.TestCase classes it defines are run,
+         pytest/unittest style (`unittest.main()` does nothing: the runner runs the test's
+         TestCase classes itself, once the script ends).
+  serve  target: the solution directory; args[0]: the interface. Imports the module `solution`
+         from it (a failure is kept, and ends the run at the first call); then the host calls
+         the `answer` export with the test's calls, each answered by the real module.
   main   target: a program file, args: its argv[1:]. Runs it as __main__ (I/O solutions, checkers);
          SystemExit(n) gives n, as for any program.
-  pair   target: a test; args[0]: how it is given, "source" (default: Python source text) or
-         "marshal" (what `build` made of it). Offline evaluation (`dixit eval`): the test runs in
-         a fresh namespace that holds, under the same names, what the solution's namespace
-         holds (as values or proxies: the solution runs apart, in an instance serving it with
-         `serve-pair`, see `dixit_bridge.py`), with stdout and stderr discarded and stdin closed
-         (as CodeT's harness swallows its I/O). On failure the exception's class name is the
-         only thing written to stderr (no traceback: it would cost more than most tests).
-  serve-pair  args[0]: a solution, args[1]: its encoding (as for `pair`). Runs the solution in a
-         fresh namespace, I/O discarded, and serves it (a failure is every request's answer).
-         Its code is kept per argument for the life of the instance, so a session (isolation
-         level `solution`) decodes or compiles it once.
+  pair   target: a test; args: the interface, how the test is given ("source": Python source
+         text, or "marshal": what `build` made of it) and the reference solution (same
+         encoding; may be empty). Offline evaluation (`dixit eval`): the test runs in a fresh
+         namespace where the reference ran first (its imports, helpers and the prompt's
+         names), with only the interface's names bound to the solution, which runs apart in an
+         instance serving it with `serve-pair`; stdout and stderr discarded and stdin closed (as
+         CodeT's harness swallows its I/O). On failure the exception's class name is reported
+         to the host (no traceback: it would cost more than most tests).
+  serve-pair  args: the interface, a solution and its encoding (as for `pair`). Runs the
+         solution in a fresh namespace, I/O discarded, and serves it (a failure ends the run at
+         the first call). Its code, and the reference's in `pair`, is kept per argument for the
+         life of the instance, so a session (isolation level `solution`) decodes or compiles it
+         once.
   build  target: the file name code objects get (e.g. "<test>"); args: Python sources. Writes
          one line per source to stdout: "+" and the base64 of `marshal.dumps(compile(source))`,
          or "-" and the class name of what `compile` raised. Compiling once and loading the
@@ -58,12 +61,12 @@ and a SystemExit raised before the test's end is reported as such, whoever raise
   3  the program exited (SystemExit with any other code, KeyboardInterrupt, ...) before the test
      finished
 
-When a unit test (mode test) fails, the last line the runner writes to stderr, after the
-traceback, is `dixit-failure: ` and a JSON object (ASCII only): the exception's `type`, its
-`message`, and where the test was when it happened: the test's `file`, the `line` of the last
-frame in that file and its source (`code`). The host takes that line off stderr and keeps it as
-the failure's evidence (`runner/src/evidence.rs`); it is the runner's word only when it is the
-last line of a run whose `run` returned.
+When a unit test (mode test) fails, the runner reports the failure to the host through the
+bridge's `failure` import (never on a stream, which the solution's output also reaches): a JSON
+object with the exception's `type`, its `message`, and where the test was when it happened: the
+test's `file`, the `line` of the last frame in that file and its source (`code`). The host keeps
+it as the failure's evidence (`runner/src/evidence.rs`) from the test's instance only; in mode
+pair the report holds the exception's `type` only.
 
 Randomness: `random`'s global generator is seeded lazily, from the host's seeded WASI RNG, at its
 first use; a run that never draws a random number reads no entropy, so the host can tell its
@@ -115,6 +118,7 @@ from wit_world.imports import bridge as _host_bridge
 # The host's import that carries a test's requests to the solution's instance, and the two
 # sides of the boundary, held by reference (see `dixit_runner`).
 _host_call = _host_bridge.call
+_host_failure = _host_bridge.failure
 _stand_in = _bridge.stand_in
 _SERVER = _bridge.Server()
 _BRIDGE_FILE = _bridge.__file__
@@ -392,17 +396,15 @@ def _format_exception(exc, tb, seen):
     return out
 
 
-# The failure line (see the module docstring): its mark, and how much of each text it carries
-# (the host cuts them shorter).
-_FAILURE_MARK = "dixit-failure: "
+# How much of each text the failure report carries (the host cuts them shorter).
 _FAILURE_TEXT_MAX = 2000
 import json as _json
 
 _FAILURE_ENCODER = _json.JSONEncoder(ensure_ascii=True)
 
 
-def _failure_line(exc, tb, target):
-    """The failure line of a unit test that ended with `exc` (traceback `tb`): its type, its
+def _failure_report(exc, tb, target):
+    """The failure report of a unit test that ended with `exc` (traceback `tb`): its type, its
     message, and the test's line where it happened. Never raises (an exception whose `str`
     fails is reported without its message)."""
     import linecache
@@ -424,16 +426,13 @@ def _failure_line(exc, tb, target):
                 )
     except BaseException:
         pass
-    return _FAILURE_MARK + _FAILURE_ENCODER.encode(report) + "\n"
+    return _FAILURE_ENCODER.encode(report)
 
 
 def _report_failure(exc, tb, target):
-    """Writes the failure line as the last thing on stderr (see the module docstring)."""
+    """Reports the failure to the host (see the module docstring)."""
     try:
-        line = _failure_line(exc, tb, target)
-        sys.stderr.flush()
-        sys.stderr.write(line)
-        sys.stderr.flush()
+        _host_failure(_failure_report(exc, tb, target))
     except BaseException:
         pass
 
@@ -538,7 +537,7 @@ def _mode_check(target, args=()):
 
 def _mode_test(target, args):
     _forget_solution_modules()
-    sys.modules["solution"] = _stand_in(_host_call)
+    sys.modules["solution"] = _stand_in(_host_call, args[0] if args else "")
     sys.argv = [target]
     try:
         ns = _run_file(target, "__main__", private_builtins=True)
@@ -560,7 +559,7 @@ def _mode_serve(target, args):
         import solution as module
     except BaseException as exc:
         failure = exc
-    _SERVER.start(module, failure, shared=_BASE_MODULES)
+    _SERVER.start(module, failure, args[0] if args else "")
     return _PASSED
 
 
@@ -596,7 +595,7 @@ def _warm_up_failure_path():
         exec(compile(src, name, "exec"), {"__name__": "__dixit_warm_up__"})
     except AssertionError as exc:
         traceback.format_exception(type(exc), exc, exc.__traceback__)
-        _failure_line(exc, exc.__traceback__, name)
+        _failure_report(exc, exc.__traceback__, name)
     finally:
         linecache.cache.pop(name, None)
 
@@ -656,17 +655,18 @@ class _Quiet:
 
 
 def _mode_pair(target, args):
-    encoding = args[0] if args else "source"
+    interface = args[0] if args else ""
+    encoding = args[1] if len(args) > 1 else "source"
+    reference = args[2] if len(args) > 2 else ""
     failure = None
     with _Quiet():
         try:
             ns = {"__name__": "__main__", "__builtins__": builtins}
-            client = _stand_in(_host_call).__dict__["_dixit_client"]
-            names = client.request({"op": "vars"})
-            if isinstance(names, dict):
-                for k, v in names.items():
-                    if isinstance(k, str) and k not in ("__name__", "__builtins__"):
-                        ns[k] = v
+            if reference:
+                exec(_cached_code(reference, "<reference>", encoding), ns)
+            stand_in = _stand_in(_host_call, interface)
+            for name in stand_in.__all__:
+                ns[name] = getattr(stand_in, name)
             exec(_pair_code(target, "<test>", encoding), ns)
             status = _PASSED
         except AssertionError as exc:
@@ -676,25 +676,36 @@ def _mode_pair(target, args):
         except BaseException as exc:
             status, failure = _EXITED, exc
     if failure is not None:
-        sys.stderr.write(type(failure).__name__)
+        try:
+            _host_failure(_FAILURE_ENCODER.encode({"type": type(failure).__name__}))
+        except BaseException:
+            pass
     return status
 
 
+def _cached_code(text, name, encoding):
+    """The code of a source given to every run of an instance (a solution, a reference), made
+    once per instance."""
+    code = _PAIR_SOLUTIONS.get((encoding, name, text))
+    if code is None:
+        code = _pair_code(text, name, encoding)
+        _PAIR_SOLUTIONS[encoding, name, text] = code
+    return code
+
+
 def _mode_serve_pair(target, args):
-    solution = args[0] if args else ""
-    encoding = args[1] if len(args) > 1 else "source"
+    interface = args[0] if args else ""
+    solution = args[1] if len(args) > 1 else ""
+    encoding = args[2] if len(args) > 2 else "source"
     module, failure = types.ModuleType("__main__"), None
     with _Quiet():
         try:
-            code = _PAIR_SOLUTIONS.get((encoding, solution))
-            if code is None:
-                code = _pair_code(solution, "<solution>", encoding)
-                _PAIR_SOLUTIONS[encoding, solution] = code
+            code = _cached_code(solution, "<solution>", encoding)
             module.__dict__["__builtins__"] = builtins
             exec(code, module.__dict__)
         except BaseException as exc:
             failure = exc
-    _SERVER.start(module, failure, quiet=_Quiet, shared=_BASE_MODULES)
+    _SERVER.start(module, failure, interface, quiet=_Quiet)
     return _PASSED
 
 

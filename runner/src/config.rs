@@ -6,6 +6,7 @@
 //! [project]
 //! language = "python"      # what coders write: python | c | cpp | rust
 //! tests = "unit"           # unit: test files call the solution | io: stdin/stdout cases
+//! # interface = ["to_roman", "Stack: push, pop"]   # python: what tests may call
 //! # interface = "interface/solution.h"   # c, cpp: the header(s) tests compile against
 //! # interface = ["add: fn(i32, i32) -> i32", "Stack"]   # rust: what tests may use
 //! seed = 1                 # base seed of sandbox runs and agent sampling
@@ -82,9 +83,11 @@ pub struct ProjectSection {
     pub tests: TestStyle,
     #[serde(default = "one")]
     pub seed: u64,
-    /// What a C, C++ or Rust unit test may use of a solution: header files the project
-    /// provides (C/C++; tests include them by file name), or the Rust items of the solution
-    /// crate (`NAME` or `NAME: TYPE`). Tests compile against this, never a coder's files.
+    /// What a unit test may use of a solution: the Python functions and classes it may call
+    /// (`NAME`, or `NAME: METHOD, ...` for a class; when absent, the functions the spec names),
+    /// header files the project provides (C/C++; tests include them by file name), or the Rust
+    /// items of the solution crate (`NAME` or `NAME: TYPE`). Tests compile against this, never
+    /// a coder's files.
     #[serde(default)]
     pub interface: Option<InterfaceValue>,
 }
@@ -524,10 +527,11 @@ impl Config {
             (TestStyle::Io, _, Some(_)) => Some(
                 "I/O tests talk to a program through stdin and stdout; remove the interface".into(),
             ),
-            (TestStyle::Unit, LanguageName::Python, Some(_)) => Some(
-                "is read for c, cpp and rust projects only (a Python test imports the solution)"
-                    .into(),
-            ),
+            (TestStyle::Unit, LanguageName::Python, Some(e)) if !e.is_empty() => {
+                crate::sandbox::boundary::Interface::parse(&e)
+                    .err()
+                    .map(|e| e.to_string())
+            }
             (TestStyle::Unit, LanguageName::C | LanguageName::Cpp, None) => Some(format!(
                 "a {} project with unit tests states the header its tests compile against, \
                  e.g. interface = \"interface/solution.h\" (a file in the project; tests \
@@ -567,17 +571,24 @@ impl Config {
         }
     }
 
-    /// The interface a project in `dir` states (header paths made absolute under `dir`).
-    pub fn stated_interface(&self, dir: &Path) -> StatedInterface {
+    /// The interface a project in `dir` with `spec` states (header paths made absolute under
+    /// `dir`). A Python project with unit tests that states none has the functions its spec
+    /// names ([`spec_functions`]).
+    pub fn stated_interface(&self, dir: &Path, spec: &str) -> StatedInterface {
         let Some(entries) = self.project.interface.as_ref().map(InterfaceValue::entries) else {
-            return StatedInterface::None;
+            return match (self.project.language, self.project.tests) {
+                (LanguageName::Python, TestStyle::Unit) => {
+                    StatedInterface::Names(spec_functions(spec))
+                }
+                _ => StatedInterface::None,
+            };
         };
         match self.project.language {
             LanguageName::C | LanguageName::Cpp => {
                 StatedInterface::Headers(entries.iter().map(|h| dir.join(h)).collect())
             }
             LanguageName::Rust => StatedInterface::Items(entries),
-            LanguageName::Python => StatedInterface::None,
+            LanguageName::Python => StatedInterface::Names(entries),
         }
     }
 
@@ -886,7 +897,19 @@ impl Project {
                 message: "the spec is empty".into(),
             });
         }
-        if let StatedInterface::Headers(headers) = config.stated_interface(dir) {
+        let stated = config.stated_interface(dir, &spec);
+        if matches!(&stated, StatedInterface::Names(n) if n.is_empty()) {
+            return Err(ConfigError::Invalid {
+                path: config_path,
+                key: "project.interface".into(),
+                line: None,
+                message: "the spec names no function a test may call (a `def NAME(` line or \
+                          `NAME(...)` in inline code), so state the interface, e.g. interface = \
+                          [\"to_roman\"]: a Python test sees only these names of a solution"
+                    .into(),
+            });
+        }
+        if let StatedInterface::Headers(headers) = stated {
             for h in headers {
                 if !h.is_file() {
                     return Err(invalid(
@@ -916,6 +939,121 @@ impl Project {
         })
     }
 }
+
+/// The functions a Python spec names, in order: each `NAME` of a `def NAME(` line at the start
+/// of a line, and of inline code that begins `NAME(` (`` `to_roman(n)` ``), leaving out names
+/// that start with `_`, Python's keywords and its built-in functions. This is the interface of a
+/// Python project that states none.
+pub fn spec_functions(spec: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |name: &str| {
+        if crate::sandbox::boundary::is_public_name(name)
+            && !PYTHON_BUILTINS.contains(&name)
+            && !out.iter().any(|n| n == name)
+        {
+            out.push(name.to_string());
+        }
+    };
+    let name_at = |s: &str| -> Option<String> {
+        let n: String = s
+            .chars()
+            .take_while(|c| *c == '_' || c.is_ascii_alphanumeric())
+            .collect();
+        (!n.is_empty() && s[n.len()..].starts_with('(')).then_some(n)
+    };
+    for line in spec.lines() {
+        if let Some(rest) = line.strip_prefix("def ") {
+            if let Some(n) = name_at(rest.trim_start()) {
+                add(&n);
+            }
+        }
+        let mut parts = line.split('`');
+        parts.next();
+        // Inside inline code: every other part, starting with the first after a backtick.
+        for (i, part) in parts.enumerate() {
+            if i % 2 == 0 {
+                if let Some(n) = name_at(part) {
+                    add(&n);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Python's built-in functions and types, which a spec names without meaning a solution's.
+const PYTHON_BUILTINS: &[&str] = &[
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+];
 
 #[cfg(test)]
 mod tests {
@@ -1069,8 +1207,8 @@ mod tests {
             e.contains("`project.interface`") && e.contains("add"),
             "{e}"
         );
-        let e = err(project("python", "interface = [\"add\"]"));
-        assert!(e.contains("c, cpp and rust projects only"), "{e}");
+        let e = err(project("python", "interface = [\"_add\"]"));
+        assert!(e.contains("`_add`: not a public Python name"), "{e}");
         let e = err(project("rust", "interface = []"));
         assert!(e.contains("is empty"), "{e}");
         let c = Config::parse(
@@ -1079,7 +1217,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            c.stated_interface(Path::new("/p")),
+            c.stated_interface(Path::new("/p"), ""),
             StatedInterface::Headers(vec![PathBuf::from("/p/interface/solution.h")])
         );
         let c = Config::parse(
@@ -1091,8 +1229,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            c.stated_interface(Path::new("/p")),
+            c.stated_interface(Path::new("/p"), ""),
             StatedInterface::Items(vec!["add: fn(i32, i32) -> i32".into(), "Stack".into()])
+        );
+    }
+
+    /// A Python project that states no interface has the functions its spec names; one whose
+    /// spec names none is told to state it.
+    #[test]
+    fn a_python_interface_comes_from_the_spec_when_not_stated() {
+        assert_eq!(
+            spec_functions(
+                "Write a function `to_roman(n)`; `to_roman(1994)` is `\"MCMXCIV\"`. Use \
+                 `len(s)` and `_helper(x)`.\n```python\ndef check(x):\n    def inner(y):\n```\n"
+            ),
+            ["to_roman", "check"]
+        );
+        let c = Config::parse(MIN, Path::new("dixit.toml")).unwrap();
+        assert_eq!(
+            c.stated_interface(Path::new("/p"), "Write `f(x)`."),
+            StatedInterface::Names(vec!["f".into()])
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("dixit.toml"), MIN).unwrap();
+        std::fs::write(dir.path().join("spec.md"), "Write a function.\n").unwrap();
+        let e = Project::load(dir.path()).err().unwrap().to_string();
+        assert!(
+            e.contains("`project.interface`") && e.contains("the spec names no function"),
+            "{e}"
         );
     }
 

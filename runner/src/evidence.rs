@@ -327,19 +327,15 @@ mod tests {
         assert_eq!(Evidence::of(&verdict(VerdictKind::Pass, "", "noise")), None);
     }
 
-    /// The runner's failure line: taken off stderr, then the evidence's type, message, file,
-    /// line and source.
+    /// The runner's failure report (through the bridge, not stderr): the evidence's type,
+    /// message, file, line and source.
     #[test]
-    fn python_failure_line() {
-        let stderr = "Traceback (most recent call last):\n  File \"/test/test_001.py\", line 4, in test_to_roman\n    assert to_roman(1) == \"I\"\nAssertionError: got ''\n\
-            dixit-failure: {\"type\": \"AssertionError\", \"message\": \"got ''\", \"file\": \"test_001.py\", \"line\": 4, \"code\": \"assert to_roman(1) == \\\"I\\\"\"}\n";
+    fn python_failure_report() {
+        let stderr = "Traceback (most recent call last):\n  File \"/test/test_001.py\", line 4, in test_to_roman\n    assert to_roman(1) == \"I\"\nAssertionError: got ''\n";
+        let report = "{\"type\": \"AssertionError\", \"message\": \"got ''\", \"file\": \"test_001.py\", \"line\": 4, \"code\": \"assert to_roman(1) == \\\"I\\\"\"}";
         let mut v = verdict(VerdictKind::WrongAnswer, "exit code 1", stderr);
-        v.take_failure_line();
-        assert!(
-            v.stderr.ends_with("AssertionError: got ''\n"),
-            "{}",
-            v.stderr
-        );
+        v.note_failure(Some(report));
+        assert_eq!(v.stderr, stderr, "stderr stays the test's output");
         assert_eq!(
             v.failure,
             Some(GuestFailure {
@@ -358,25 +354,22 @@ mod tests {
             "test_001.py:4: AssertionError: got '' — assert to_roman(1) == \"I\""
         );
         assert!(e.stderr.starts_with("Traceback"), "{}", e.stderr);
-        assert!(!e.stderr.contains("dixit-failure"));
     }
 
-    /// A failure line anywhere but last is the guest's own text, and stays in stderr.
+    /// Text on stderr, whoever wrote it, is never a failure report: a solution that prints a
+    /// line shaped like the old one forges nothing.
     #[test]
-    fn a_failure_line_that_is_not_last_is_ignored() {
+    fn stderr_never_becomes_a_failure_report() {
         let mut v = verdict(
             VerdictKind::WrongAnswer,
             "exit code 1",
-            "dixit-failure: {\"type\": \"Forged\"}\nAssertionError\n",
+            "dixit-failure: {\"type\": \"Forged\"}\n",
         );
-        v.take_failure_line();
+        v.note_failure(None);
+        v.note_failure(Some("not json"));
         assert_eq!(v.failure, None);
-        assert!(v.stderr.contains("Forged"));
         let e = Evidence::of(&v).unwrap();
-        assert_eq!(
-            (e.kind.as_str(), e.message.as_str()),
-            ("wrong_answer", "AssertionError")
-        );
+        assert_eq!(e.kind, "wrong_answer");
     }
 
     #[test]

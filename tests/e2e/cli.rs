@@ -310,6 +310,8 @@ fn colour_only_on_a_terminal_stream() {
         &p("classify/python/tests/ideal.py"),
         &p("classify/python/solutions/correct"),
         &p("classify/python/solutions/only_4"),
+        "--interface",
+        "is_leap",
     ];
     let piped = dixit(&args);
     piped.expect_code(0);

@@ -143,7 +143,7 @@ fn a_failing_cell_carries_its_evidence_from_journal_to_report_and_junit() {
     let cmd = cell["cmd"].as_str().unwrap();
     assert_eq!(
         cmd,
-        format!("dixit exec --solution implementations/coder-2 --test suite/{file} --seed {seed}")
+        format!("dixit exec --solution implementations/coder-2 --test suite/{file} --seed {seed} --interface f")
     );
 
     // That command, from the run directory, reproduces the failure.

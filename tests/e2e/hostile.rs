@@ -217,8 +217,9 @@ const PYTHON: &[Case] = &[
         "python/tests/uses_answer_unittest.py",
         "wrong_answer",
     ),
-    // An answer that claims to be an int arrives as a proxy: a test that checks the type fails
-    // it; one that only compares is the stated limit (docs/security.md).
+    // Issue 35: only data crosses. An int subclass that is equal to everything arrives as its
+    // plain int (41): no comparison it overrides crosses. An object that is not data, a
+    // generator, a string that is not Unicode end the run as the solution's runtime error.
     case(
         "python/solutions/always_equal",
         "python/tests/uses_answer_strict.py",
@@ -227,7 +228,59 @@ const PYTHON: &[Case] = &[
     case(
         "python/solutions/always_equal",
         "python/tests/uses_answer.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/always_equal_object",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/generator",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/lone_surrogate",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    // A solution that takes over its end of the bridge and sends raw answers naming the test's
+    // objects: the host reads every answer, and it ends the run as the solution's error.
+    case(
+        "python/solutions/forge_raw",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    // StopIteration crosses as RuntimeError: it cannot end a test's `map` with nothing checked.
+    case(
+        "python/solutions/benign",
+        "python/tests/through_map.py",
         "pass",
+    ),
+    case(
+        "python/solutions/stop_iteration",
+        "python/tests/through_map.py",
+        "runtime_error",
+    ),
+    // A solution's own exception class arrives as its nearest built-in (ValueError, uncaught).
+    case(
+        "python/solutions/custom_exception",
+        "python/tests/uses_answer.py",
+        "runtime_error",
+    ),
+    // A test cannot pass the solution a function of its own (a spy, a smuggled object).
+    case(
+        "python/solutions/benign",
+        "python/tests/calls_with_objects.py",
+        "pass",
+    ),
+    // Lines shaped like a failure report, written by the solution, are its output, never the
+    // evidence (see `hostile_python_evidence_is_the_tests_own`).
+    case(
+        "python/solutions/forge_evidence",
+        "python/tests/uses_answer.py",
+        "wrong_answer",
     ),
     // A test cannot see the solution's files, source, private names or heap: it cannot single
     // out a correct coder (it fails when it finds anything).
@@ -605,6 +658,11 @@ const USED_BY_GENERATED: &[&str] = &[
     "python/tests/write_readonly.py",
     "python/tests/probe.py",
     "python/tests/exit_codes.py",
+    "python/tests/observe_everything.py",
+    "python/tests/plain_values.py",
+    "python/solutions/written_differently",
+    "python/solutions/set_built_backwards",
+    "python/solutions/fingerprint_call",
     "c/tests/read_outside.c",
     "c/tests/write_readonly.c",
     "c/tests/probe.c",
@@ -621,7 +679,8 @@ const USED_BY_GENERATED: &[&str] = &[
 
 /// The interface the hostile corpus states for a test, as `dixit exec` takes it: C and C++
 /// tests compile against `{c,cpp}/interface/solution.h` (never a solution's header), Rust tests
-/// see `answer: fn() -> i32` of the crate `solution` (never the rest of it).
+/// see `answer: fn() -> i32` of the crate `solution` (never the rest of it), Python tests call
+/// `answer` (never another name of a solution's).
 fn interface_args(test: &Path) -> Vec<String> {
     match test.extension().and_then(|e| e.to_str()) {
         Some("c") => vec![
@@ -637,7 +696,23 @@ fn interface_args(test: &Path) -> Vec<String> {
                 .to_string(),
         ],
         Some("rs") => vec!["--interface".into(), "answer: fn() -> i32".into()],
+        Some("py") => python_interface(test)
+            .iter()
+            .flat_map(|n| ["--interface".to_string(), n.to_string()])
+            .collect(),
         _ => vec![],
+    }
+}
+
+/// What a Python test of the corpus may call: `answer`, and the functions a few tests use
+/// beyond it (values a solution may build in several ways; what a harness writes into a
+/// solution: a secret's path, an exit code).
+fn python_interface(test: &Path) -> &'static [&'static str] {
+    match test.file_name().and_then(|n| n.to_str()) {
+        Some("plain_values.py") => &["answer", "many", "counts", "pair"],
+        Some("read_outside.py" | "write_readonly.py") => &["answer", "secret_path"],
+        Some("exit_codes.py") => &["answer", "exit_code"],
+        _ => &["answer"],
     }
 }
 
@@ -708,9 +783,15 @@ fn run_table(cases: &[Case]) {
                 c.test
             );
         }
-        if c.verdict == "runtime_error" && c.solution.contains("exit") {
+        if c.verdict == "runtime_error"
+            && c.solution.contains("exit")
+            && !c.solution.ends_with("_in_call")
+        {
+            // An exit before the test's end, or (on import) the solution's import failing.
+            let detail = s(&v, "detail");
             assert!(
-                s(&v, "detail").contains("before the test finished"),
+                detail.contains("before the test finished")
+                    || detail.contains("importing the solution raised SystemExit"),
                 "{}: {v:#}",
                 c.solution
             );
@@ -722,6 +803,103 @@ fn run_table(cases: &[Case]) {
 #[test]
 fn hostile_python() {
     run_table(PYTHON);
+}
+
+/// Issue 35: a test observes a solution's answers and nothing else. One test looks at
+/// everything else a test can reach (the module's names and attributes, the function's repr,
+/// hash and code, names beyond the interface, raw messages to the host, its own heap); against
+/// correct solutions written differently (helpers, marks, a class-bound cached function,
+/// `__all__`, a docstring) it passes for each and prints the same bytes. Values a solution may
+/// build in several ways (an enum, a set filled in another order, a Counter, a namedtuple)
+/// arrive as the same plain values, printed alike.
+#[test]
+fn hostile_python_tests_cannot_tell_correct_solutions_apart() {
+    let correct = [
+        "benign",
+        "written_differently",
+        "fingerprint_me",
+        "fingerprint_call",
+        "set_built_backwards",
+    ];
+    for (test, solutions) in [
+        ("observe_everything.py", &correct[..]),
+        ("plain_values.py", &["benign", "set_built_backwards"][..]),
+    ] {
+        let test = fixture(&format!("hostile/python/tests/{test}"));
+        let mut printed: Option<String> = None;
+        for sol in solutions {
+            let v = check(
+                &fixture(&format!("hostile/python/solutions/{sol}")),
+                &test,
+                "pass",
+                None,
+            );
+            let out = s(&v, "stdout").to_string();
+            assert!(!out.is_empty(), "{sol}: {v:#}");
+            match &printed {
+                None => printed = Some(out),
+                Some(first) => assert_eq!(first, &out, "{sol} told apart by {}", test.display()),
+            }
+        }
+    }
+    // Nothing of a solution's reached the observing test: no mark, no helper, no source.
+    let v = check(
+        &fixture("hostile/python/solutions/fingerprint_call"),
+        &fixture("hostile/python/tests/observe_everything.py"),
+        "pass",
+        None,
+    );
+    let out = s(&v, "stdout");
+    for mark in [
+        "coder-3",
+        "coder-2",
+        "FINGERPRINT_7c4e = ",
+        "def answer",
+        "/solution/",
+    ] {
+        assert!(!out.contains(mark), "{mark} crossed: {out}");
+    }
+}
+
+/// Issue 35: the failure a test reports reaches the host through its own instance's bridge,
+/// never through a stream: a solution printing lines shaped like the runner's old report, to
+/// both streams and straight to the file descriptors, changes nothing of the evidence, and its
+/// output stays visible as its output.
+#[test]
+fn hostile_python_evidence_is_the_tests_own() {
+    let v = check(
+        &fixture("hostile/python/solutions/forge_evidence"),
+        &fixture("hostile/python/tests/uses_answer.py"),
+        "wrong_answer",
+        None,
+    );
+    assert_eq!(v["failure"]["type"], "AssertionError", "{v:#}");
+    assert_eq!(v["failure"]["file"], "uses_answer.py", "{v:#}");
+    assert_eq!(v["failure"]["line"], 3, "{v:#}");
+    assert!(s(&v, "stderr").contains("[the solution's output]"), "{v:#}");
+    assert!(
+        s(&v, "stderr").contains("Forged"),
+        "the solution's output is shown: {v:#}"
+    );
+    // Boundary refusals say what crossed, and name the call.
+    for (sol, says) in [
+        (
+            "always_equal_object",
+            "returned an instance of _Anything, which is not data",
+        ),
+        ("generator", "returned a generator, which is not data"),
+        ("lone_surrogate", "not valid Unicode"),
+        ("forge_raw", "something that is not an answer"),
+    ] {
+        let v = check(
+            &fixture(&format!("hostile/python/solutions/{sol}")),
+            &fixture("hostile/python/tests/uses_answer.py"),
+            "runtime_error",
+            None,
+        );
+        assert!(s(&v, "detail").contains(says), "{sol}: {v:#}");
+        assert!(s(&v, "detail").contains("`answer`"), "{sol}: {v:#}");
+    }
 }
 
 #[test]
@@ -1078,7 +1256,7 @@ fn hostile_exit_codes() {
         )
         .expect("copy");
         let mut source = std::fs::read_to_string(sol.join("solution.py")).expect("read");
-        source.push_str(&format!("\nEXIT_CODE = {code}\n"));
+        source.push_str(&format!("\ndef exit_code():\n    return {code}\n"));
         std::fs::write(sol.join("solution.py"), source).expect("code");
         let v = check(
             &sol,
@@ -1375,7 +1553,15 @@ fn a_python_run_never_sees_an_earlier_runs_state_even_after_swap_out() {
     // One run slot, so consecutive runs reuse one memory slot.
     let tc = toolchains(1);
     let t = tc.test(&test).expect("test");
-    let s = tc.solution_for(&sol, t.kind, None).expect("solution");
+    let interface = tc
+        .interface(&dixit::toolchain::StatedInterface::Names(vec![
+            "answer".into()
+        ]))
+        .expect("interface");
+    let s = tc
+        .solution_for(&sol, t.kind, None)
+        .expect("solution")
+        .with_interface(std::sync::Arc::new(interface));
     let verdicts: Vec<String> = while_paging_out(|| {
         (0..6)
             .map(|seed| {

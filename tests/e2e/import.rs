@@ -245,7 +245,15 @@ fn humaneval_imports_into_projects_the_reference_passes() {
     let failures: Vec<String> = jobs
         .par_iter()
         .filter_map(|(id, solution, test)| {
-            let s = tc.solution(solution, None).unwrap();
+            // The project's own interface (the task's entry point), as a run would state it.
+            let project = test.parent().and_then(Path::parent).unwrap();
+            let p = dixit::config::Project::load(project).unwrap();
+            let stated = p.config.stated_interface(project, &p.spec);
+            let interface = std::sync::Arc::new(tc.interface(&stated).unwrap());
+            let s = tc
+                .solution(solution, None)
+                .unwrap()
+                .with_interface(interface);
             let t = tc.test(test).unwrap();
             let v = tc.try_run(&s, &t, 1, &limits).unwrap();
             (v.verdict != dixit::sandbox::VerdictKind::Pass)

@@ -242,7 +242,8 @@ pub fn n(v: &serde_json::Value, key: &str) -> u64 {
 }
 
 /// The `--interface` arguments for the tests of `fixtures/classify/<kind>/`: the interface a
-/// project would state (C/C++ headers beside the tests, the Rust item `is_leap`).
+/// project would state (C/C++ headers beside the tests, the Rust item and the Python function
+/// `is_leap`).
 pub fn classify_interface(kind: &str) -> Vec<String> {
     match kind {
         "c" => vec![
@@ -258,6 +259,7 @@ pub fn classify_interface(kind: &str) -> Vec<String> {
                 .to_string(),
         ],
         "rust" => vec!["--interface".into(), "is_leap: fn(u64) -> bool".into()],
+        "python" => vec!["--interface".into(), "is_leap".into()],
         _ => vec![],
     }
 }

@@ -95,7 +95,7 @@ impl Programs {
             }
             std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
         }
-        // What the C and Rust tests may use of their solutions, as a project would state it.
+        // What the tests may use of their solutions, as a project would state it.
         let c_interface = StatedInterface::Headers(vec![root.join("c/interface/solution.h")]);
         let rust_interface =
             StatedInterface::Items(vec!["has_close_elements: fn(&[f64], f64) -> bool".into()]);
@@ -123,7 +123,8 @@ impl Programs {
             &root.join("rust/test.rs"),
             &rust_interface,
         )?;
-        let python_guest = guest(&py_solution, &py_test, &StatedInterface::None)?;
+        let py_interface = StatedInterface::Names(vec!["has_close_elements".into()]);
+        let python_guest = guest(&py_solution, &py_test, &py_interface)?;
 
         let c_bin = root.join("c/native-test");
         let include = tc.c_include_dir()?;

@@ -30,10 +30,11 @@ pub struct ClassifyArgs {
     /// Print the classification as JSON.
     #[arg(long)]
     pub json: bool,
-    /// What the test may use of the solution: for a C/C++ test, a header it includes
+    /// What the test may use of the solution: for a Python test, a function it may call
+    /// (`NAME`, or `NAME: METHOD, ...` for a class); for a C/C++ test, a header it includes
     /// (`#include "solution.h"`); for a Rust test, an item of the solution's crate, `NAME` or
-    /// `NAME: TYPE`. Repeat for several. A test never compiles against a solution's own files.
-    #[arg(long, value_name = "HEADER|ITEM")]
+    /// `NAME: TYPE`. Repeat for several. A test never sees a solution's own files or names.
+    #[arg(long, value_name = "NAME|HEADER|ITEM")]
     pub interface: Vec<String>,
     #[command(flatten)]
     pub limits: LimitArgs,

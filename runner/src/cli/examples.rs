@@ -5,16 +5,16 @@
 /// `dixit exec`.
 pub const EXEC: &str = "\
 Examples:
-  dixit exec --solution fixtures/classify/python/solutions/correct --test fixtures/classify/python/tests/ideal.py
-  dixit exec --solution fixtures/classify/python/solutions/only_4 --test fixtures/classify/python/tests/ideal.py --seed 7 --json
+  dixit exec --solution fixtures/classify/python/solutions/correct --test fixtures/classify/python/tests/ideal.py --interface is_leap
+  dixit exec --solution fixtures/classify/python/solutions/only_4 --test fixtures/classify/python/tests/ideal.py --interface is_leap --seed 7 --json
   dixit exec --solution fixtures/classify/c/solutions/correct --test fixtures/classify/c/tests/ideal.c --interface fixtures/classify/c/interface/solution.h
-  dixit exec --solution DIR --test test.py --fuel 100000000 --memory 64    # tighter limits";
+  dixit exec --solution DIR --test test.py --interface f --fuel 100000000 --memory 64    # tighter limits";
 
 /// `dixit classify`.
 pub const CLASSIFY: &str = "\
 Examples:
-  dixit classify --test fixtures/classify/python/tests/ideal.py fixtures/classify/python/solutions/correct fixtures/classify/python/solutions/only_4
-  dixit classify --test fixtures/classify/python/tests/flaky.py fixtures/classify/python/solutions/correct --reruns 20 --json
+  dixit classify --test fixtures/classify/python/tests/ideal.py fixtures/classify/python/solutions/correct fixtures/classify/python/solutions/only_4 --interface is_leap
+  dixit classify --test fixtures/classify/python/tests/flaky.py fixtures/classify/python/solutions/correct --interface is_leap --reruns 20 --json
   dixit classify --test fixtures/classify/c/tests/ideal.c fixtures/classify/c/solutions/correct fixtures/classify/c/solutions/only_4 --interface fixtures/classify/c/interface/solution.h";
 
 /// `dixit init`.

@@ -24,10 +24,11 @@ pub struct ExecArgs {
     /// The solution's language, when its files do not say.
     #[arg(long)]
     pub language: Option<Language>,
-    /// What the test may use of the solution: for a C/C++ test, a header it includes
+    /// What the test may use of the solution: for a Python test, a function it may call
+    /// (`NAME`, or `NAME: METHOD, ...` for a class); for a C/C++ test, a header it includes
     /// (`#include "solution.h"`); for a Rust test, an item of the solution's crate, `NAME` or
-    /// `NAME: TYPE`. Repeat for several. A test never compiles against a solution's own files.
-    #[arg(long, value_name = "HEADER|ITEM")]
+    /// `NAME: TYPE`. Repeat for several. A test never sees a solution's own files or names.
+    #[arg(long, value_name = "NAME|HEADER|ITEM")]
     pub interface: Vec<String>,
     /// Print the verdict as JSON.
     #[arg(long)]
@@ -85,9 +86,9 @@ pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
     }
 }
 
-/// The interface a C/C++/Rust test compiles against, from `--interface` values. A test that
-/// needs one (it includes a header of its own, or names the crate `solution`) without one is a
-/// usage error naming what is missing: nothing falls back to a solution's own files.
+/// The interface a unit test sees, from `--interface` values. A test that needs one (it
+/// includes a header of its own, or names the module or crate `solution`) without one is a
+/// usage error naming what is missing: nothing falls back to a solution's own files or names.
 pub(crate) fn interface_for(
     tc: &Toolchains,
     test: &Test,
@@ -99,10 +100,24 @@ pub(crate) fn interface_for(
             StatedInterface::Headers(values.iter().map(PathBuf::from).collect())
         }
         (TestKind::Rust, false) => StatedInterface::Items(values.to_vec()),
+        (TestKind::Python, false) => StatedInterface::Names(values.to_vec()),
         (_, false) => {
             return Err(CliError::usage(
-                "--interface is for C, C++ and Rust unit tests",
+                "--interface is for unit tests (an I/O test talks to a program)",
             ))
+        }
+        (TestKind::Python, true) => {
+            if source().contains("solution") {
+                return Err(CliError::usage(format!(
+                    "{} uses the module `solution`, but no interface is stated",
+                    test.path.display()
+                ))
+                .hint(
+                    "pass --interface NAME for each function the test may call (NAME: METHOD, \
+                     ... for a class); a test sees only these names of a solution",
+                ));
+            }
+            StatedInterface::None
         }
         (TestKind::C | TestKind::Cpp, true) => {
             if let Some(h) = own_include(&source()) {

@@ -10,7 +10,7 @@
 //! against each final implementation; the implementation runs apart, in an instance of its own
 //! that only answers requests, and the host reads the calls the test made and the answers off
 //! the bridge, [`crate::sandbox::Exchange`]) → answers grouped by Python equality
-//! ([`value::Value::key`], exceptions by class name) → [`Disagreements`]: the calls with more
+//! ([`crate::sandbox::Value::key`], exceptions by class name) → [`Disagreements`]: the calls with more
 //! than one answer, grouped by function, with which coders gave which answer.
 //!
 //! Why this way: to an implementation, an observed run is a test whose checks all passed (the
@@ -20,29 +20,28 @@
 //! they were; and runs recorded before this existed get the analysis too. Calls whose arguments
 //! are objects of the implementation's (handles) are counted as not comparable.
 //!
-//! Everything read off the bridge is untrusted (requests are the test's, answers the
-//! implementation's): both are parsed by [`value::Value::from_json`] within fixed bounds, and the
-//! report escapes all of it. Every run uses the run's seed, so the analysis is a pure function of
+//! Everything read off the bridge was read and checked by the host as it crossed
+//! ([`crate::sandbox::boundary`]); it is still the guests' text, and the report escapes all of
+//! it. Every run uses the run's seed, so the analysis is a pure function of
 //! the journal and the final implementations: `dixit report` recomputes exactly what `dixit run`
 //! found.
 //!
 //! - `collect.rs`: [`tests_of_journal`], the tests a run wrote or was given.
 //! - `observe.rs`: the calls and answers read off a run's bridge ([`observe::observe`]).
-//! - `value.rs`: [`value::Value`], plain Python data read from the guest, compared and shown.
 //! - `assets/python/consensus.py` (in `runner/`): the guest side (guard).
 
 mod collect;
 pub(crate) mod observe;
-pub mod value;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::sandbox::{Limits, Preopen, VerdictKind};
-use crate::toolchain::Toolchains;
+use crate::toolchain::{Interface, Toolchains};
 
 pub use collect::{tests_of_journal, NamedTest, Origin, RecordedTest};
 use observe::{call_key, cut, observe, Answer, Call, Observed};
@@ -155,16 +154,18 @@ pub fn has_python(dir: &Path) -> bool {
 }
 
 /// Runs the finder: records the calls of `tests`, probes each against every implementation
-/// (`(coder, folder)`, in coder order) and returns the disagreements. Never fails: a problem
-/// (no Python runtime, a temporary directory) is reported in [`Disagreements::error`].
+/// (`(coder, folder)`, in coder order, under the run's `interface`) and returns the
+/// disagreements. Never fails: a problem (no Python runtime, a temporary directory) is reported
+/// in [`Disagreements::error`].
 pub fn find(
     tc: &Toolchains,
     tests: &[RecordedTest],
     implementations: &[(String, PathBuf)],
+    interface: &Arc<Interface>,
     seed: u64,
     limits: &Limits,
 ) -> Disagreements {
-    match find_inner(tc, tests, implementations, seed, limits) {
+    match find_inner(tc, tests, implementations, interface, seed, limits) {
         Ok(d) => d,
         Err(e) => Disagreements {
             implementations: implementations.iter().map(|(n, _)| n.clone()).collect(),
@@ -178,6 +179,7 @@ fn find_inner(
     tc: &Toolchains,
     tests: &[RecordedTest],
     implementations: &[(String, PathBuf)],
+    interface: &Arc<Interface>,
     seed: u64,
     limits: &Limits,
 ) -> Result<Disagreements, String> {
@@ -242,7 +244,8 @@ fn find_inner(
         .map(|(coder, dir)| {
             let s = tc
                 .solution(dir, Some(crate::toolchain::Language::Python))
-                .map_err(|e| e.message)?;
+                .map_err(|e| e.message)?
+                .with_interface(interface.clone());
             tc.check_solution(&s, crate::toolchain::TestKind::Python)
                 .map_err(|e| format!("{coder}: {}", e.message))?;
             Ok(s)
@@ -422,10 +425,21 @@ pub fn for_run(
         .map(|c| (c.clone(), run_dir.join("implementations").join(c)))
         .filter(|(_, d)| has_python(d))
         .collect();
+    let stated = config.stated_interface(run_dir, &journal.project.spec);
+    let interface = match tc.interface(&stated) {
+        Ok(i) => Arc::new(i),
+        Err(e) => {
+            return Some(Disagreements {
+                error: Some(format!("the recorded interface: {e}")),
+                ..Default::default()
+            })
+        }
+    };
     Some(find(
         tc,
         &tests_of_journal(journal, named),
         &implementations,
+        &interface,
         config.project.seed,
         &config.limits.limits(),
     ))

@@ -1,13 +1,10 @@
 //! Reading a run's bridge: the calls a test made into the solution and the answers it got,
-//! off the exchanges the host carried ([`crate::sandbox::Exchange`]). Requests come from the
-//! test and answers from the implementation: both are untrusted, parsed within fixed bounds
-//! ([`Value::from_json`]), and anything malformed is skipped. The disagreement finder and
-//! `dixit eval`'s outputs read runs through this one reader.
+//! off the exchanges the host carried ([`crate::sandbox::Exchange`]), which the host read and
+//! checked as they crossed. The disagreement finder and `dixit eval`'s outputs read runs
+//! through this one reader.
 
-use std::collections::BTreeMap;
-
-use super::value::Value;
 use super::{AnswerGroup, NAME_CHARS, SHOWN};
+use crate::sandbox::boundary::{self, Bounds, Callee, Value};
 
 /// An implementation's answer to one call.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,7 +13,7 @@ pub(crate) enum Answer {
     Value(Value),
     /// Raised an exception (in the call, or importing the solution raised it).
     Raised { exception: String },
-    /// Returned something that is not plain data (its type).
+    /// Returned something that is not data (what it was), or an object of the solution's.
     Unrepresentable(String),
     /// The solution has no such function.
     Missing,
@@ -53,7 +50,7 @@ impl Answer {
             Answer::Raised { exception } => ("raised", format!("raises {exception}")),
             Answer::Unrepresentable(t) => (
                 "unrepresentable",
-                format!("returns a {t} (not plain data, not compared)"),
+                format!("returns {t} (not data, not compared)"),
             ),
             Answer::Missing => ("missing", "has no such function".to_string()),
             Answer::Silent(why) => ("no_answer", format!("no answer ({why})")),
@@ -127,102 +124,43 @@ impl Observed {
     }
 }
 
-/// Reads the calls and answers off a run's bridge exchanges. Requests come from the test and
-/// answers from the implementation: both are untrusted, parsed within bounds, and anything
-/// malformed is skipped. The functions are the ones the test got from `solution` by name
-/// (`getattr` on the module, as `from solution import f` does) or among the solution's names
-/// (`vars`, how offline evaluation runs a test in the solution's namespace). A request whose
-/// answer never came (the exchange's answer is empty: the solution's instance ended while
-/// answering it) is a call answered with [`Answer::Silent`].
+/// Reads the calls and answers off a run's bridge exchanges, which the host has already read,
+/// checked and written again ([`crate::sandbox::boundary`]): each is a call of a name of the
+/// interface with data arguments, and the answer the test received (or the one that ended the
+/// run). Calls on an object of the implementation's, or with one among their arguments, are
+/// not comparable; a value beyond [`Bounds::COMPARED`] is not compared.
 pub(crate) fn observe(exchanges: &[crate::sandbox::Exchange]) -> Observed {
     let mut out = Observed::default();
-    let mut functions: BTreeMap<i64, String> = BTreeMap::new();
     for ex in exchanges {
-        let Ok(req) = serde_json::from_slice::<serde_json::Value>(&ex.request) else {
-            continue;
-        };
-        let ans = if ex.answer.is_empty() {
-            serde_json::Value::Null
-        } else {
-            match serde_json::from_slice::<serde_json::Value>(&ex.answer) {
-                Ok(a) => a,
-                Err(_) => continue,
+        let function = match &ex.call.callee {
+            Callee::Function(name) => name.clone(),
+            Callee::Method { .. } => {
+                out.not_replayable += 1;
+                continue;
             }
         };
-        let handle = req.get("h").and_then(|h| h.as_i64());
-        match req.get("op").and_then(|o| o.as_str()) {
-            Some("vars") => {
-                let Some(entries) = ans.pointer("/value/dict").and_then(|d| d.as_array()) else {
-                    continue;
-                };
-                for entry in entries {
-                    let (Some(name), Some(h)) = (
-                        entry
-                            .pointer("/0")
-                            .and_then(|n| n.as_str())
-                            .filter(|n| is_name(n)),
-                        entry.pointer("/1/handle/0").and_then(|h| h.as_i64()),
-                    ) else {
-                        continue;
-                    };
-                    functions.insert(h, name.to_string());
-                }
+        if let boundary::Answer::Missing(name) = &ex.answer {
+            if !out.missing.iter().any(|m| m == name) {
+                out.missing.push(cut(name, NAME_CHARS));
             }
-            Some("getattr") if handle == Some(0) => {
-                let Some(name) = req
-                    .get("name")
-                    .and_then(|n| n.as_str())
-                    .filter(|n| is_name(n))
-                else {
-                    continue;
-                };
-                if let Some(h) = ans.pointer("/value/handle/0").and_then(|h| h.as_i64()) {
-                    functions.insert(h, name.to_string());
-                } else if raised(&ans).as_deref() == Some("AttributeError")
-                    && !out.missing.iter().any(|m| m == name)
-                {
-                    out.missing.push(name.to_string());
-                }
-            }
-            Some("call") => {
-                let Some(function) = handle.and_then(|h| functions.get(&h)) else {
-                    continue;
-                };
-                let args = req.get("args").and_then(|a| a.as_array()).map(|a| {
-                    a.iter()
-                        .map(Value::from_json)
-                        .collect::<Result<Vec<_>, _>>()
-                });
-                let kwargs =
-                    req.get("kwargs")
-                        .and_then(|k| k.as_array())
-                        .map_or(Some(Vec::new()), |k| {
-                            k.iter()
-                                .map(|kv| {
-                                    let pair = kv.as_array().filter(|p| p.len() == 2)?;
-                                    let k = pair[0].as_str().filter(|k| k.len() <= NAME_CHARS)?;
-                                    Some((k.to_string(), Value::from_json(&pair[1]).ok()?))
-                                })
-                                .collect::<Option<Vec<_>>>()
-                        });
-                let (Some(Ok(args)), Some(kwargs)) = (args, kwargs) else {
-                    out.not_replayable += 1;
-                    continue;
-                };
-                let call = Call {
-                    function: function.clone(),
-                    args,
-                    kwargs,
-                };
-                let answer = if ans.is_null() {
-                    Answer::Silent(NO_ANSWER.into())
-                } else {
-                    answer_of(&ans)
-                };
-                out.calls.push((call, answer));
-            }
-            _ => {}
         }
+        let comparable = |v: &Value| v.within(&Bounds::COMPARED) && !has_handle(v);
+        if !ex.call.args.iter().all(comparable)
+            || !ex
+                .call
+                .kwargs
+                .iter()
+                .all(|(k, v)| k.len() <= NAME_CHARS && comparable(v))
+        {
+            out.not_replayable += 1;
+            continue;
+        }
+        let call = Call {
+            function,
+            args: ex.call.args.clone(),
+            kwargs: ex.call.kwargs.clone(),
+        };
+        out.calls.push((call, answer_of(&ex.answer)));
     }
     out
 }
@@ -230,36 +168,35 @@ pub(crate) fn observe(exchanges: &[crate::sandbox::Exchange]) -> Observed {
 /// Why a call that never got its answer has none.
 pub(crate) const NO_ANSWER: &str = "the solution's instance ended";
 
-/// A Python identifier of reasonable length (a function's name as shown).
-fn is_name(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= NAME_CHARS
-        && n.chars().all(|c| c == '_' || c.is_alphanumeric())
-        && !n.starts_with(|c: char| c.is_ascii_digit())
-}
-
-/// The first class name of a raised exception's MRO, bounded.
-fn raised(ans: &serde_json::Value) -> Option<String> {
-    ans.pointer("/raise/mro/0")
-        .and_then(|n| n.as_str())
-        .map(|n| cut(n, NAME_CHARS))
+fn has_handle(v: &Value) -> bool {
+    let mut found = Vec::new();
+    v.handles(&mut found);
+    !found.is_empty()
 }
 
 /// An implementation's answer as the bridge carried it.
-fn answer_of(ans: &serde_json::Value) -> Answer {
-    if let Some(e) = raised(ans) {
-        return Answer::Raised { exception: e };
+fn answer_of(answer: &boundary::Answer) -> Answer {
+    use boundary::Answer as A;
+    match answer {
+        A::Returned { value, .. } => {
+            let mut handles = Vec::new();
+            value.handles(&mut handles);
+            if let Some((_, class)) = handles.first() {
+                Answer::Unrepresentable(format!("an object of {}", cut(class, NAME_CHARS)))
+            } else if value.within(&Bounds::COMPARED) {
+                Answer::Value(value.clone())
+            } else {
+                Answer::Silent("an answer too large to compare".into())
+            }
+        }
+        A::Raised { class, .. } | A::ImportFailed { class, .. } => Answer::Raised {
+            exception: class.clone(),
+        },
+        A::NotData(what) => Answer::Unrepresentable(cut(what, NAME_CHARS)),
+        A::Missing(_) => Answer::Missing,
+        A::Malformed(_) => Answer::Silent("unreadable answer".into()),
+        A::Ended => Answer::Silent(NO_ANSWER.into()),
     }
-    let Some(v) = ans.get("value") else {
-        return Answer::Silent("unreadable answer".into());
-    };
-    if let Some(t) = v.pointer("/handle/1").and_then(|t| t.as_str()) {
-        return Answer::Unrepresentable(cut(t, NAME_CHARS));
-    }
-    Value::from_json(v).map_or_else(
-        |_| Answer::Silent("unreadable answer".into()),
-        Answer::Value,
-    )
 }
 
 /// Equal for calls Python would make identically (arguments compared by `==`).
@@ -280,93 +217,87 @@ pub(crate) fn call_key(c: &Call) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::boundary::{Answer as A, Call as BCall};
     use crate::sandbox::Exchange;
 
-    fn ex(request: &str, answer: &str) -> Exchange {
+    fn ex(function: &str, args: Vec<Value>, answer: A) -> Exchange {
         Exchange {
-            request: request.as_bytes().to_vec(),
-            answer: answer.as_bytes().to_vec(),
+            call: BCall {
+                callee: Callee::Function(function.into()),
+                args,
+                kwargs: Vec::new(),
+            },
+            answer,
         }
+    }
+
+    fn int(i: i64) -> Value {
+        Value::Int(i.to_string())
     }
 
     #[test]
     fn calls_are_read_off_the_bridge_and_bounded() {
-        let long = "E".repeat(500);
+        let returned = |value| A::Returned {
+            value,
+            out: Vec::new(),
+        };
+        let handle = Value::Handle {
+            id: 1,
+            class: "Stack".into(),
+        };
+        let mut kw = ex("f", vec![int(2)], returned(Value::Float(2.0)));
+        kw.call.kwargs.push(("k".into(), Value::Str("x".into())));
         let o = observe(&[
+            kw,
+            ex("f", vec![handle.clone()], returned(Value::None)),
             ex(
-                r#"{"op":"getattr","h":0,"name":"f"}"#,
-                r#"{"value":{"handle":[3,"function"]}}"#,
+                "f",
+                vec![],
+                A::Raised {
+                    class: "ValueError".into(),
+                    message: "no".into(),
+                },
+            ),
+            ex("f", vec![Value::List(vec![])], returned(handle)),
+            ex("f", vec![int(1)], A::NotData("a generator".into())),
+            ex("g", vec![], A::Missing("g".into())),
+            ex(
+                "f",
+                vec![Value::List(vec![Value::None; 20_000])],
+                returned(Value::None),
             ),
             ex(
-                r#"{"op":"call","h":3,"args":[{"int":"2"}],"kwargs":[["k","x"]]}"#,
-                r#"{"value":{"float":"2.0"}}"#,
+                "f",
+                vec![int(3)],
+                returned(Value::List(vec![Value::None; 20_000])),
             ),
-            ex(
-                r#"{"op":"call","h":3,"args":[{"handle":[9,"Box"]}]}"#,
-                r#"{"value":null}"#,
-            ),
-            ex(
-                r#"{"op":"call","h":3,"args":[]}"#,
-                &format!(r#"{{"raise":{{"mro":["{long}"],"args":[]}}}}"#),
-            ),
-            ex(
-                r#"{"op":"call","h":3,"args":[[]]}"#,
-                r#"{"value":{"handle":[4,"Stack"]}}"#,
-            ),
-            // A handle that is not a function the test asked `solution` for: not a call.
-            ex(r#"{"op":"call","h":4,"args":[]}"#, r#"{"value":1}"#),
-            ex(
-                r#"{"op":"getattr","h":0,"name":"g"}"#,
-                r#"{"raise":{"mro":["AttributeError","Exception","BaseException"],"args":[]}}"#,
-            ),
-            ex(
-                r#"{"op":"getattr","h":0,"name":"<img src=x>"}"#,
-                r#"{"value":1}"#,
-            ),
-            ex("not json", "{}"),
+            ex("f", vec![int(4)], A::Ended),
         ]);
-        assert_eq!(o.calls.len(), 3);
+        assert_eq!(o.calls.len(), 7);
         assert_eq!(o.calls[0].0.shown(), "f(2, k='x')");
         assert_eq!(
             o.calls[0].1.key(),
-            Answer::Value(Value::Int("2".into())).key(),
+            Answer::Value(int(2)).key(),
             "2.0 == 2 in Python"
         );
-        let Answer::Raised { exception, .. } = &o.calls[1].1 else {
-            panic!("{:?}", o.calls[1].1)
-        };
-        assert_eq!(exception.chars().count(), NAME_CHARS + 1, "bounded");
-        assert_eq!(o.calls[2].1, Answer::Unrepresentable("Stack".into()));
-        assert_eq!(o.not_replayable, 1);
+        assert_eq!(
+            o.calls[1].1,
+            Answer::Raised {
+                exception: "ValueError".into()
+            }
+        );
+        assert_eq!(
+            o.calls[2].1,
+            Answer::Unrepresentable("an object of Stack".into())
+        );
+        assert_eq!(o.calls[3].1, Answer::Unrepresentable("a generator".into()));
+        assert_eq!(o.calls[4].1, Answer::Missing);
+        assert!(matches!(&o.calls[5].1, Answer::Silent(w) if w.contains("too large")));
+        assert_eq!(o.calls[6].1, Answer::Silent(NO_ANSWER.into()));
+        assert_eq!(
+            o.not_replayable, 2,
+            "an object argument, an argument too large"
+        );
         assert_eq!(o.missing, ["g"]);
-        let raised = |e: &str| Answer::Raised {
-            exception: e.into(),
-        };
-        assert_ne!(raised("ValueError").key(), raised("TypeError").key());
-    }
-
-    #[test]
-    fn names_come_from_vars_and_an_unanswered_call_has_no_answer() {
-        let o = observe(&[
-            ex(
-                r#"{"op":"vars"}"#,
-                r#"{"value":{"dict":[["f",{"handle":[1,"function"]}],["N",{"int":"3"}],["<x>",{"handle":[2,"function"]}]]}}"#,
-            ),
-            ex(
-                r#"{"op":"call","h":1,"args":[[{"int":"1"},{"int":"2"}]]}"#,
-                r#"{"value":{"int":"3"}}"#,
-            ),
-            // A handle whose name is not a Python name: not a function the test got.
-            ex(
-                r#"{"op":"call","h":2,"args":[]}"#,
-                r#"{"value":{"int":"3"}}"#,
-            ),
-            // The solution's instance ended while answering: no answer.
-            ex(r#"{"op":"call","h":1,"args":[[]]}"#, ""),
-        ]);
-        assert_eq!(o.calls.len(), 2);
-        assert_eq!(o.calls[0].0.shown(), "f([1, 2])");
-        assert_eq!(o.calls[0].1, Answer::Value(Value::Int("3".into())));
-        assert_eq!(o.calls[1].1, Answer::Silent(NO_ANSWER.into()));
     }
 }

@@ -150,7 +150,8 @@ pub async fn start(
         Some(dir) => project.files_in(&dir),
         None => Vec::new(),
     };
-    let interface = Arc::new(toolchains.interface(&config.stated_interface(&project.dir))?);
+    let interface =
+        Arc::new(toolchains.interface(&config.stated_interface(&project.dir, &project.spec))?);
     let snapshot = ProjectSnapshot {
         config: project.config_text.clone(),
         spec: project.spec.clone(),
@@ -511,7 +512,7 @@ fn recorded_interface(
     toolchains: &Toolchains,
 ) -> Result<Arc<Interface>, ProtocolError> {
     let d = dir.join("interface");
-    let stated = match config.stated_interface(&d) {
+    let stated = match config.stated_interface(&d, &recorded.project.spec) {
         StatedInterface::Headers(paths) => {
             std::fs::create_dir_all(&d).map_err(|source| ProtocolError::Write {
                 path: d.to_path_buf(),
@@ -727,10 +728,12 @@ async fn disagreements(
         .filter(|(_, dir)| crate::consensus::has_python(dir))
         .cloned()
         .collect();
-    let (seed, limits) = (ctx.seed(), ctx.limits());
+    let (seed, limits, interface) = (ctx.seed(), ctx.limits(), ctx.interface.clone());
     Some(
-        ctx.blocking(move |tc| crate::consensus::find(tc, &tests, &impls, seed, &limits))
-            .await,
+        ctx.blocking(move |tc| {
+            crate::consensus::find(tc, &tests, &impls, &interface, seed, &limits)
+        })
+        .await,
     )
 }
 

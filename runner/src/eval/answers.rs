@@ -185,43 +185,46 @@ fn class_of(answer: &Answer) -> AnswerClass {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ex(request: &str, answer: &str) -> Exchange {
-        Exchange {
-            request: request.as_bytes().to_vec(),
-            answer: answer.as_bytes().to_vec(),
-        }
-    }
+    use crate::sandbox::boundary::{Answer as A, Call, Callee, Value};
 
     /// One run of a test making the calls `f(x)` for each `(x, answer)`.
-    fn run(calls: &[(i64, &str)]) -> Vec<Exchange> {
-        let mut out = vec![ex(
-            r#"{"op":"vars"}"#,
-            r#"{"value":{"dict":[["f",{"handle":[1,"function"]}]]}}"#,
-        )];
-        for (x, answer) in calls {
-            out.push(ex(
-                &format!(r#"{{"op":"call","h":1,"args":[{{"int":"{x}"}}]}}"#),
-                answer,
-            ));
-        }
-        out
+    fn run(calls: &[(i64, A)]) -> Vec<Exchange> {
+        calls
+            .iter()
+            .map(|(x, answer)| Exchange {
+                call: Call {
+                    callee: Callee::Function("f".into()),
+                    args: vec![Value::Int(x.to_string())],
+                    kwargs: Vec::new(),
+                },
+                answer: answer.clone(),
+            })
+            .collect()
     }
 
-    const ONE: &str = r#"{"value":{"int":"1"}}"#;
-    const TWO: &str = r#"{"value":{"int":"2"}}"#;
-    const THREE: &str = r#"{"value":{"int":"3"}}"#;
-    const RAISES: &str = r#"{"raise":{"mro":["ValueError","Exception","BaseException"]}}"#;
+    fn int(i: i64) -> A {
+        A::Returned {
+            value: Value::Int(i.to_string()),
+            out: Vec::new(),
+        }
+    }
+
+    fn raises() -> A {
+        A::Raised {
+            class: "ValueError".into(),
+            message: String::new(),
+        }
+    }
 
     #[test]
     fn calls_and_answers_are_numbered_by_first_appearance_whatever_the_runs_order() {
         // Three solutions; test 1 calls f(1), test 2 calls f(2) then f(1). Solution 2 does not
         // build: never asked.
         let runs: Vec<(usize, usize, Vec<Exchange>)> = vec![
-            (0, 0, run(&[(1, TWO)])),
-            (1, 0, run(&[(1, ONE)])),
-            (0, 1, run(&[(2, THREE), (1, "")])), // f(1) unanswered here: the first answer stands
-            (1, 1, run(&[(2, RAISES)])),
+            (0, 0, run(&[(1, int(2))])),
+            (1, 0, run(&[(1, int(1))])),
+            (0, 1, run(&[(2, int(3)), (1, A::Ended)])), // f(1) unanswered: the first answer stands
+            (1, 1, run(&[(2, raises())])),
         ];
         let outputs = |order: &[usize]| {
             let seen = Seen::default();
@@ -258,9 +261,12 @@ mod tests {
 
     #[test]
     fn equal_answers_show_one_text_whatever_came_first() {
-        let float = r#"{"value":{"float":"3.0"}}"#;
+        let float = A::Returned {
+            value: Value::Float(3.0),
+            out: Vec::new(),
+        };
         for order in [[0, 1], [1, 0]] {
-            let runs = [run(&[(2, float)]), run(&[(2, THREE)])];
+            let runs = [run(&[(2, float.clone())]), run(&[(2, int(3))])];
             let seen = Seen::default();
             let noted: Vec<SeenCalls> = order.iter().map(|&k| seen.note(&runs[k])).collect();
             let mut r = Recorder::new(seen, 2);

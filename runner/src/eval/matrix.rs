@@ -3,8 +3,10 @@
 //! dixit's Python runtime (`guest-sdk/python/dixit_runtime.py`). First every solution and test
 //! program is built once (`build` mode: compiled and marshalled; a source that does not compile
 //! is a `compile_error` for all its cells, without runs); then each run executes the solution in
-//! an instance of its own (`serve-pair` mode) and the test, apart, in another (`pair` mode) among
-//! proxies of the solution's names (see `sandbox::bridge`), with stdout and stderr discarded.
+//! an instance of its own (`serve-pair` mode) and the test, apart, in another (`pair` mode) in
+//! the reference solution's namespace (the prompt's imports and helpers, the builtins) with only
+//! the entry point bound to the solution, across the boundary where only data crosses (see
+//! `sandbox::bridge`), with stdout and stderr discarded.
 //!
 //! Two isolation levels (DESIGN, Execution):
 //! * [`Isolation::Run`]: a fresh pair of instances per (solution, test) run;
@@ -28,6 +30,7 @@ use super::corpus::{Problem, Weighted};
 use super::error::EvalError;
 use super::scoring::{Outputs, ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
+use crate::sandbox::boundary::Interface;
 use crate::sandbox::{
     Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
     VerdictKind,
@@ -258,6 +261,17 @@ struct Row<'b> {
     built: &'b Built,
 }
 
+/// What every run of one problem shares: the interface (its entry point) and the reference
+/// solution's code, in whose namespace the tests run.
+struct Shared {
+    interface: Arc<Interface>,
+    /// The interface as both sides are told it.
+    shown: String,
+    /// The reference's marshalled code ("" when it did not build: the test then runs among the
+    /// builtins and the entry point only).
+    reference: String,
+}
+
 impl<'a> Harness<'a> {
     /// A harness running `runtime` (dixit's Python runtime) on `sandbox`.
     pub fn new(
@@ -287,14 +301,21 @@ impl<'a> Harness<'a> {
     }
 
     /// A test (`target`) against a solution, the two apart: the solution served by its own
-    /// instance (`serve-pair`), the test run among its names (`pair`); the bridge keeps `log`
-    /// exchanges.
-    fn spec(&self, target: &str, solution: &str, limits: Limits, log: usize) -> RunSpec {
+    /// instance (`serve-pair`), the test run in the reference's namespace with the entry point
+    /// bound to the solution (`pair`); the bridge keeps `log` exchanges.
+    fn spec(
+        &self,
+        shared: &Shared,
+        target: &str,
+        solution: &str,
+        limits: Limits,
+        log: usize,
+    ) -> RunSpec {
         RunSpec {
             entry: Entry::Call {
                 mode: "pair".into(),
                 target: target.into(),
-                args: vec!["marshal".into()],
+                args: pair_args(shared),
             },
             stdin: Arc::from(Vec::new()),
             preopens: Vec::new(),
@@ -304,9 +325,10 @@ impl<'a> Harness<'a> {
                 program: self.runtime.clone(),
                 mode: "serve-pair".into(),
                 target: String::new(),
-                args: vec![solution.into(), "marshal".into()],
+                args: vec![shared.shown.clone(), solution.into(), "marshal".into()],
                 preopens: Vec::new(),
                 log,
+                interface: shared.interface.clone(),
             })),
         }
     }
@@ -509,6 +531,21 @@ impl<'a> Harness<'a> {
             t_rest = rest;
         }
 
+        let shared: Vec<Shared> = problems
+            .iter()
+            .zip(&solutions_of)
+            .map(|(p, built)| {
+                let interface = Interface {
+                    functions: vec![p.entry_point.clone()],
+                    classes: Vec::new(),
+                };
+                Shared {
+                    shown: interface.to_json(),
+                    interface: Arc::new(interface),
+                    reference: built[0].clone().unwrap_or_default(),
+                }
+            })
+            .collect();
         let mut rows: Vec<Row> = Vec::new();
         for (k, p) in problems.iter().enumerate() {
             rows.push(Row {
@@ -535,7 +572,7 @@ impl<'a> Harness<'a> {
             .par_iter()
             .map(|r| {
                 let read = r.solution.map(|_| &seen[r.problem]);
-                let cells = self.row(r.built, targets_of[r.problem], read);
+                let cells = self.row(&shared[r.problem], r.built, targets_of[r.problem], read);
                 progress.advance(cells.len() as u64);
                 cells
             })
@@ -633,7 +670,13 @@ impl<'a> Harness<'a> {
     /// harness's isolation level. A solution or test that did not compile fails with
     /// `compile_error`, without a run. With `read`, the generated tests' runs are read off the
     /// bridge into it (the hidden check's never are).
-    fn row(&self, solution: &Built, targets: &[Built], read: Option<&Seen>) -> Vec<Cell> {
+    fn row(
+        &self,
+        shared: &Shared,
+        solution: &Built,
+        targets: &[Built],
+        read: Option<&Seen>,
+    ) -> Vec<Cell> {
         let solution = match solution {
             Ok(code) => code.as_str(),
             Err(class) => {
@@ -651,13 +694,13 @@ impl<'a> Harness<'a> {
                 .map(|(k, target)| match target {
                     Ok(code) => {
                         let (read_this, log) = read_at(read, k);
-                        let spec = self.spec(code, solution, self.limits.clone(), log);
+                        let spec = self.spec(shared, code, solution, self.limits.clone(), log);
                         cell(&self.run_counted(&spec), read_this)
                     }
                     Err(class) => compile_error(class, "test"),
                 })
                 .collect(),
-            Isolation::Solution => self.in_sessions(solution, targets, 0, read),
+            Isolation::Solution => self.in_sessions(shared, solution, targets, 0, read),
         }
     }
 
@@ -670,13 +713,14 @@ impl<'a> Harness<'a> {
     /// `first` is the index of `targets[0]` in the row (0: the hidden check).
     fn in_sessions(
         &self,
+        shared: &Shared,
         solution: &str,
         targets: &[Built],
         first: usize,
         read: Option<&Seen>,
     ) -> Vec<Cell> {
-        let args = ["marshal".to_string()];
-        let spec = self.spec("", solution, self.limits.clone(), BRIDGE_LOG);
+        let args = pair_args(shared);
+        let spec = self.spec(shared, "", solution, self.limits.clone(), BRIDGE_LOG);
         let mut session = None;
         let mut out = Vec::with_capacity(targets.len());
         for (k, target) in targets.iter().enumerate() {
@@ -722,8 +766,8 @@ impl<'a> Harness<'a> {
                     let (a, b) = rest.split_at(rest.len() / 2);
                     let (at, bt) = (first + k + 1, first + k + 1 + a.len());
                     let (x, y) = rayon::join(
-                        || self.in_sessions(solution, a, at, read),
-                        || self.in_sessions(solution, b, bt, read),
+                        || self.in_sessions(shared, solution, a, at, read),
+                        || self.in_sessions(shared, solution, b, bt, read),
                     );
                     out.extend(x);
                     out.extend(y);
@@ -733,6 +777,15 @@ impl<'a> Harness<'a> {
         }
         out
     }
+}
+
+/// The arguments of a `pair` run: the interface, the encoding, the reference's code.
+fn pair_args(shared: &Shared) -> Vec<String> {
+    vec![
+        shared.shown.clone(),
+        "marshal".into(),
+        shared.reference.clone(),
+    ]
 }
 
 /// Instances a run (or a session) of `spec` starts: the test's, and the solution's when it is
@@ -759,15 +812,20 @@ fn read_at(read: Option<&Seen>, index: usize) -> (Option<&Seen>, usize) {
 }
 
 /// A run's cell: its verdict (judged by the sandbox's one verdict function), the exception
-/// class name the runtime reported, if any, and with `read` the calls read off its bridge.
+/// class name the test's runtime reported, if any, and with `read` the calls read off its
+/// bridge.
 fn cell(outcome: &RunOutcome, read: Option<&Seen>) -> Cell {
-    let v = Verdict::from_outcome(outcome, EVAL_SEED, Completion::Returned);
+    let mut v = Verdict::from_outcome(outcome, EVAL_SEED, Completion::Returned);
+    if matches!(outcome.end, RunEnd::Returned { code } if code != 0) {
+        v.note_failure(outcome.failure_report.as_deref());
+    }
     let note = match v.verdict {
         VerdictKind::Pass => None,
-        // The runtime writes only the class name of what the test raised.
-        VerdictKind::WrongAnswer | VerdictKind::RuntimeError if !v.stderr.is_empty() => {
-            Some(v.stderr.chars().take(100).collect())
-        }
+        // The test's runtime reports only the class name of what the test raised.
+        VerdictKind::WrongAnswer | VerdictKind::RuntimeError if v.failure.is_some() => v
+            .failure
+            .map(|f| f.kind.chars().take(100).collect::<String>())
+            .filter(|k| !k.is_empty()),
         VerdictKind::WrongAnswer | VerdictKind::TimeLimit => None,
         _ => v.detail,
     };

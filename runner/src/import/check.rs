@@ -50,7 +50,8 @@ pub fn check(
         }
         let s = tc
             .solution(&d.join("solution"), Some(Language::Python))
-            .map_err(|e| ImportError::Toolchain(e.message))?;
+            .map_err(|e| ImportError::Toolchain(e.message))?
+            .with_interface(std::sync::Arc::new(task_interface(task)));
         solutions.push(s);
     }
     let verdicts: Vec<Result<Verdict, ImportError>> = jobs
@@ -84,6 +85,14 @@ pub fn check(
             examples,
         })
         .collect())
+}
+
+/// What an imported task's tests may call: its entry point.
+pub fn task_interface(task: &Task) -> crate::toolchain::Interface {
+    crate::toolchain::Interface::names(crate::sandbox::boundary::Interface {
+        functions: vec![task.entry_point.clone()],
+        classes: Vec::new(),
+    })
 }
 
 /// Why a run failed, in a few words: the verdict, and the exception and its message if any

@@ -88,13 +88,16 @@ impl Template {
     }
 
     /// The text of a project's `dixit.toml`: the template, comments and all, with `[project]
-    /// name` set to `id`.
-    fn for_task(&self, id: &str) -> String {
+    /// name` set to `id` and `interface` to the task's entry point (all a test may call).
+    fn for_task(&self, id: &str, entry_point: &str) -> String {
         let mut doc: toml_edit::DocumentMut = self
             .text
             .parse()
             .expect("a template that parsed as a config parses as a document");
         doc["project"]["name"] = toml_edit::value(id);
+        let mut names = toml_edit::Array::new();
+        names.push(entry_point);
+        doc["project"]["interface"] = toml_edit::value(names);
         doc.to_string()
     }
 }
@@ -212,7 +215,10 @@ pub fn plan(
         }
         let mut files = vec![
             (PathBuf::from("spec.md"), spec(task)),
-            (PathBuf::from("dixit.toml"), template.for_task(&task.id)),
+            (
+                PathBuf::from("dixit.toml"),
+                template.for_task(&task.id, &task.entry_point),
+            ),
             (
                 PathBuf::from("hidden/test_hidden.py"),
                 task.hidden_test.clone(),
@@ -525,10 +531,14 @@ mod tests {
         let t = Template::parse(&format!("{ok}\n"), Path::new("t"), None).unwrap();
         let named = ok.replace("[project]\n", "[project]\nname = \"x\"\n");
         let t2 = Template::parse(&named, Path::new("t"), None).unwrap();
-        let doc: toml::Table = toml::from_str(&t.for_task("a\"b'c")).unwrap();
+        let doc: toml::Table = toml::from_str(&t.for_task("a\"b'c", "f")).unwrap();
         assert_eq!(doc["project"]["name"].as_str(), Some("a\"b'c"));
-        assert!(t2.for_task("T/3").contains("name = \"T/3\""));
-        assert!(!t2.for_task("T/3").contains("name = \"x\""));
+        assert_eq!(
+            doc["project"]["interface"].as_array().unwrap(),
+            &vec![toml::Value::from("f")]
+        );
+        assert!(t2.for_task("T/3", "f").contains("name = \"T/3\""));
+        assert!(!t2.for_task("T/3", "f").contains("name = \"x\""));
     }
 
     /// Writing is all or nothing: existing folders are refused (nothing written), or replaced

@@ -9,6 +9,8 @@
 //! - `image.rs`: moves a component's initial memory out of its data segments into an image.
 //! - `memory.rs`: dixit's own memories for components with an image, reset without a cap.
 //! - `bridge.rs`: a unit test and its solution in two instances, meeting only at the interface.
+//! - `boundary/`: what crosses there: the value grammar, calls and answers, read and written by
+//!   the host.
 //! - `cache.rs`: the content-addressed artifact cache.
 //! - `host.rs`: per-run host state: a core module's WASI context, memory limiter, capped output,
 //!   seeded RNG, clock.
@@ -23,6 +25,7 @@
 //!   level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
 
+pub mod boundary;
 mod bridge;
 mod cache;
 mod engine;
@@ -40,6 +43,7 @@ mod sleep;
 mod spec;
 mod verdict;
 
+pub use boundary::Value;
 pub use bridge::MAX_MESSAGE;
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
@@ -53,6 +57,4 @@ pub use memory::MemoryStats;
 pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
 pub use session::Session;
 pub use spec::{Entry, Preopen, RunSpec, Server};
-pub use verdict::{
-    CompileSide, Completion, GuestFailure, Verdict, VerdictKind, FAILURE_MARK, RUNNER_EXITED,
-};
+pub use verdict::{CompileSide, Completion, GuestFailure, Verdict, VerdictKind, RUNNER_EXITED};

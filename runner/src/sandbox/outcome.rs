@@ -16,6 +16,10 @@ pub enum TrapKind {
     /// The wall-clock safety net fired (not deterministic).
     Interrupt,
     StackOverflow,
+    /// The solution's instance answered a call with something that does not cross the
+    /// boundary (a value that is not data, a name it lacks, a failed import, a malformed
+    /// answer): the host ended the run (see `bridge.rs`).
+    Boundary,
     /// Any other trap (`unreachable`, division by zero, out-of-bounds access, ...).
     Other,
 }
@@ -53,18 +57,22 @@ pub struct RunOutcome {
     pub wall: Duration,
     pub read_entropy: bool,
     pub read_clock: bool,
-    /// The test's requests and the solution's answers, when the run's [`Server`](super::Server)
+    /// The test's calls and the solution's answers, when the run's [`Server`](super::Server)
     /// asked to keep them.
     #[serde(skip)]
     pub exchanges: Vec<Exchange>,
+    /// How the test said it failed, reported by the test's own instance through the bridge's
+    /// `failure` import (dixit's Python runner does; see `bridge.rs`): guest text, JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_report: Option<String>,
 }
 
-/// One request of a test's and the solution's answer, as carried. An empty `answer` is a request
-/// that got none: the solution's instance ended while answering it (the run's last exchange).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One call of a test's and the solution's answer, as the host read them (and passed them on,
+/// when the answer is one the test receives). An answer that ended the run is its last exchange.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Exchange {
-    pub request: Vec<u8>,
-    pub answer: Vec<u8>,
+    pub call: super::boundary::Call,
+    pub answer: super::boundary::Answer,
 }
 
 /// Why the test's instance was stopped: the solution's instance ended (see `Partner::ended`).

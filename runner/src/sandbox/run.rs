@@ -166,6 +166,7 @@ impl Session {
             limiter: MemoryLimiter::new(spec.limits.memory_bytes.min(sandbox.max_memory_bytes)),
             time: io.time.clone(),
             partner: None,
+            failure: io.failure.clone(),
         };
         let mut store = Store::new(&sandbox.components, host);
         store.limiter(|h| &mut h.limiter);
@@ -248,6 +249,8 @@ impl Session {
             target: server.target.clone(),
             args: server.args.clone(),
             keep: server.log,
+            interface: server.interface.clone(),
+            handles: Default::default(),
             ended: None,
             log: Vec::new(),
         }));
@@ -273,6 +276,7 @@ impl RunIo {
             probe,
             server_overflow: Default::default(),
             exchanges: Default::default(),
+            failure: Default::default(),
         }
     }
 

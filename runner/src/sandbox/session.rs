@@ -13,6 +13,7 @@ use wasmtime::component::{ResourceTable, TypedFunc};
 use wasmtime::Store;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
+use super::boundary::{Handles, Interface};
 use super::host::{CappedPipe, MemoryLimiter, Probe, VirtualTime};
 use super::limits::{arm_epoch, Limits};
 use super::outcome::{end_from_error, Exchange, RunEnd, RunOutcome, TrapKind};
@@ -23,8 +24,11 @@ pub(crate) struct P2Host {
     pub table: ResourceTable,
     pub limiter: MemoryLimiter,
     pub time: Arc<VirtualTime>,
-    /// A unit test's run: the solution's instance, which the bridge's requests go to.
+    /// A unit test's run: the solution's instance, which the bridge's calls go to.
     pub partner: Option<Box<Partner>>,
+    /// Where this instance's failure report goes (the bridge's `failure` import): the run's
+    /// own slot for the test's instance, a slot nobody reads for the solution's.
+    pub failure: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl WasiView for P2Host {
@@ -46,6 +50,10 @@ pub(crate) struct Partner {
     pub args: Vec<String>,
     /// How many exchanges to keep ([`Server::log`](super::Server::log)).
     pub keep: usize,
+    /// What the test may call ([`Server::interface`](super::Server::interface)).
+    pub interface: Arc<Interface>,
+    /// The objects of the solution's the current run handed out.
+    pub handles: Handles,
     /// How the solution's instance ended, when it ended the run.
     pub ended: Option<RunEnd>,
     /// The exchanges of the current run, up to `keep`.
@@ -179,6 +187,7 @@ impl Session {
         self.io
             .server_overflow
             .store(false, std::sync::atomic::Ordering::Relaxed);
+        *self.io.failure.lock().unwrap_or_else(|e| e.into_inner()) = None;
         if self.store.data().partner.is_some() {
             let (end, used, mem) = self.call_apart(mode, target, args, fuel);
             return self.io.finish(end, used, mem, started.elapsed());
@@ -212,6 +221,7 @@ impl Session {
         partner.session.io.stderr.clear();
         partner.ended = None;
         partner.log.clear();
+        partner.handles.clear();
         let (served, serve_fuel) =
             partner
                 .session
@@ -281,6 +291,8 @@ pub(super) struct RunIo {
     pub(super) server_overflow: Arc<std::sync::atomic::AtomicBool>,
     /// The bridge's exchanges kept for this run (see [`Server::log`]).
     pub(super) exchanges: Arc<std::sync::Mutex<Vec<Exchange>>>,
+    /// The failure report of the run's test instance (see `bridge.rs`).
+    pub(super) failure: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl RunIo {
@@ -329,6 +341,11 @@ impl RunIo {
             exchanges: std::mem::take(
                 &mut *self.exchanges.lock().unwrap_or_else(|e| e.into_inner()),
             ),
+            failure_report: self
+                .failure
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
         }
     }
 }

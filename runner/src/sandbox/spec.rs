@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::boundary::Interface;
 use super::engine::Program;
 use super::limits::Limits;
 
@@ -43,9 +44,9 @@ pub struct RunSpec {
 }
 
 /// The solution's side of a unit-test run: the program (the Python runtime), how it serves the
-/// solution, and what it mounts. The solution's instance is started with `run(mode, target,
-/// args)` (`serve` a directory, or `serve-pair` recorded code) and then answers the test's
-/// requests.
+/// solution, what it mounts, and the interface the host holds the test's calls to. The
+/// solution's instance is started with `run(mode, target, args)` (`serve` a directory, or
+/// `serve-pair` recorded code) and then answers the test's calls.
 #[derive(Clone, Debug)]
 pub struct Server {
     pub program: Program,
@@ -57,4 +58,6 @@ pub struct Server {
     /// finder reads the calls a test made and what the solution answered off this log, so the
     /// solution sees nothing but an ordinary test.
     pub log: usize,
+    /// What the test may call: the host refuses every other call (see [`super::bridge`]).
+    pub interface: Arc<Interface>,
 }

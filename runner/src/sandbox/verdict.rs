@@ -99,14 +99,14 @@ pub struct Verdict {
     pub read_entropy: bool,
     pub read_clock: bool,
     /// How the test said it failed, when its runtime says so (dixit's Python runner does):
-    /// taken off the end of `stderr`, see [`Verdict::take_failure_line`].
+    /// its report through the bridge, see [`Verdict::note_failure`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<GuestFailure>,
 }
 
-/// What dixit's Python runner reports of a failing unit test on the last line of its stderr
-/// (`dixit-failure: {json}`, see `guest-sdk/python/dixit_runtime.py`): guest text, neither
-/// capped nor escaped yet (`crate::evidence` does both).
+/// What dixit's Python runner reports of a failing unit test through the bridge's `failure`
+/// import of the test's own instance (see `guest-sdk/python/dixit_runtime.py`): guest text,
+/// neither capped nor escaped yet (`crate::evidence` does both).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GuestFailure {
     /// The exception's type name (`AssertionError`).
@@ -126,28 +126,13 @@ pub struct GuestFailure {
     pub code: Option<String>,
 }
 
-/// What starts the Python runner's failure line.
-pub const FAILURE_MARK: &str = "dixit-failure: ";
-
-/// The longest failure line read (the runner writes a few KiB at most).
-const FAILURE_LINE_MAX: usize = 64 << 10;
-
 impl Verdict {
-    /// Takes the Python runner's failure line off the end of `stderr` into
-    /// [`Verdict::failure`]. Call it only for a unit test whose runner returned (so that the
-    /// runner wrote the last line, not the guest's code); other text is left as it is.
-    pub fn take_failure_line(&mut self) {
-        let body = self.stderr.strip_suffix('\n').unwrap_or(&self.stderr);
-        let start = body.rfind('\n').map_or(0, |i| i + 1);
-        let Some(json) = body[start..].strip_prefix(FAILURE_MARK) else {
-            return;
-        };
-        if json.len() > FAILURE_LINE_MAX {
-            return;
-        }
-        if let Ok(f) = serde_json::from_str::<GuestFailure>(json) {
+    /// Keeps the test's failure report (its instance's, never the solution's: see
+    /// `sandbox/bridge.rs`) as [`Verdict::failure`]. Call it only for a unit test whose runner
+    /// returned a failure; a report that does not parse is ignored.
+    pub fn note_failure(&mut self, report: Option<&str>) {
+        if let Some(f) = report.and_then(|r| serde_json::from_str::<GuestFailure>(r).ok()) {
             self.failure = Some(f);
-            self.stderr.truncate(start);
         }
     }
 
@@ -319,6 +304,13 @@ fn judge(o: &RunOutcome, completion: Completion) -> (VerdictKind, Option<String>
             RuntimeError,
             Some("stack overflow (call stack exhausted)".into()),
         ),
+        (
+            RunEnd::Trap {
+                kind: TrapKind::Boundary,
+                message,
+            },
+            _,
+        ) => (RuntimeError, Some(message.clone())),
         (RunEnd::Trap { message, .. }, _) => (RuntimeError, Some(format!("trap: {message}"))),
         (RunEnd::HostError { .. }, _) => unreachable!("handled above"),
     }
@@ -342,6 +334,7 @@ mod tests {
             read_entropy: false,
             read_clock: false,
             exchanges: Vec::new(),
+            failure_report: None,
         }
     }
 

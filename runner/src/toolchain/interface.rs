@@ -1,8 +1,11 @@
-//! The interface a project states: what a C, C++ or Rust test may use of a solution.
+//! The interface a project states: what a test may use of a solution.
 //!
 //! A test is compiled against this, never against anything a coder wrote: no solution-authored
 //! text (a header, a macro, a type named like a primitive) is compiled into the test.
 //!
+//! - **Python**: the functions and classes a test may call (`[project] interface = ["to_roman",
+//!   "Stack: push, pop"]`, see [`crate::sandbox::boundary::Interface`]). The test's module
+//!   `solution` is made from these names alone, and the host refuses every other call.
 //! - **C and C++**: header files the project provides (`[project] interface =
 //!   "interface/solution.h"`). Tests include them by file name (`#include "solution.h"`); the
 //!   test's include path holds dixit's SDK and these headers only. A solution is compiled with
@@ -15,9 +18,12 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use super::files::read_capped;
 use super::snapshot::{snapshot_bytes, Snapshot, MAX_TEST_BYTES};
 use super::TestKind;
+use crate::sandbox::boundary::{EntryError, Interface as Names};
 use crate::sandbox::{hash_parts, ArtifactCache};
 
 /// Why a stated interface cannot be used.
@@ -32,6 +38,9 @@ pub enum InterfaceError {
     /// A Rust item that is not `NAME` or `NAME: TYPE`.
     #[error("`{item}`: {message}")]
     Item { item: String, message: String },
+    /// A Python entry that is not `NAME` or `NAME: METHOD, ...`.
+    #[error(transparent)]
+    Python(#[from] EntryError),
 }
 
 /// One item of a Rust interface: a name the solution crate defines, and optionally the type a
@@ -98,6 +107,8 @@ pub enum StatedInterface {
     Headers(Vec<PathBuf>),
     /// Rust items, as written (`NAME` or `NAME: TYPE`).
     Items(Vec<String>),
+    /// Python functions and classes, as written (`NAME` or `NAME: METHOD, ...`).
+    Names(Vec<String>),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -106,6 +117,7 @@ enum Kind {
     None,
     Headers(Snapshot),
     Items(Vec<Item>),
+    Names(Arc<Names>),
 }
 
 /// A stated interface, ready to compile against: headers snapshotted (read-only, private) or
@@ -174,6 +186,19 @@ impl Interface {
                     key,
                 })
             }
+            StatedInterface::Names(texts) => Ok(Interface::names(Names::parse(texts)?)),
+        }
+    }
+
+    /// A Python interface.
+    pub fn names(names: Names) -> Interface {
+        let key = hash_parts([
+            b"interface-python-v1".as_slice(),
+            names.to_json().as_bytes(),
+        ]);
+        Interface {
+            kind: Kind::Names(Arc::new(names)),
+            key,
         }
     }
 
@@ -230,6 +255,14 @@ impl Interface {
         out
     }
 
+    /// The Python functions and classes (empty for none).
+    pub fn python(&self) -> Arc<Names> {
+        match &self.kind {
+            Kind::Names(n) => n.clone(),
+            _ => Arc::default(),
+        }
+    }
+
     /// The Rust items.
     pub fn items(&self) -> &[Item] {
         match &self.kind {
@@ -249,6 +282,7 @@ impl Interface {
                 .collect::<Vec<_>>()
                 .join(", "),
             Kind::Items(i) => i.iter().map(Item::to_string).collect::<Vec<_>>().join(", "),
+            Kind::Names(n) => n.entries().join("; "),
         }
     }
 

@@ -73,10 +73,14 @@ impl Toolchain for PythonToolchain {
     }
 
     /// The test and the solution run apart: the test's instance mounts only the test, the
-    /// solution's only the solution, and they meet at the bridge.
+    /// solution's only the solution, and they meet at the bridge, where the host holds the
+    /// test's calls to the interface (both sides are told it).
     fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
         let rt = self.runtime_for(tc, CompileSide::Test)?;
-        let (args, preopens) = with_code(s.preopen(), &s.checked, "solution");
+        let interface = s.interface().python();
+        let shown = interface.to_json();
+        let (mut args, preopens) = with_code(s.preopen(), &s.checked, "solution");
+        args.push(shown.clone());
         let server = Server {
             program: rt.clone(),
             mode: "serve".into(),
@@ -84,12 +88,14 @@ impl Toolchain for PythonToolchain {
             args,
             preopens,
             log: 0,
+            interface,
         };
         let target = format!("/test/{}", t.file_name);
+        let test = call(rt, "test", target, t.preopen(), &t.checked, "test");
         Ok(Runnable {
             completion: Completion::Returned,
             server: Some(Arc::new(server)),
-            ..call(rt, "test", target, t.preopen(), &t.checked, "test")
+            ..test.with_args(&[shown])
         })
     }
 

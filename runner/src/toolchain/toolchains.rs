@@ -269,9 +269,9 @@ impl Toolchains {
         let outcome = self.sandbox.run(&r.program, &r.spec(stdin, seed, limits));
         let mut v = Verdict::from_outcome(&outcome, seed, r.completion);
         // A Python unit test (the one runnable with a server) whose runner returned a failure
-        // wrote its failure line last.
+        // reported it through the bridge.
         if r.server.is_some() && matches!(outcome.end, RunEnd::Returned { code } if code != 0) {
-            v.take_failure_line();
+            v.note_failure(outcome.failure_report.as_deref());
         }
         v
     }

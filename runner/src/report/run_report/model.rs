@@ -256,7 +256,7 @@ pub struct RunView<'a> {
 
 /// The `dixit exec` flags that make a run of `config`'s tests as the run made them (see
 /// [`RunView::exec_flags`]). C/C++ headers are named under `PROJECT/`, the project's folder.
-fn exec_flags(config: &Config) -> Vec<String> {
+fn exec_flags(config: &Config, spec: &str) -> Vec<String> {
     let (run, default) = (config.limits.limits(), crate::sandbox::Limits::default());
     let mut out = Vec::new();
     if run.fuel != default.fuel {
@@ -271,12 +271,13 @@ fn exec_flags(config: &Config) -> Vec<String> {
     if run.wall_time_ms != default.wall_time_ms {
         out.push(format!("--wall-time {}", run.wall_time_ms));
     }
-    match config.stated_interface(Path::new("PROJECT")) {
+    match config.stated_interface(Path::new("PROJECT"), spec) {
         crate::toolchain::StatedInterface::Headers(h) => out.extend(
             h.iter()
                 .map(|p| format!("--interface {}", shell_word(&p.display().to_string()))),
         ),
-        crate::toolchain::StatedInterface::Items(items) => out.extend(
+        crate::toolchain::StatedInterface::Items(items)
+        | crate::toolchain::StatedInterface::Names(items) => out.extend(
             items
                 .iter()
                 .map(|i| format!("--interface {}", shell_word(i))),
@@ -355,7 +356,10 @@ impl<'a> RunView<'a> {
             models: BTreeMap::new(),
             span: records.first().zip(records.last()).map(|(a, b)| (a.t, b.t)),
             test_ext,
-            exec_flags: config.as_ref().map(exec_flags).unwrap_or_default(),
+            exec_flags: config
+                .as_ref()
+                .map(|c| exec_flags(c, &journal.project.spec))
+                .unwrap_or_default(),
         };
         let mut round = 0u32;
         // Per lane: the last reply's purpose, and the proposal waiting for its author's next
@@ -829,13 +833,20 @@ mod tests {
     use super::*;
 
     fn flags(toml: &str) -> Vec<String> {
-        exec_flags(&Config::parse(toml, Path::new("dixit.toml")).unwrap())
+        exec_flags(
+            &Config::parse(toml, Path::new("dixit.toml")).unwrap(),
+            "Write `f(x)`.",
+        )
     }
 
     /// The run's limits where they differ from `dixit exec`'s defaults, and its interface.
     #[test]
     fn exec_flags_repeat_what_the_run_used() {
-        assert!(flags("[project]\nlanguage = \"python\"\n").is_empty());
+        assert_eq!(
+            flags("[project]\nlanguage = \"python\"\n"),
+            ["--interface f"],
+            "a Python interface from the spec"
+        );
         assert_eq!(
             flags("[project]\nlanguage = \"c\"\ninterface = \"interface/solution.h\"\n[limits]\nfuel = 1000\nmemory_mb = 64\n"),
             ["--fuel 1000", "--memory 64", "--interface PROJECT/interface/solution.h"]

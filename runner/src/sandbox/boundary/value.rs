@@ -1,22 +1,44 @@
-//! Python values as plain data: what a recorded call passes and what an implementation returns,
-//! read from a guest's output (untrusted: every read is bounded and checked), compared the way
-//! Python's `==` compares them, and written back as Python source for people.
+//! The values that cross between a test and a solution: plain data in one small grammar, read
+//! from a guest's JSON within fixed bounds (untrusted: every read is checked), written back in
+//! one canonical form, compared the way Python's `==` compares them, and shown as Python source.
 //!
-//! The guest encodes a value as JSON (`runner/assets/python/consensus.py`, `_enc`): `null`,
-//! `true`/`false`, a string, a list, or one of `{"int": "12"}`, `{"float": "0.5"}`,
-//! `{"complex": ["1.0", "2.0"]}`, `{"bytes": "00ff"}`, `{"tuple": [...]}`, `{"dict": [[k, v],
-//! ...]}`, `{"set": [...]}`, `{"frozenset": [...]}`. Anything else is refused.
+//! The grammar (`guest-sdk/python/dixit_bridge.py` writes it): `null`, `true`/`false`, a string,
+//! a list, or one of `{"int": "12"}`, `{"float": "0.5"}` (Python's `repr`: `nan`, `inf`,
+//! `-0.0` kept), `{"complex": ["1.0", "2.0"]}`, `{"bytes": "00ff"}`, `{"tuple": [...]}`,
+//! `{"dict": [[k, v], ...]}`, `{"set": [...]}`, `{"frozenset": [...]}`, and
+//! `{"handle": [id, "Class"]}` for an object of a class the interface declares. Anything else
+//! is refused.
 
 use std::fmt::Write as _;
 
 use serde_json::Value as Json;
 
-/// Bounds on one value read from a guest.
-pub const MAX_DEPTH: usize = 32;
-/// Nodes (scalars and containers) in one value.
-pub const MAX_NODES: usize = 10_000;
-/// Characters of one string (or bytes of one `bytes`), and digits of one integer.
-pub const MAX_SCALAR: usize = 100_000;
+/// How large a value read from a guest may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Containers nested in one another.
+    pub depth: usize,
+    /// Nodes (scalars and containers) in one value.
+    pub nodes: usize,
+    /// Characters of one string (or bytes of one `bytes`), and digits of one integer.
+    pub scalar: usize,
+}
+
+impl Bounds {
+    /// What crosses the boundary: the guest's own limit on nesting (100), and as many nodes
+    /// and as long a scalar as a message may hold.
+    pub const MESSAGE: Bounds = Bounds {
+        depth: 100,
+        nodes: 4 << 20,
+        scalar: 16 << 20,
+    };
+    /// What the disagreement finder and `dixit eval`'s answers compare and show.
+    pub const COMPARED: Bounds = Bounds {
+        depth: 32,
+        nodes: 10_000,
+        scalar: 100_000,
+    };
+}
 
 /// A Python value that is plain data.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,33 +65,112 @@ pub enum Value {
     Dict(Vec<(Value, Value)>),
     /// `set` and `frozenset` (equal in Python when their elements are).
     Set { frozen: bool, items: Vec<Value> },
+    /// An object of a class the interface declares, by the number the run gave it (a new one
+    /// each time an object crosses) and its class.
+    Handle { id: u32, class: String },
 }
 
 /// Why a guest's encoding was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ValueError {
-    /// Containers nested deeper than [`MAX_DEPTH`].
-    #[error("nested deeper than {MAX_DEPTH} levels")]
-    TooDeep,
-    /// More than [`MAX_NODES`] parts in all.
-    #[error("more than {MAX_NODES} parts")]
-    TooLarge,
-    /// A string, bytes or integer longer than [`MAX_SCALAR`].
-    #[error("a scalar longer than {MAX_SCALAR} characters")]
-    TooLong,
+    /// Containers nested deeper than the bounds allow.
+    #[error("nested deeper than {0} levels")]
+    TooDeep(usize),
+    /// More parts in all than the bounds allow.
+    #[error("more than {0} parts")]
+    TooLarge(usize),
+    /// A string, bytes or integer longer than the bounds allow.
+    #[error("a scalar longer than {0} characters")]
+    TooLong(usize),
     /// Not the guest's encoding (what was wrong).
     #[error("not an encoded value: {0}")]
     Malformed(String),
 }
 
 impl Value {
-    /// Reads a guest's encoding, within the bounds above.
-    pub fn from_json(j: &Json) -> Result<Value, ValueError> {
+    /// Reads a guest's encoding within `bounds`.
+    pub fn read(j: &Json, bounds: &Bounds) -> Result<Value, ValueError> {
         let mut nodes = 0;
-        decode(j, 0, &mut nodes)
+        decode(j, 0, &mut nodes, bounds)
     }
 
-    /// The encoding the guest reads back (`_dec` in `consensus.py`).
+    /// Reads a guest's encoding within [`Bounds::COMPARED`].
+    pub fn from_json(j: &Json) -> Result<Value, ValueError> {
+        Value::read(j, &Bounds::COMPARED)
+    }
+
+    /// Whether the value is within `bounds` (a value read within wider ones).
+    pub fn within(&self, bounds: &Bounds) -> bool {
+        fn walk(v: &Value, depth: usize, nodes: &mut usize, b: &Bounds) -> bool {
+            *nodes += 1;
+            if *nodes > b.nodes || depth > b.depth {
+                return false;
+            }
+            let all = |items: &[Value], nodes: &mut usize| {
+                items.iter().all(|x| walk(x, depth + 1, nodes, b))
+            };
+            match v {
+                Value::Int(s) | Value::Str(s) => s.len() <= b.scalar,
+                Value::Bytes(x) => x.len() <= b.scalar,
+                Value::List(items) | Value::Tuple(items) | Value::Set { items, .. } => {
+                    all(items, nodes)
+                }
+                Value::Dict(entries) => entries
+                    .iter()
+                    .all(|(k, x)| walk(k, depth + 1, nodes, b) && walk(x, depth + 1, nodes, b)),
+                _ => true,
+            }
+        }
+        walk(self, 0, &mut 0, bounds)
+    }
+
+    /// The one form the host passes on: ints without leading zeros, floats as Python's
+    /// `repr`, sets in the order of their elements' keys (so that two equal sets, however a
+    /// solution built them, reach a test as the same bytes and iterate in the same order).
+    pub fn canonical(self) -> Value {
+        match self {
+            Value::Int(s) => Value::Int(normal_int(&s)),
+            Value::List(v) => Value::List(v.into_iter().map(Value::canonical).collect()),
+            Value::Tuple(v) => Value::Tuple(v.into_iter().map(Value::canonical).collect()),
+            Value::Dict(e) => Value::Dict(
+                e.into_iter()
+                    .map(|(k, v)| (k.canonical(), v.canonical()))
+                    .collect(),
+            ),
+            Value::Set { frozen, items } => {
+                let mut keyed: Vec<(String, String, Value)> = items
+                    .into_iter()
+                    .map(|x| {
+                        let x = x.canonical();
+                        (x.key(), x.to_json().to_string(), x)
+                    })
+                    .collect();
+                keyed.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+                Value::Set {
+                    frozen,
+                    items: keyed.into_iter().map(|(_, _, x)| x).collect(),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The handles in the value, in order.
+    pub fn handles(&self, out: &mut Vec<(u32, String)>) {
+        match self {
+            Value::Handle { id, class } => out.push((*id, class.clone())),
+            Value::List(v) | Value::Tuple(v) | Value::Set { items: v, .. } => {
+                v.iter().for_each(|x| x.handles(out))
+            }
+            Value::Dict(e) => e.iter().for_each(|(k, x)| {
+                k.handles(out);
+                x.handles(out);
+            }),
+            _ => {}
+        }
+    }
+
+    /// The encoding the guest reads back.
     pub fn to_json(&self) -> Json {
         use serde_json::json;
         let seq = |v: &[Value]| Json::Array(v.iter().map(Value::to_json).collect());
@@ -89,6 +190,7 @@ impl Value {
             Value::Set { frozen, items } => {
                 json!({ if *frozen { "frozenset" } else { "set" }: seq(items) })
             }
+            Value::Handle { id, class } => json!({ "handle": [id, class] }),
         }
     }
 
@@ -156,6 +258,9 @@ impl Value {
                     let _ = write!(out, "{}:{k},", k.len());
                 }
                 out.push('}');
+            }
+            Value::Handle { id, class } => {
+                let _ = write!(out, "h{id}:{class}");
             }
         }
     }
@@ -237,39 +342,42 @@ impl Value {
                 frozen: false,
                 items,
             } => seq(out, items, "{", "}"),
+            Value::Handle { id, class } => {
+                let _ = write!(out, "<solution.{class} #{id}>");
+            }
         }
     }
 }
 
-fn decode(j: &Json, depth: usize, nodes: &mut usize) -> Result<Value, ValueError> {
+fn decode(j: &Json, depth: usize, nodes: &mut usize, b: &Bounds) -> Result<Value, ValueError> {
     *nodes += 1;
-    if *nodes > MAX_NODES {
-        return Err(ValueError::TooLarge);
+    if *nodes > b.nodes {
+        return Err(ValueError::TooLarge(b.nodes));
     }
-    if depth > MAX_DEPTH {
-        return Err(ValueError::TooDeep);
+    if depth > b.depth {
+        return Err(ValueError::TooDeep(b.depth));
     }
     let bad = |what: &str| ValueError::Malformed(what.to_string());
     let seq = |v: &Json, nodes: &mut usize| -> Result<Vec<Value>, ValueError> {
         v.as_array()
             .ok_or_else(|| bad("a sequence that is not a list"))?
             .iter()
-            .map(|x| decode(x, depth + 1, nodes))
+            .map(|x| decode(x, depth + 1, nodes, b))
             .collect()
     };
     let scalar = |v: &Json| -> Result<String, ValueError> {
         let s = v
             .as_str()
             .ok_or_else(|| bad("a scalar that is not a string"))?;
-        if s.len() > MAX_SCALAR {
-            return Err(ValueError::TooLong);
+        if s.len() > b.scalar {
+            return Err(ValueError::TooLong(b.scalar));
         }
         Ok(s.to_string())
     };
     Ok(match j {
         Json::Null => Value::None,
         Json::Bool(b) => Value::Bool(*b),
-        Json::String(s) if s.len() > MAX_SCALAR => return Err(ValueError::TooLong),
+        Json::String(s) if s.len() > b.scalar => return Err(ValueError::TooLong(b.scalar)),
         Json::String(s) => Value::Str(s.clone()),
         Json::Array(_) => Value::List(seq(j, nodes)?),
         Json::Number(_) => return Err(bad("a bare number")),
@@ -317,11 +425,29 @@ fn decode(j: &Json, depth: usize, nodes: &mut usize) -> Result<Value, ValueError
                             .filter(|p| p.len() == 2)
                             .ok_or_else(|| bad("a dict entry that is not a pair"))?;
                         out.push((
-                            decode(&pair[0], depth + 1, nodes)?,
-                            decode(&pair[1], depth + 1, nodes)?,
+                            decode(&pair[0], depth + 1, nodes, b)?,
+                            decode(&pair[1], depth + 1, nodes, b)?,
                         ));
                     }
                     Value::Dict(out)
+                }
+                "handle" => {
+                    let pair = v
+                        .as_array()
+                        .filter(|p| p.len() == 2)
+                        .ok_or_else(|| bad("a handle that is not [id, class]"))?;
+                    let id = pair[0]
+                        .as_u64()
+                        .and_then(|i| u32::try_from(i).ok())
+                        .ok_or_else(|| bad("a handle whose id is not a number"))?;
+                    let class = pair[1]
+                        .as_str()
+                        .filter(|c| c.len() <= 100)
+                        .ok_or_else(|| bad("a handle whose class is not a name"))?;
+                    Value::Handle {
+                        id,
+                        class: class.to_string(),
+                    }
                 }
                 other => return Err(ValueError::Malformed(format!("unknown tag {other:?}"))),
             }
@@ -542,15 +668,19 @@ mod tests {
         ] {
             assert!(Value::from_json(&bad).is_err(), "{bad}");
         }
+        let b = Bounds::COMPARED;
         let mut deep = json!(null);
-        for _ in 0..(MAX_DEPTH + 2) {
+        for _ in 0..(b.depth + 2) {
             deep = json!([deep]);
         }
-        assert_eq!(Value::from_json(&deep), Err(ValueError::TooDeep));
-        let wide = Json::Array(vec![json!(null); MAX_NODES + 1]);
-        assert_eq!(Value::from_json(&wide), Err(ValueError::TooLarge));
-        let long = json!("x".repeat(MAX_SCALAR + 1));
-        assert_eq!(Value::from_json(&long), Err(ValueError::TooLong));
+        assert_eq!(Value::from_json(&deep), Err(ValueError::TooDeep(b.depth)));
+        let wide = Json::Array(vec![json!(null); b.nodes + 1]);
+        assert_eq!(Value::from_json(&wide), Err(ValueError::TooLarge(b.nodes)));
+        let long = json!("x".repeat(b.scalar + 1));
+        assert_eq!(Value::from_json(&long), Err(ValueError::TooLong(b.scalar)));
+        // Read within the message's bounds, the same value is too large to compare.
+        let wide = Value::read(&wide, &Bounds::MESSAGE).unwrap();
+        assert!(!wide.within(&b) && wide.within(&Bounds::MESSAGE));
     }
 
     #[test]
@@ -561,5 +691,30 @@ mod tests {
         ]);
         let once = v(j);
         assert_eq!(Value::from_json(&once.to_json()).unwrap(), once);
+    }
+
+    /// Equal sets, however built, and ints however written, reach the other side as the same
+    /// bytes; -0.0, NaN and the infinities keep what they are.
+    #[test]
+    fn the_canonical_form_hides_how_a_value_was_built() {
+        let c = |j: Json| v(j).canonical().to_json().to_string();
+        assert_eq!(
+            c(json!({"set": [{"int": "3"}, "a", {"int": "1"}]})),
+            c(json!({"set": [{"int": "1"}, {"int": "3"}, "a"]}))
+        );
+        assert_eq!(c(json!({"int": "-007"})), c(json!({"int": "-7"})));
+        assert_eq!(c(json!({"int": "-0"})), c(json!({"int": "0"})));
+        for f in ["-0.0", "nan", "inf", "-inf", "1e+16", "5e-324", "0.1"] {
+            assert_eq!(
+                c(json!({"float": f})),
+                json!({"float": f}).to_string(),
+                "{f}"
+            );
+        }
+        // Dicts keep their order: it is part of a dict's value in Python.
+        assert_ne!(
+            c(json!({"dict": [["a", null], ["b", null]]})),
+            c(json!({"dict": [["b", null], ["a", null]]}))
+        );
     }
 }
