@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Diffs two verdict matrices of the same corpus, cell by cell, and says why cells differ.
 
-A: a native harness's output (`scripts/native_eval.py CORPUS OUT.json`);
+A: a native harness's output (`scripts/native_eval.py CORPUS OUT.json`), or a `dixit eval --out`
+   directory (two dixit binaries, or two settings, compared with each other);
 B: a `dixit eval --out DIR` directory (its `verdicts.json`, plus `problems/*.json` for the
    sandbox's verdict kinds and exception names).
 
 Cells are matched by problem id, solution source and test source (hidden checks and the
-reference solution included). Prints how many cells differ in each direction, grouped by the
-sandbox's verdict and exception, then up to --examples examples of each group.
+reference solution included). Against a native output, a cell differs when one passes and the
+other does not; between two dixit outputs, when the verdict kind differs (`wrong_answer` to
+`runtime_error` counts). Prints how many cells differ in each direction, grouped by B's verdict
+and exception (and A's, for two dixit outputs), then up to --examples examples of each group.
 
-Usage: diff_verdicts.py NATIVE.json DIXIT_OUT_DIR [--examples 3]
+Usage: diff_verdicts.py NATIVE.json|DIXIT_OUT_DIR DIXIT_OUT_DIR [--examples 3]
 """
 
 import argparse
@@ -53,19 +56,27 @@ def cells_dixit(out_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("native")
+    ap.add_argument("native", help="native_eval.py output, or a dixit eval --out directory")
     ap.add_argument("dixit_out")
     ap.add_argument("--examples", type=int, default=3)
     a = ap.parse_args()
-    nat = cells_native(a.native)
+    both_dixit = os.path.isdir(a.native)
+    nat = cells_dixit(a.native) if both_dixit else cells_native(a.native)
     dix = cells_dixit(a.dixit_out)
     common = nat.keys() & dix.keys()
-    print(f"cells: native {len(nat)}, dixit {len(dix)}, common {len(common)}")
+    name = "A" if both_dixit else "native"
+    print(f"cells: {name} {len(nat)}, dixit {len(dix)}, common {len(common)}")
     groups = collections.defaultdict(list)
     for k in sorted(common):
-        n_ok = bool(nat[k])
         code, note = dix[k]
         d_ok = code == "P"
+        if both_dixit:
+            a_code, a_note = nat[k]
+            if (a_code, a_note) != (code, note):
+                was = f"{CODES.get(a_code, a_code)} {a_note}".strip()
+                groups[(f"A {was} ->", CODES.get(code, code), note)].append(k)
+            continue
+        n_ok = bool(nat[k])
         if n_ok != d_ok:
             direction = "native pass, dixit fail" if n_ok else "native fail, dixit pass"
             groups[(direction, CODES.get(code, code), note)].append(k)

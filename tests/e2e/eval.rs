@@ -142,6 +142,40 @@ fn synthetic_corpus(dir: &Path) {
     );
 }
 
+/// Issue 35: the hidden check and the generated tests run in the reference's namespace (the
+/// prompt's helpers, the builtins) with only the entry point bound to the solution, at both
+/// isolation levels. A completion that redefines `abs` or the prompt's helper, where the check
+/// runs `helper(abs(-3))`, changes only its own module: it fails the check (before, the check ran
+/// among the solution's names and passed).
+#[test]
+fn the_hidden_check_runs_in_the_references_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    write_codet(
+        dir.path(),
+        &[CodetProblem {
+            id: "T/1",
+            prompt: "def helper(x):\n    return 2 * x\n\n\ndef f(x):\n",
+            entry: "f",
+            canonical: "    return helper(abs(x))\n",
+            check: "def check(candidate):\n    assert candidate(-3) == helper(abs(-3))\n",
+            solutions: &[
+                "    return helper(abs(x))\n",
+                "    return 0\n\n\ndef abs(x):\n    return 0\n",
+                "    return 1\n\n\ndef helper(x):\n    return 1\n",
+            ],
+            tests: &["f(-1) == helper(abs(-1))\n"],
+        }],
+    );
+    let tc = toolchains(16);
+    for isolation in [Isolation::Run, Isolation::Solution] {
+        let e = run_eval(&tc, &options(dir.path(), &["T/1"], isolation, None));
+        let m = &e.matrices[0];
+        assert_eq!(m.hidden, "PWW", "{isolation}");
+        assert_eq!(m.rows, ["P", "W", "W"], "{isolation}");
+        assert_eq!((m.reference_hidden, m.reference_row.as_str()), ('P', "P"));
+    }
+}
+
 /// Every verdict of the synthetic corpus, at both isolation levels: output is discarded (3 MB of
 /// prints pass), `SystemExit(0)` is a failure, not a pass, an endless loop runs out of fuel and
 /// does not disturb the next test of its instance, unbounded recursion and reading stdin fail.

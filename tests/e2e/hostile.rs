@@ -663,6 +663,9 @@ const USED_BY_GENERATED: &[&str] = &[
     "python/solutions/written_differently",
     "python/solutions/set_built_backwards",
     "python/solutions/fingerprint_call",
+    "python/solutions/stack_list",
+    "python/solutions/stack_linked",
+    "python/tests/uses_stack.py",
     "c/tests/read_outside.c",
     "c/tests/write_readonly.c",
     "c/tests/probe.c",
@@ -712,6 +715,7 @@ fn python_interface(test: &Path) -> &'static [&'static str] {
         Some("plain_values.py") => &["answer", "many", "counts", "pair"],
         Some("read_outside.py" | "write_readonly.py") => &["answer", "secret_path"],
         Some("exit_codes.py") => &["answer", "exit_code"],
+        Some("uses_stack.py") => &["Stack: push, pop, __len__"],
         _ => &["answer"],
     }
 }
@@ -824,6 +828,7 @@ fn hostile_python_tests_cannot_tell_correct_solutions_apart() {
     for (test, solutions) in [
         ("observe_everything.py", &correct[..]),
         ("plain_values.py", &["benign", "set_built_backwards"][..]),
+        ("uses_stack.py", &["stack_list", "stack_linked"][..]),
     ] {
         let test = fixture(&format!("hostile/python/tests/{test}"));
         let mut printed: Option<String> = None;
@@ -859,6 +864,58 @@ fn hostile_python_tests_cannot_tell_correct_solutions_apart() {
     ] {
         assert!(!out.contains(mark), "{mark} crossed: {out}");
     }
+}
+
+/// Issue 35, in a run: a tester's test that looks for a mark of one correct coder (its helper,
+/// its constants, raw messages to the bridge) passes against all three correct coders, written
+/// differently: it is TOO_EASY, never IDEAL, and the Dixit rule holds.
+#[test]
+fn a_fingerprinting_test_is_never_ideal_in_a_run() {
+    use crate::support::{dixit_at, journal, the_run};
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let py = |agent: &str, code: &str| {
+        format!("[[{agent}]]\ntext = '''\n```python\n{code}\n```\n'''\n\n")
+    };
+    let fingerprint = "import json\nimport solution\nfrom solution import answer\n\
+        from wit_world.imports import bridge\nmarks = []\n\
+        for name in ('MARK', 'helper', '__doc__', '__file__'):\n    \
+            v = getattr(solution, name, None)\n    if v is not None:\n        marks.append(name)\n\
+        for raw in ({'op': 'vars'}, {'call': 'helper'}, {'op': 'getattr', 'h': 0, 'name': 'MARK'}):\n    \
+            a = json.loads(bridge.call(json.dumps(raw).encode()))\n    if 'value' in a:\n        marks.append(raw)\n\
+        assert answer() == 42\nassert not marks, marks";
+    let script = [
+        py("coder-1", "def answer():\n    return 42"),
+        py(
+            "coder-2",
+            "\"\"\"coder-2\"\"\"\nMARK = 'coder-2'\n\ndef helper():\n    return 6 * 7\n\ndef answer():\n    return helper()",
+        ),
+        py("coder-3", "import math\n\nanswer = lambda: math.prod([6, 7])"),
+        py("tester-1", fingerprint),
+        py("tester-1", "from solution import answer\nassert answer() == 42"),
+    ];
+    std::fs::write(dir.join("script.toml"), script.concat()).unwrap();
+    std::fs::write(
+        dir.join("dixit.toml"),
+        "[project]\nlanguage = \"python\"\ninterface = [\"answer\"]\n[dixit]\ncoders = 3\n\
+         testers = 1\nmax_rounds = 1\nmax_tester_retries = 1\n[agents]\nbackend = \"script\"\n\
+         script = \"script.toml\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("spec.md"), "Write `answer()`, which returns 42.\n").unwrap();
+    let o = dixit_at(dir, &["run", "."], &[]);
+    assert!(o.status.code().is_some(), "{o:?}");
+    let j = journal(&the_run(dir));
+    let classes: Vec<(String, String)> = j
+        .iter()
+        .filter(|r| r["event"] == "classified")
+        .map(|r| (r["test"].to_string(), r["class"].to_string()))
+        .collect();
+    assert_eq!(classes.len(), 2, "{classes:?}");
+    assert!(
+        classes.iter().all(|(_, c)| c == "\"TOO_EASY\""),
+        "{classes:?}"
+    );
 }
 
 /// Issue 35: the failure a test reports reaches the host through its own instance's bridge,

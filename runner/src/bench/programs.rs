@@ -81,6 +81,8 @@ pub struct Programs {
     pub python: String,
     pub classify_test: PathBuf,
     pub classify_solutions: Vec<PathBuf>,
+    /// What the classification's test may call of its solutions.
+    pub python_interface: std::sync::Arc<crate::toolchain::Interface>,
 }
 
 impl Programs {
@@ -125,6 +127,8 @@ impl Programs {
         )?;
         let py_interface = StatedInterface::Names(vec!["has_close_elements".into()]);
         let python_guest = guest(&py_solution, &py_test, &py_interface)?;
+        let python_interface =
+            std::sync::Arc::new(tc.interface(&py_interface).map_err(|e| e.to_string())?);
 
         let c_bin = root.join("c/native-test");
         let include = tc.c_include_dir()?;
@@ -158,6 +162,7 @@ impl Programs {
             python,
             classify_test: py_test,
             classify_solutions,
+            python_interface,
             _dir: dir,
         })
     }

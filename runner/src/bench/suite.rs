@@ -140,10 +140,15 @@ fn classify_rows(
     let solutions = p
         .classify_solutions
         .iter()
-        .map(|d| tc.solution_for(d, test.kind, None))
+        .map(|d| {
+            tc.solution_for(d, test.kind, None)
+                .map(|s| s.with_interface(p.python_interface.clone()))
+        })
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.message)?;
     let refs: Vec<_> = solutions.iter().collect();
+    // Every solution passes or fails the test on its own merits: a refused call would make
+    // every row a failure at its first run.
     // Builds and syntax checks happen once per solution and test; they are not classification.
     run_matrix(tc, &refs, &[&test], Reruns::Auto(1), 1, limits);
     let mut rows = Vec::new();
@@ -157,6 +162,12 @@ fn classify_rows(
             times.push(t0.elapsed());
             runs = row.iter().map(|c| c.runs).sum::<u32>();
             failures = row.iter().filter(|c| !c.passed()).count();
+        }
+        if failures == refs.len() {
+            return Err(format!(
+                "the classification's test failed every solution ({reruns} reruns): the bench \
+                 would time failures, not classifications"
+            ));
         }
         let time = Stats::from_durations(&mut times);
         rows.push(ClassifyRow {

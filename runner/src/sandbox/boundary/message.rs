@@ -178,10 +178,7 @@ pub fn read_call(
             .class_of(on)
             .ok_or(CallError::UnknownHandle(on))?
             .to_string();
-        if !interface
-            .methods(&class)
-            .is_some_and(|m| m.contains(&n))
-        {
+        if !interface.methods(&class).is_some_and(|m| m.contains(&n)) {
             return Err(CallError::NotInInterface(format!(
                 "{class}.{}",
                 cut(&n, 100)
