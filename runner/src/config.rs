@@ -255,6 +255,52 @@ impl TeamShape {
     }
 }
 
+/// `[policy]`: who answers a stop that asks for a person (`dixit run --policy` overrides it).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PolicySection {
+    pub name: PolicyName,
+}
+
+/// A decision policy (see `engine/policy.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyName {
+    /// The run stops and waits for `dixit decide`.
+    #[default]
+    Person,
+    /// The majority of the coders is right, on the evidence the stop shows; otherwise accept.
+    Majority,
+}
+
+impl PolicyName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyName::Person => "person",
+            PolicyName::Majority => "majority",
+        }
+    }
+}
+
+impl std::fmt::Display for PolicyName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for PolicyName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "person" => Ok(PolicyName::Person),
+            "majority" => Ok(PolicyName::Majority),
+            _ => Err(format!(
+                "unknown policy `{s}` (expected person or majority)"
+            )),
+        }
+    }
+}
+
 /// `[budget]`: caps checked before every agent call.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -348,6 +394,9 @@ pub struct Config {
     pub protocol: ProtocolSection,
     #[serde(default)]
     pub budget: BudgetSection,
+    /// Who answers the run's stops for a person.
+    #[serde(default)]
+    pub policy: PolicySection,
     #[serde(default)]
     pub agents: AgentSettings,
     /// Role defaults.
@@ -590,6 +639,14 @@ impl Config {
             LanguageName::Rust => StatedInterface::Items(entries),
             LanguageName::Python => StatedInterface::Names(entries),
         }
+    }
+
+    /// This config under another decision policy (`dixit run --policy`, `dixit compare
+    /// --policy`).
+    pub fn with_policy(&self, name: PolicyName) -> Config {
+        let mut c = self.clone();
+        c.policy.name = name;
+        c
     }
 
     /// This config running another protocol (what `dixit run --protocol` and `dixit compare`
@@ -849,6 +906,22 @@ impl Project {
     pub fn with_protocol(&self, p: ProtocolName) -> Project {
         let mut project = self.clone();
         project.config = self.config.with_protocol(p);
+        project
+    }
+
+    /// This project under decision policy `p` (`dixit run --policy`, `dixit compare --policy`):
+    /// its `dixit.toml` text says so too (`[policy] name`), so the run's journal records the
+    /// policy it ran under, comments and all else kept.
+    pub fn with_policy(&self, p: PolicyName) -> Project {
+        let mut project = self.clone();
+        project.config = self.config.with_policy(p);
+        if let Ok(mut doc) = self.config_text.parse::<toml_edit::DocumentMut>() {
+            if !doc.contains_key("policy") {
+                doc["policy"] = toml_edit::table();
+            }
+            doc["policy"]["name"] = toml_edit::value(p.as_str());
+            project.config_text = doc.to_string();
+        }
         project
     }
 

@@ -147,6 +147,50 @@ fn a_coder_left_behind_and_the_rest_converge() {
     replays(t.path(), &id);
 }
 
+/// Issue 36: the command `dixit decide` offers for going on runs as printed (it names the
+/// project's folder, not a placeholder), and a run whose decision no run has met yet replays
+/// up to the stop it was decided at.
+#[test]
+fn the_printed_resume_runs_as_printed_and_a_pending_decision_replays_to_its_stop() {
+    let t = tempfile::tempdir().unwrap();
+    let (run, id) = stopped(t.path(), 3);
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "leave-behind",
+            "coder-2",
+            "--why",
+            "it ignores x < 0",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let printed = String::from_utf8_lossy(&o.stdout).to_string();
+    let cmd = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("continue with: "))
+        .unwrap_or_else(|| panic!("no command in: {printed}"))
+        .to_string();
+    assert!(!cmd.contains("PROJECT"), "{cmd}");
+    // Deciding again before going on is refused, naming the same command.
+    let again = dixit(t.path(), &["decide", &id, "accept", "--why", "x"]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains(&cmd),
+        "{}",
+        describe(&again)
+    );
+    // Replayed before anyone went on: the recording up to the stop, then the stop again.
+    replays(t.path(), &id);
+    // The printed command, word for word, from the folder `dixit decide` ran in.
+    let args: Vec<&str> = cmd.split(' ').skip(1).collect();
+    let o = dixit(t.path(), &args);
+    assert!(o.status.success(), "{cmd}: {}", describe(&o));
+    assert_eq!(last_stop(&journal(&run))["reason"], "converged");
+    replays(t.path(), &id);
+}
+
 #[test]
 fn a_wrong_test_dropped_and_the_run_converges_without_it() {
     let t = tempfile::tempdir().unwrap();
@@ -594,4 +638,113 @@ fn a_discarded_testers_tests_are_forgotten_and_it_proposes_afresh() {
     );
     assert!(suite_of(&run).is_empty());
     replays(t.path(), &id);
+}
+
+/// Issue 36: under the `majority` policy the run needs no person. At the stop where coder-2
+/// cannot pass test 2 (which coder-1 and coder-3 pass), the policy leaves coder-2 behind, journals
+/// the decision with its rule and the evidence it read, and the run goes on to converge; the
+/// replay decides again and agrees. A person then decides again at that stop (`--at 1`): the
+/// run forks into a new run beside it, the first branch untouched, and the fork goes on from the
+/// person's choice; both branches replay.
+#[test]
+fn a_policy_decides_without_a_person_and_a_person_forks_the_run_at_its_decision() {
+    let t = tempfile::tempdir().unwrap();
+    project(t.path(), 3);
+    let o = dixit(t.path(), &["run", ".", "--policy", "majority"]);
+    assert!(o.status.success(), "no stop for a person: {}", describe(&o));
+    let run = the_run(t.path());
+    let id = run.file_name().unwrap().to_string_lossy().into_owned();
+    let j = journal(&run);
+    assert_eq!(last_stop(&j)["reason"], "converged");
+    let d: Vec<&Value> = j.iter().filter(|r| r["event"] == "decision").collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["lane"], "person");
+    assert_eq!(d[0]["choice"], "leave_behind");
+    assert_eq!(d[0]["coder"], "coder-2");
+    assert_eq!(d[0]["by"], "policy majority");
+    assert_eq!(d[0]["policy"]["name"], "majority");
+    assert!(d[0]["policy"]["rule"]
+        .as_str()
+        .unwrap()
+        .contains("majority of the coders"));
+    let evidence = d[0]["policy"]["evidence"].to_string();
+    assert!(
+        evidence.contains("test 2: 2 of 3 coders pass it (coder-1 and coder-3)"),
+        "{evidence}"
+    );
+    assert!(!evidence.contains("hidden"), "{evidence}");
+    // The journal's config says the policy it ran under; the page names the decision's maker.
+    assert!(j[0]["project"]["config"]
+        .as_str()
+        .unwrap()
+        .contains("[policy]"));
+    let page = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(
+        page.contains("policy majority"),
+        "the page names the policy"
+    );
+    replays(t.path(), &id);
+
+    // A person decides again at decision 1: a fork, the original kept byte for byte.
+    let before = std::fs::read(run.join("journal.jsonl")).unwrap();
+    let o = dixit(
+        t.path(),
+        &[
+            "decide",
+            &id,
+            "--at",
+            "1",
+            "drop-test",
+            "2",
+            "--why",
+            "x < 0 is out of scope",
+        ],
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let printed = String::from_utf8_lossy(&o.stdout).to_string();
+    let fork_id = format!("{id}-b2");
+    assert!(
+        printed.contains(&format!("forked at its decision 1 into run {fork_id}")),
+        "{printed}"
+    );
+    assert_eq!(std::fs::read(run.join("journal.jsonl")).unwrap(), before);
+    let fork = run.parent().unwrap().join(&fork_id);
+    let fj = journal(&fork);
+    assert_eq!(fj[0]["run_id"], fork_id.as_str());
+    assert_eq!(fj[0]["forked_from"]["run"], id.as_str());
+    assert_eq!(fj[0]["forked_from"]["decision"], 1);
+    replays(t.path(), &fork_id);
+    let cmd = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("continue with: "))
+        .unwrap()
+        .to_string();
+    let args: Vec<&str> = cmd.split(' ').skip(1).collect();
+    let o = dixit(t.path(), &args);
+    assert!(o.status.success(), "{cmd}: {}", describe(&o));
+    let fj = journal(&fork);
+    assert_eq!(last_stop(&fj)["reason"], "converged");
+    let d: Vec<&Value> = fj.iter().filter(|r| r["event"] == "decision").collect();
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        (d[0]["choice"].as_str(), d[0]["by"].as_str()),
+        (Some("drop_test"), Some("ada"))
+    );
+    assert!(!fj
+        .iter()
+        .any(|r| r["event"] == "decision" && r["choice"] == "leave_behind"));
+    replays(t.path(), &fork_id);
+    replays(t.path(), &id);
+    // A decision the run never made is refused, naming how many it made.
+    let o = dixit(
+        t.path(),
+        &["decide", &id, "--at", "5", "accept", "--why", "x"],
+    );
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(
+        err.contains("has no decision 5") && err.contains("it has 1"),
+        "{}",
+        describe(&o)
+    );
 }

@@ -543,6 +543,51 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
     );
 }
 
+/// Issue 36: a comparison under `--policy majority` needs no person: every cell of the protocols
+/// that stop for one (dixit, repair, blind, debate) ends done, each decision journaled as the
+/// policy's; every cell records the policy among its settings, and each run replays.
+#[test]
+fn a_comparison_under_a_policy_stops_for_no_person() {
+    let t = tempfile::tempdir().unwrap();
+    let p = triangle(t.path(), |c| c);
+    let out = t.path().join("runs");
+    let o = dixit(
+        &[
+            "compare",
+            p.to_str().unwrap(),
+            "--protocols",
+            "dixit,repair,blind,debate",
+            "--policy",
+            "majority",
+            "--json",
+            "--runs-dir",
+            out.to_str().unwrap(),
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 4);
+    for c in cells {
+        let r = &c["result"];
+        assert_ne!(r["exit"], "human_needed", "{c:#}");
+        assert!(
+            r["settings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l == "[policy] name = majority"),
+            "{c:#}"
+        );
+        let run = PathBuf::from(r["run_dir"].as_str().unwrap());
+        for d in journal(&run).iter().filter(|e| e["event"] == "decision") {
+            assert_eq!(d["by"], "policy majority", "{d}");
+        }
+        replays(&run);
+    }
+}
+
 /// `single`, the control: one coder asked once, no feedback, no tests; the run ships its answer
 /// (`finished`), the hidden test judges it, and the run replays.
 #[test]

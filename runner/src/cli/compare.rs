@@ -64,6 +64,10 @@ pub struct CompareArgs {
     /// yet, and write DIR/compare.json and its page (a look at a comparison still running).
     #[arg(long, requires = "out", conflicts_with = "merge")]
     pub kept: bool,
+    /// Every cell's decision policy, instead of its project's `[policy]`: `majority` runs the
+    /// comparison without a person (each decision journaled with its evidence).
+    #[arg(long, value_name = "NAME")]
+    pub policy: Option<crate::config::PolicyName>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -123,6 +127,7 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             cells_dir: a.out.as_ref().map(|d| d.join("cells")),
             jobs: a.jobs,
             kept_only: a.kept,
+            policy: a.policy,
         };
         let tc = Arc::new(toolchains(g)?);
         let rt = tokio::runtime::Builder::new_multi_thread()

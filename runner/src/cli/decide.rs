@@ -17,7 +17,8 @@ use crate::journal::Choice;
   dixit decide runs/20261124-1 wake tester-2 --why \"its tests follow the spec's table\"
   dixit decide runs/20261124-1 raise dixit.max_rounds=12 --why \"still finding bugs\"
   dixit decide runs/20261124-1 accept --why \"all three agree with the hidden tests\"
-Then, except after accept: dixit run PROJECT --resume 20261124-1")]
+  dixit decide runs/20261124-1 --at 2 wake tester-1 --why \"its tests follow the spec\"   # fork at decision 2
+Then, except after accept, the command it prints (dixit run PROJECT_DIR --resume 20261124-1)")]
 pub struct DecideArgs {
     /// The run: its directory (holding journal.jsonl), or its id under ./runs.
     pub run: String,
@@ -29,6 +30,11 @@ pub struct DecideArgs {
     /// Who decides [default: $USER].
     #[arg(long, global = true)]
     pub by: Option<String>,
+    /// Decide again at the stop of the run's decision N (1-based, as the report lists them,
+    /// e.g. one its policy made): the run is forked there into a new run beside it, and the
+    /// original is kept.
+    #[arg(long, global = true, value_name = "N")]
+    pub at: Option<usize>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -95,6 +101,7 @@ pub fn run(a: &DecideArgs) -> CliResult {
         choice.clone(),
         &why,
         &by,
+        a.at,
     )
     .map_err(|e| {
         let code = match e {
@@ -103,6 +110,12 @@ pub fn run(a: &DecideArgs) -> CliResult {
         };
         CliError::new(code, anyhow::anyhow!("{}: {e}", run_dir.display()))
     })?;
+    if let Some((from, k)) = &d.forked_from {
+        println!(
+            "run {from} forked at its decision {k} into run {} (run {from} is kept as it is)",
+            d.run_id
+        );
+    }
     println!(
         "run {}: at \"{}\", {by} decided: {}",
         d.run_id,
@@ -110,7 +123,7 @@ pub fn run(a: &DecideArgs) -> CliResult {
         choice.command()
     );
     if d.goes_on {
-        println!("continue with: dixit run PROJECT --resume {}", d.run_id);
+        println!("continue with: {}", d.resume);
     } else {
         println!("the run ends as accepted");
     }

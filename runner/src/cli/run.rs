@@ -8,7 +8,7 @@ use clap::Args;
 use super::exit::{self, CliError, CliResult};
 use super::output::{printable, Stream};
 use super::{signals, toolchains, GlobalArgs};
-use crate::config::{Project, ProtocolName};
+use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, Interrupt, Observer, ProtocolError};
 use crate::journal::{Event, ExitClass};
 use crate::report;
@@ -28,6 +28,11 @@ pub struct RunArgs {
     /// them).
     #[arg(long, value_name = "NAME")]
     pub protocol: Option<ProtocolName>,
+    /// Who answers a stop that asks for a person: `person` (the run stops for `dixit decide`)
+    /// or `majority` (the majority of the coders is right, else accept; journaled with its
+    /// evidence) [default: `[policy] name`, else person].
+    #[arg(long, value_name = "NAME")]
+    pub policy: Option<PolicyName>,
     /// Print the summary as JSON, with the run's folder (`run_dir`) and page (`report`).
     #[arg(long)]
     pub json: bool,
@@ -44,6 +49,9 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     })?;
     if let Some(p) = &a.protocol {
         project = project.with_protocol(p.clone());
+    }
+    if let Some(p) = a.policy {
+        project = project.with_policy(p);
     }
     let selected = crate::protocol::select(&project.config).map_err(CliError::usage)?;
     let runs_dir = a.runs_dir.clone().unwrap_or_else(|| dir.join("runs"));
@@ -420,6 +428,7 @@ mod tests {
                 choice: Choice::DropTest { test: 2 },
                 why: "wrong".into(),
                 by: "ann".into(),
+                policy: None,
             },
         );
         assert!(s.line().ends_with("decision: drop-test 2"), "{}", s.line());

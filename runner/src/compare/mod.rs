@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::config::{Project, ProtocolName};
+use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
@@ -62,6 +62,8 @@ pub struct Plan {
     /// Run nothing: report the cells kept in `cells_dir` and every other cell as
     /// [`NOT_RUN_YET`] (a look at a comparison still running, or stopped part-way).
     pub kept_only: bool,
+    /// The decision policy every cell runs under, instead of its project's `[policy]`.
+    pub policy: Option<PolicyName>,
 }
 
 /// Why a cell of a `kept_only` comparison has no result.
@@ -90,8 +92,9 @@ struct KeptCell {
 
 /// What a cell's result depends on that can change between two comparisons in one folder:
 /// every file of the project (its `runs/` aside: the cells write there), by path and content,
-/// and the protocol's name.
-fn cell_key(dir: &Path, protocol: &ProtocolName) -> String {
+/// the protocol's name, and the policy it runs under when the comparison sets one other than a
+/// person.
+fn cell_key(dir: &Path, protocol: &ProtocolName, policy: Option<PolicyName>) -> String {
     fn walk(root: &Path, dir: &Path, h: &mut Sha256) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -116,6 +119,10 @@ fn cell_key(dir: &Path, protocol: &ProtocolName) -> String {
     let mut h = Sha256::new();
     walk(dir, dir, &mut h);
     h.update(protocol.as_str().as_bytes());
+    if let Some(p) = policy.filter(|p| *p != PolicyName::Person) {
+        h.update(b"\0policy ");
+        h.update(p.as_str().as_bytes());
+    }
     hex::encode(h.finalize())
 }
 
@@ -226,7 +233,7 @@ pub async fn compare(
                 (&toolchains, &observer, &interrupt, &tell);
             async move {
                 let name = project_name(dir);
-                let key = cell_key(dir, protocol);
+                let key = cell_key(dir, protocol, plan.policy);
                 if let Some(mut c) = plan
                     .cells_dir
                     .as_ref()
@@ -358,6 +365,9 @@ pub fn settings_of(config: &crate::config::Config, protocol: &dyn Protocol) -> O
             .to_string(),
         format!("[limits] {}", pairs(engine::settings_pairs(&config.limits))),
     ];
+    if config.policy.name != PolicyName::Person {
+        lines.push(format!("[policy] name = {}", config.policy.name));
+    }
     let specs = config.agent_specs(&protocol.team(config).ok()?).ok()?;
     let mut groups: Vec<(crate::config::Role, String, usize)> = Vec::new();
     for spec in &specs {
@@ -397,7 +407,10 @@ async fn run_cell(
     interrupt: &Interrupt,
 ) -> CellResult {
     let selected = Project::load(dir).and_then(|p| {
-        let p = p.with_protocol(protocol.clone());
+        let mut p = p.with_protocol(protocol.clone());
+        if let Some(policy) = plan.policy {
+            p = p.with_policy(policy);
+        }
         crate::protocol::select(&p.config).map(|s| (p, s.protocol))
     });
     let (project, protocol) = match selected {

@@ -159,6 +159,7 @@ pub async fn start(
         hidden: read_files(&project.hidden)?,
         acceptance: read_files(&acceptance)?,
         interface: interface.header_files().into_iter().collect(),
+        dir: std::path::absolute(&project.dir).ok(),
     };
     let runtimes = runtime_digests(config, &toolchains);
     // The backends before the run's folder: one that cannot be made (a key not set, a command
@@ -357,7 +358,10 @@ pub async fn replay(
     toolchains: Arc<Toolchains>,
     work_dir: &Path,
 ) -> Result<ReplayOutcome, ProtocolError> {
-    let mut recorded = JournalFile::read(&run_dir.join("journal.jsonl"))?;
+    // A decision no run has met yet (a person decided, nobody resumed): the replay reproduces
+    // the run as it stopped.
+    let mut recorded =
+        JournalFile::read(&run_dir.join("journal.jsonl"))?.without_pending_decision();
     let config = Config::parse(
         &recorded.project.config,
         &run_dir.join("journal.jsonl (recorded dixit.toml)"),
@@ -623,16 +627,28 @@ async fn execute(
             round,
         },
     )?;
-    // A stop the protocol does not ask a person about may still be accepted by one.
-    if let Some((Choice::Accept, by)) = ctx.take_answer() {
-        stop = StopReason::Accepted { by };
-        emit(
-            RUN_LANE,
-            Event::Stop {
-                reason: stop.clone(),
-                round,
-            },
-        )?;
+    // A stop the protocol does not ask a person about may still be accepted by one, or by the
+    // run's policy (a cap, a protocol's final stop; never an interrupt or a failure, which are
+    // resumable as they are).
+    let answerable = stop.is_decision()
+        || matches!(
+            stop,
+            StopReason::RoundCap { .. } | StopReason::Budget { .. }
+        );
+    if answerable {
+        if let Some(answer) = super::person::answer_at(ctx, &stop).map_err(halt_to_error)? {
+            if answer.choice == Choice::Accept {
+                answer.journal(ctx).map_err(halt_to_error)?;
+                stop = StopReason::Accepted { by: answer.by };
+                emit(
+                    RUN_LANE,
+                    Event::Stop {
+                        reason: stop.clone(),
+                        round,
+                    },
+                )?;
+            }
+        }
     }
     for c in &mut team.coders {
         // A final implementation is what the coder wrote, whatever another process did since.

@@ -20,9 +20,10 @@ use crate::sandbox::{CompileSide, VerdictKind};
 /// and the shared `interrupted` stop. 1.4: a failing cell's `evidence` ([`CellRecord`]). 1.5: a
 /// person wakes a hibernated tester or discards its tests (choices `wake`, `discard`; the
 /// `forgotten` event). 1.6: a test that fails every solution exactly as it fails with none is
-/// INVALID, not TOO_HARD ([`DETACHED_SINCE_MINOR`]).
+/// INVALID, not TOO_HARD ([`DETACHED_SINCE_MINOR`]). 1.7: a decision policy's decisions (a
+/// `decision` with its [`PolicyNote`]) and the project's folder in the header's snapshot.
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 6;
+pub const FORMAT_MINOR: u32 = 7;
 
 /// The first minor version whose runs classify a test that fails every solution exactly as it
 /// fails with no solution as INVALID (it does not exercise the implementation): a run recorded
@@ -61,6 +62,23 @@ pub enum Choice {
     Discard { tester: String },
     /// The person accepts the implementations as they are; the run ends.
     Accept,
+}
+
+/// Where a run was forked from: the run, and the decision (1-based, in the order the run met
+/// them) a person made again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fork {
+    pub run: String,
+    pub decision: usize,
+}
+
+/// How a decision policy decided at a stop: its name, the rule it applied and the evidence the
+/// stop showed that the rule read (never the hidden tests).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyNote {
+    pub name: String,
+    pub rule: String,
+    pub evidence: Vec<String>,
 }
 
 impl Choice {
@@ -106,6 +124,10 @@ pub struct ProjectSnapshot {
     /// contents.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub interface: BTreeMap<String, String>,
+    /// The project's folder when the run started (absolute), so that the command that goes on
+    /// with the run can name it (journals before 1.7 have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// A compact, deterministic record of a matrix cell (no wall time; of the output, only a failing
@@ -363,6 +385,10 @@ pub enum Event {
         /// runs only on identical runtimes.
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         runtimes: BTreeMap<String, String>,
+        /// The run this one was forked from, and at which of its decisions (a person deciding
+        /// again at a stop a run went on from: `dixit decide RUN --at N`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        forked_from: Option<Fork>,
     },
     /// The agents of the run.
     Started {
@@ -468,13 +494,16 @@ pub enum Event {
     /// A later process continued the run from here (`--resume`); earlier stops and refusals
     /// are superseded (but a protocol's stop a person answered happened, and happens again).
     Resumed,
-    /// A person's decision at the last stop (on the person's lane): what, and why in their
-    /// words; when is the record's time.
+    /// A decision at the last stop (on the person's lane): what, and why in the words of who
+    /// decided; when is the record's time. A person's (`dixit decide`), or the run's decision
+    /// policy's, with the rule and the evidence it used.
     Decision {
         #[serde(flatten)]
         choice: Choice,
         why: String,
         by: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        policy: Option<PolicyNote>,
     },
     /// An epoch begins (a round by another name), with the suite so far.
     Epoch {

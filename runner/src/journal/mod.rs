@@ -14,12 +14,12 @@ mod reader;
 mod writer;
 
 pub use event::{
-    CellRecord, Choice, Event, ExitClass, Named, Open, ProjectSnapshot, Record, Standing,
-    StopReason, SuiteEntry, DETACHED_SINCE_MINOR, FORMAT_MAJOR, FORMAT_MINOR, PERSON_LANE,
-    RUN_LANE,
+    CellRecord, Choice, Event, ExitClass, Fork, Named, Open, PolicyNote, ProjectSnapshot, Record,
+    Standing, StopReason, SuiteEntry, DETACHED_SINCE_MINOR, FORMAT_MAJOR, FORMAT_MINOR,
+    PERSON_LANE, RUN_LANE,
 };
 pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
-pub use writer::{append_decision, Journal, PastEnd};
+pub use writer::{append_decision, fork_journal, Journal, PastEnd};
 
 use std::path::PathBuf;
 

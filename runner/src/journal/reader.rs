@@ -31,6 +31,8 @@ pub struct JournalFile {
     pub runtimes: std::collections::BTreeMap<String, String>,
     /// The format's minor version (`dixit-journal/1.N`): what its events may hold.
     pub format_minor: u32,
+    /// The run this one was forked from (see [`Event::Header`]).
+    pub forked_from: Option<super::event::Fork>,
     /// Every record after the header, in file order.
     pub records: Vec<Record>,
     /// Bytes up to the end of the last complete line (a resume truncates the file there).
@@ -97,10 +99,19 @@ impl JournalFile {
                         protocol,
                         project,
                         runtimes,
+                        forked_from,
                     } => {
                         let minor = check_format(path, &format)?;
-                        header =
-                            Some((run_id, dixit, wasmtime, protocol, project, runtimes, minor));
+                        header = Some((
+                            run_id,
+                            dixit,
+                            wasmtime,
+                            protocol,
+                            project,
+                            runtimes,
+                            minor,
+                            forked_from,
+                        ));
                         continue;
                     }
                     _ => {
@@ -113,15 +124,24 @@ impl JournalFile {
             }
             records.push(rec);
         }
-        let (run_id, dixit_version, wasmtime_version, protocol, project, runtimes, format_minor) =
-            header.ok_or_else(|| JournalError::Format {
-                path: path.to_path_buf(),
-                message: "empty journal (no header)".into(),
-            })?;
+        let (
+            run_id,
+            dixit_version,
+            wasmtime_version,
+            protocol,
+            project,
+            runtimes,
+            format_minor,
+            forked_from,
+        ) = header.ok_or_else(|| JournalError::Format {
+            path: path.to_path_buf(),
+            message: "empty journal (no header)".into(),
+        })?;
         Ok(JournalFile {
             protocol: protocol.unwrap_or_else(|| ProtocolName::new(FORMAT_1_0_PROTOCOL)),
             runtimes,
             format_minor,
+            forked_from,
             path: path.to_path_buf(),
             run_id,
             dixit_version,
@@ -221,6 +241,26 @@ impl JournalFile {
                 .iter()
                 .any(|r| matches!(r.event, Event::Decision { .. }))
         })
+    }
+
+    /// The journal without a decision made at its last stop that no run has met yet: what a
+    /// replay reproduces (the run as it stopped, before the person's choice).
+    pub fn without_pending_decision(mut self) -> JournalFile {
+        if self.decision_pending() {
+            if let Some(s) = self
+                .records
+                .iter()
+                .rposition(|r| matches!(r.event, Event::Stop { .. }))
+            {
+                self.records = std::mem::take(&mut self.records)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(k, r)| !(*k > s && r.lane == PERSON_LANE))
+                    .map(|(_, r)| r)
+                    .collect();
+            }
+        }
+        self
     }
 
     /// Effective records by lane, in order.

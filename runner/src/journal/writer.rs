@@ -47,6 +47,52 @@ pub struct Journal {
     inner: Mutex<Inner>,
 }
 
+/// Writes a new run's journal at `to`: the header of `recorded` naming run `run_id` and where it
+/// was forked from (`decision`, 1-based), then `recorded`'s records up to and including record
+/// `upto` (a stop). The fork goes on from that stop; the run it was forked from is untouched.
+pub fn fork_journal(
+    recorded: &JournalFile,
+    upto: usize,
+    decision: usize,
+    run_id: &str,
+    to: &Path,
+) -> Result<(), JournalError> {
+    let io = |source| JournalError::Io {
+        path: to.to_path_buf(),
+        source,
+    };
+    if let Some(d) = to.parent() {
+        std::fs::create_dir_all(d).map_err(io)?;
+    }
+    let mut file = OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .open(to)
+        .map_err(io)?;
+    let header = Record {
+        lane: RUN_LANE.into(),
+        seq: 0,
+        t: now_ms(),
+        event: Event::Header {
+            format: format!("dixit-journal/{FORMAT_MAJOR}.{}", recorded.format_minor),
+            dixit: recorded.dixit_version.clone(),
+            wasmtime: recorded.wasmtime_version.clone(),
+            run_id: run_id.into(),
+            protocol: Some(recorded.protocol.clone()),
+            project: recorded.project.clone(),
+            runtimes: recorded.runtimes.clone(),
+            forked_from: Some(super::event::Fork {
+                run: recorded.run_id.clone(),
+                decision,
+            }),
+        },
+    };
+    for r in std::iter::once(&header).chain(recorded.records.iter().take(upto + 1)) {
+        writeln!(file, "{}", serde_json::to_string(r).unwrap_or_default()).map_err(io)?;
+    }
+    file.sync_all().map_err(io)
+}
+
 /// Appends a person's decision at the run's last stop to the journal at `path` (and, when the
 /// person accepts, the stop that ends the run there). `recorded` is that journal as read.
 pub fn append_decision(
@@ -78,6 +124,7 @@ pub fn append_decision(
             choice,
             why: why.to_string(),
             by: by.to_string(),
+            policy: None,
         },
     }];
     if accept {
@@ -158,6 +205,7 @@ impl Journal {
                 protocol: Some(protocol),
                 project,
                 runtimes,
+                forked_from: None,
             },
         )?;
         // The header does not count in the run lane's sequence.
@@ -202,7 +250,15 @@ impl Journal {
                 ignore_fuel: false,
                 evidence: recorded.has_evidence(),
                 file: Some(file),
-                seqs: HashMap::new(),
+                // A decision made now (by the run's policy) is numbered after those recorded.
+                seqs: HashMap::from([(
+                    PERSON_LANE.to_string(),
+                    recorded
+                        .records
+                        .iter()
+                        .filter(|r| r.lane == PERSON_LANE)
+                        .count() as u64,
+                )]),
                 expect: Some((recorded.lanes_to_resume(), PastEnd::Append)),
                 resumed_at: Some(recorded.good_len),
                 appended: false,
@@ -504,6 +560,7 @@ mod tests {
 
     fn snapshot() -> ProjectSnapshot {
         ProjectSnapshot {
+            dir: None,
             config: "c".into(),
             spec: "s".into(),
             prompts: Default::default(),

@@ -188,6 +188,13 @@ pub struct Summary {
     /// tests; computed after the run, never shown to an agent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disagreements: Option<crate::consensus::Disagreements>,
+    /// Each classified test's failures and pool, the last time it was classified (the
+    /// evidence a decision policy reads).
+    #[serde(skip)]
+    pub classified: BTreeMap<String, (usize, usize)>,
+    /// Testers asleep with their too-hard tests.
+    #[serde(skip)]
+    pub hibernating: BTreeMap<String, Vec<String>>,
 }
 
 /// Counts one classification.
@@ -219,6 +226,8 @@ impl Summary {
                 part,
             },
             disagreements: None,
+            classified: BTreeMap::new(),
+            hibernating: BTreeMap::new(),
         }
     }
 
@@ -294,6 +303,20 @@ impl Summary {
                 }
             }
             Event::Decision { choice, .. } => self.decided(choice),
+            Event::Classified {
+                test,
+                failures,
+                pool,
+                ..
+            } => {
+                self.classified.insert(test.clone(), (*failures, *pool));
+            }
+            Event::Hibernated { tests } => {
+                self.hibernating.insert(lane.to_string(), tests.clone());
+            }
+            Event::Revived | Event::Forgotten { .. } => {
+                self.hibernating.remove(lane);
+            }
             Event::Stop { reason, round } if lane == RUN_LANE => {
                 self.stop = Some(reason.clone());
                 self.rounds = *round;

@@ -59,9 +59,18 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
         o.push_str(&format!("  but: {}\n", doubts.join("; ")));
     }
     if s.stop.is_some() {
-        let offer = JournalFile::read(&run_dir.join("journal.jsonl"))
-            .map(|j| offer_of(protocol, &j))
+        let journal = JournalFile::read(&run_dir.join("journal.jsonl")).ok();
+        let offer = journal
+            .as_ref()
+            .map(|j| offer_of(protocol, j))
             .unwrap_or_default();
+        let resume = journal
+            .as_ref()
+            .map(|j| {
+                let here = std::env::current_dir().ok();
+                crate::engine::resume_command(run_dir, j, here.as_deref())
+            })
+            .unwrap_or_else(|| format!("dixit run . --resume {}", s.run_id));
         let commands = offer.commands(&s.run_id);
         let e = balance(s);
         if !offer.is_empty() && !e.is_empty() {
@@ -74,9 +83,9 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
             }
         }
         if !commands.is_empty() {
-            o.push_str(
-                "  what you can do (then `dixit run PROJECT --resume ID`, except after accept):\n",
-            );
+            o.push_str(&format!(
+                "  what you can do (then `{resume}`, except after accept):\n"
+            ));
             for (command, effect) in commands {
                 o.push_str(&format!("    {command}\n      {effect}\n"));
             }

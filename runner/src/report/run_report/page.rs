@@ -267,7 +267,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
     let Some((stop, round)) = &v.stop else {
         return html! {
             div.dx-lead.dx-bad {
-                p.dx-stop { strong { "The run has not stopped" } " (it is running, or it crashed): resume it with " code { "dixit run PROJECT --resume " (v.journal.run_id) } "." }
+                p.dx-stop { strong { "The run has not stopped" } " (it is running, or it crashed): resume it with " code { (crate::engine::resume_command(&v.run_dir, v.journal, None)) } "." }
             }
         };
     };
@@ -279,18 +279,22 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         crate::journal::ExitClass::HumanNeeded | crate::journal::ExitClass::Failed => "dx-bad",
         crate::journal::ExitClass::Capped | crate::journal::ExitClass::Interrupted => "",
     };
-    let resume = html! { code { "dixit run PROJECT --resume " (v.journal.run_id) } };
-    let decisions: Vec<(String, &str, &str)> = v
+    let resume = html! { code { (crate::engine::resume_command(&v.run_dir, v.journal, None)) } };
+    let decisions: Vec<(String, &str, &str, Option<&crate::journal::PolicyNote>)> = v
         .journal
         .records
         .iter()
         .filter_map(|r| match &r.event {
-            crate::journal::Event::Decision { choice, why, by } => {
-                Some((choice.command(), why.as_str(), by.as_str()))
-            }
+            crate::journal::Event::Decision {
+                choice,
+                why,
+                by,
+                policy,
+            } => Some((choice.command(), why.as_str(), by.as_str(), policy.as_ref())),
             _ => None,
         })
         .collect();
+    let run_word = crate::engine::shell_word(&v.run_dir.display().to_string());
     let ask: Markup = match stop {
         StopReason::Decided(d) => p.explain(d, v),
         StopReason::RoundCap { rounds } => html! {
@@ -336,7 +340,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             @let commands = offer.commands(&v.run_dir.display().to_string());
             @if !commands.is_empty() {
                 div #dx-choices {
-                    p { strong { "What you can do" } " (then " code { "dixit run PROJECT --resume " (v.journal.run_id) } ", except after accept):" }
+                    p { strong { "What you can do" } " (then " (resume) ", except after accept):" }
                     ul {
                         @for (command, effect) in &commands {
                             li { code { (command) } " — " (effect) }
@@ -348,9 +352,21 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             @if !decisions.is_empty() {
                 div #dx-decisions {
                     p { strong { "Decisions" } }
-                    ul {
-                        @for (choice, why, by) in &decisions {
-                            li { (by) ": " code { (choice) } " — “" (why) "”" }
+                    ol {
+                        @for (k, (choice, why, by, policy)) in decisions.iter().enumerate() {
+                            li {
+                                @if let Some(n) = policy {
+                                    "decided by policy " (n.name) ": " code { (choice) } " — “" (why) "”"
+                                    details.dx-policy {
+                                        summary { "its rule and the evidence it read" }
+                                        p { (n.rule) }
+                                        ul { @for e in &n.evidence { li { (e) } } }
+                                        p { "To decide otherwise here: " code { "dixit decide " (run_word) " --at " (k + 1) " CHOICE --why \"…\"" } " forks the run at this stop (this run is kept)." }
+                                    }
+                                } @else {
+                                    (by) ": " code { (choice) } " — “" (why) "”"
+                                }
+                            }
                         }
                     }
                 }
