@@ -109,6 +109,8 @@ pub struct Prompts {
     /// Language-specific instructions, resolved once.
     solution_instructions: String,
     test_instructions: String,
+    /// The test instructions as written, before `{{import_line}}` is resolved.
+    test_template: String,
 }
 
 /// A template problem (a missing template or placeholder).
@@ -166,9 +168,11 @@ impl Prompts {
                 message: "missing".into(),
             })
         };
+        let test_template = get(&test)?.trim().to_string();
         let p = Prompts {
             solution_instructions: get(&sol)?.trim().to_string(),
-            test_instructions: get(&test)?.trim().to_string(),
+            test_instructions: import_line(&test_template, &[]),
+            test_template,
             templates: templates.clone(),
         };
         for spec in agents {
@@ -186,6 +190,14 @@ impl Prompts {
             })?;
         }
         Ok(p)
+    }
+
+    /// These prompts for a project whose tests may call `names` of a solution (a Python
+    /// interface): the test instructions' `{{import_line}}` names them, so a test's first line
+    /// is the import it needs.
+    pub fn with_interface(mut self, names: &[String]) -> Prompts {
+        self.test_instructions = import_line(&self.test_template, names);
+        self
     }
 
     /// Every template, for the journal's snapshot.
@@ -239,4 +251,15 @@ impl Prompts {
         out.push_str(rest);
         Ok(out)
     }
+}
+
+/// `template` with `{{import_line}}` written as the import of `names` from `solution` (or, with
+/// none known, its shape).
+fn import_line(template: &str, names: &[String]) -> String {
+    let line = if names.is_empty() {
+        "`from solution import ...`".to_string()
+    } else {
+        format!("`from solution import {}`", names.join(", "))
+    };
+    template.replace("{{import_line}}", &line)
 }

@@ -91,6 +91,9 @@ pub struct Classified {
     /// For INVALID: the test failed every solution exactly as it fails with none, so it does not
     /// exercise the implementation; what it printed then (the test's own output, no solution's).
     pub detached: Option<String>,
+    /// With `detached`: why it never reached the code, as specifically as its failure says (a
+    /// name used without its import, a name or module the interface does not have).
+    pub detached_why: Option<String>,
 }
 
 /// A test against every solution of `pool`, with reruns: one cell per solution, or the build
@@ -144,6 +147,7 @@ pub async fn classify(
                 reason: Some(reason.clone()),
                 truncated: p.truncated,
                 detached: None,
+                detached_why: None,
             });
         }
         Ok(t) => t.clone(),
@@ -152,13 +156,17 @@ pub async fn classify(
         .await
         .map(|row| Classification::from_cells(row, minority));
     let mut detached = None;
+    let mut detached_why = None;
     let (class, reason, failures, cells) = match c {
         Err(e) => (Class::Invalid, Some(e), 0, vec![]),
         Ok(c) => {
             let mut reason = c.build_error.as_ref().map(|_| link_errors_only(&c));
             let mut class = c.class;
             if class != Class::Invalid && ctx.journal.minor() >= DETACHED_SINCE_MINOR {
-                detached = detached_output(ctx, &test, &c).await?;
+                if let Some((out, why)) = detached_output(ctx, &test, &c).await? {
+                    detached = Some(out);
+                    detached_why = Some(why);
+                }
                 if let Some(out) = &detached {
                     class = Class::Invalid;
                     reason = Some(format!(
@@ -191,20 +199,21 @@ pub async fn classify(
         reason,
         truncated: p.truncated,
         detached,
+        detached_why,
     })
 }
 
 /// Whether a test that every solution fails fails them all exactly as it fails with no
 /// solution at all (an empty one): then its verdict does not depend on the implementation (it
 /// never imports or calls it, or fails before it does), and no coder can pass it by writing
-/// code. Returns the test's own output in that run, the one thing its author may be shown; `None`
-/// when some solution passes, or fails another way. One more sandbox run, only for a test that
-/// fails everyone.
+/// code. Returns the test's own output in that run, the one thing its author may be shown, and
+/// why it never reached the code ([`detached_why`]); `None` when some solution passes, or fails
+/// another way. One more sandbox run, only for a test that fails everyone.
 async fn detached_output(
     ctx: &Ctx,
     test: &Arc<Test>,
     c: &Classification,
-) -> Result<Option<String>, Halt> {
+) -> Result<Option<(String, String)>, Halt> {
     if c.pool == 0 || c.failures < c.pool {
         return Ok(None);
     }
@@ -214,10 +223,54 @@ async fn detached_output(
     }
     let blank = blank_solution(ctx).map_err(Halt::Fatal)?;
     let row = run_test(ctx, test, &[blank]).await;
+    let names: Vec<String> = ctx.interface.python().names().map(str::to_string).collect();
     Ok(match row.as_deref() {
-        Ok([cell]) if cell.verdict.same_outcome(first) => Some(cell.verdict.failure_line()),
+        Ok([cell]) if cell.verdict.same_outcome(first) => Some((
+            cell.verdict.failure_line(),
+            detached_why(&cell.verdict, &names),
+        )),
         _ => None,
     })
+}
+
+/// Why a test that fails every implementation as it fails with none never reached the code, as
+/// its author is told: the interface's name it used without importing it, a name it imported
+/// from `solution` that the interface does not have, a module it imported instead of `solution`;
+/// else that it never reaches the code. `names`: what a Python test may import (none for another
+/// language, which gets the general sentence).
+pub fn detached_why(v: &crate::sandbox::Verdict, names: &[String]) -> String {
+    let (kind, message) = v
+        .failure
+        .as_ref()
+        .map_or(("", ""), |f| (f.kind.as_str(), f.message.as_str()));
+    let quoted = message.split('\'').nth(1).filter(|n| !n.is_empty());
+    let import = if names.is_empty() {
+        "...".to_string()
+    } else {
+        names.join(", ")
+    };
+    match (kind, quoted) {
+        ("NameError", Some(n)) if names.iter().any(|x| x == n) => format!(
+            "it uses `{n}` without importing it: the test must start with `from solution import \
+             {import}`"
+        ),
+        ("ImportError", Some(n)) if message.contains("from 'solution'") => format!(
+            "it imports `{n}` from `solution`, which has no such name: the specification names \
+             {}",
+            if names.is_empty() {
+                "other names".to_string()
+            } else {
+                crate::english::and_list(names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>())
+            }
+        ),
+        ("ModuleNotFoundError", Some(m)) => format!(
+            "it imports the module `{m}`, which does not exist here: the code under test is the \
+             module `solution` (`from solution import {import}`)"
+        ),
+        _ => "it never reaches the code it is meant to test (does it import what the \
+              specification names, from `solution`?)"
+            .into(),
+    }
 }
 
 /// An implementation that is empty: the solution file of the run's language, with nothing in
@@ -258,5 +311,53 @@ fn link_errors_only(c: &Classification) -> String {
         "it does not build against the interface the specification describes".into()
     } else {
         lines.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{GuestFailure, Verdict, VerdictKind};
+
+    fn failing(kind: &str, message: &str) -> Verdict {
+        let mut v = Verdict::not_run(VerdictKind::RuntimeError, None, "exit code 2", 1);
+        v.failure = Some(GuestFailure {
+            kind: kind.into(),
+            message: message.into(),
+            ..GuestFailure::default()
+        });
+        v
+    }
+
+    /// Issue 36: a test that never reached the code is told why, as specifically as its
+    /// failure says.
+    #[test]
+    fn a_detached_test_is_told_what_it_got_wrong() {
+        let names = vec!["to_roman".to_string()];
+        let why = |k: &str, m: &str| detached_why(&failing(k, m), &names);
+        assert_eq!(
+            why("NameError", "name 'to_roman' is not defined"),
+            "it uses `to_roman` without importing it: the test must start with `from solution \
+             import to_roman`"
+        );
+        assert!(why(
+            "ImportError",
+            "cannot import name 'roman' from 'solution' (unknown location)"
+        )
+        .starts_with(
+            "it imports `roman` from `solution`, which has no such name: the \
+                      specification names `to_roman`"
+        ));
+        assert!(
+            why("ModuleNotFoundError", "No module named 'roman_numerals'")
+                .starts_with("it imports the module `roman_numerals`, which does not exist here")
+        );
+        // A name that is not the interface's, or another failure: the general sentence.
+        for (k, m) in [
+            ("NameError", "name 'x' is not defined"),
+            ("ValueError", "bad"),
+        ] {
+            assert!(why(k, m).starts_with("it never reaches the code"), "{k}");
+        }
     }
 }

@@ -140,7 +140,9 @@ pub async fn start(
 ) -> Result<RunOutcome, ProtocolError> {
     let config = &project.config;
     let agents = config.agent_specs(&protocol.team(config)?)?;
-    let prompts = Prompts::load(&project.dir, config, protocol, &agents)?;
+    let stated = config.stated_interface(&project.dir, &project.spec);
+    let prompts = Prompts::load(&project.dir, config, protocol, &agents)?
+        .with_interface(&python_names(&stated));
     // Absolute: command agents run in their workspaces, and paths handed to them must hold there.
     let runs_dir = std::path::absolute(runs_dir).map_err(|source| ProtocolError::Read {
         path: runs_dir.to_path_buf(),
@@ -150,8 +152,7 @@ pub async fn start(
         Some(dir) => project.files_in(&dir),
         None => Vec::new(),
     };
-    let interface =
-        Arc::new(toolchains.interface(&config.stated_interface(&project.dir, &project.spec))?);
+    let interface = Arc::new(toolchains.interface(&stated)?);
     let snapshot = ProjectSnapshot {
         config: project.config_text.clone(),
         spec: project.spec.clone(),
@@ -438,13 +439,26 @@ fn recorded_setup(
             protocol: recorded.protocol.to_string(),
         })?;
     let specs = config.agent_specs(&protocol.team(config)?)?;
+    let stated = config.stated_interface(Path::new(""), &recorded.project.spec);
     let prompts = Prompts::from_templates(
         recorded.project.prompts.clone(),
         config,
         protocol.name(),
         &specs,
-    )?;
+    )?
+    .with_interface(&python_names(&stated));
     Ok((protocol, specs, prompts))
+}
+
+/// The names a Python test imports from `solution`: the functions and classes of the stated
+/// interface (none for another language).
+fn python_names(stated: &StatedInterface) -> Vec<String> {
+    match stated {
+        StatedInterface::Names(entries) => crate::sandbox::boundary::Interface::parse(entries)
+            .map(|i| i.names().map(str::to_string).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// Digests of the guest runtimes a project's runs use (the Python runtime, for Python projects).

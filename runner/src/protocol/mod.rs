@@ -287,6 +287,11 @@ mod tests {
             ("vector", "1: pass, 2: FAIL, 3: pass, 4: FAIL, 5: pass"),
             ("build_error", "SyntaxError: invalid syntax"),
             ("output", "NameError: name 'add' is not defined"),
+            (
+                "why",
+                "it uses `add` without importing it: the test must start with `from solution \
+                 import add`",
+            ),
             ("code", "def add(a, b):\n    return a + b"),
             (
                 "others",

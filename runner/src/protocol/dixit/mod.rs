@@ -682,7 +682,10 @@ fn nudge(ctx: &Ctx, v: &Classified) -> Result<String, Halt> {
         Class::Invalid if v.truncated => ctx.prompts.render("tester_truncated", &[])?,
         Class::Invalid if v.detached.is_some() => ctx.prompts.render(
             "tester_detached",
-            &[("output", v.detached.as_deref().unwrap_or_default())],
+            &[
+                ("output", v.detached.as_deref().unwrap_or_default()),
+                ("why", v.detached_why.as_deref().unwrap_or_default()),
+            ],
         )?,
         Class::Invalid => match v.reason.as_deref() {
             Some(r) if r.starts_with("no test was found") => {
