@@ -7,8 +7,8 @@
 //! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
 //! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
 //! [`compare`] runs several protocols over several projects; [`import`] makes a benchmark's
-//! tasks into projects; [`eval`] scores recorded corpora
-//! offline; [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
+//! tasks into projects; [`selection`] chooses the implementation to ship (the strategies
+//! [`eval`] scores on recorded corpora offline); [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
 //! parts; [`bench`] measures the sandbox against native runs; [`cli`] is the binary. See
 //! ARCHITECTURE.md for the data flow.
 
@@ -31,5 +31,6 @@ pub mod protocol;
 pub mod report;
 pub mod sandbox;
 pub mod scaleout;
+pub mod selection;
 pub mod stats;
 pub mod toolchain;

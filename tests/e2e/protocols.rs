@@ -1216,3 +1216,61 @@ fn a_comparison_of_imported_projects_under_every_protocol_killed_and_resumed() {
     assert_eq!(cells_without_times(&again), cells_without_times(&whole));
     assert!(out2.join("report.html").is_file());
 }
+
+/// A converged run whose coders disagree ships by evidence: on `fixtures/projects/median`,
+/// coder-2 answers one call differently from the two others (and fails the hidden test), and
+/// SRank among the IDEAL passers (the default) leaves it out; `max_pass`, which reads no
+/// answers, ties all three. The pick is journaled, printed, replayed, and an unknown strategy
+/// is refused naming the file and the line.
+#[test]
+fn a_run_ships_by_the_evidence_of_its_tests_and_answers() {
+    let t = tempfile::tempdir().unwrap();
+    let ship = |strategy: Option<&str>| {
+        let p = t.path().join(strategy.unwrap_or("default"));
+        crate::support::copy_tree(&fixture("projects/median"), &p);
+        if let Some(s) = strategy {
+            let c = std::fs::read_to_string(p.join("dixit.toml")).unwrap();
+            let c = c.replace("max_rounds = 4", &format!("max_rounds = 4\nship = \"{s}\""));
+            std::fs::write(p.join("dixit.toml"), c).unwrap();
+        }
+        let o = dixit(&["run", p.to_str().unwrap()], t.path());
+        (p, o)
+    };
+    let (p, o) = ship(None);
+    assert!(o.status.success(), "{}", describe(&o));
+    let run = the_run(&p);
+    let j = journal(&run);
+    let shipped = events(&j, "ship", "shipped");
+    assert_eq!(shipped.len(), 1, "{shipped:?}");
+    assert_eq!(shipped[0]["strategy"], "srank_ideal_passers");
+    assert_eq!(
+        shipped[0]["tied"],
+        serde_json::json!(["coder-1", "coder-3"])
+    );
+    assert_eq!(shipped[0]["coder"], "coder-1");
+    assert!(shipped[0]["calls"].as_u64().unwrap() > 0);
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .contains("ships: coder-1, picked by `srank_ideal_passers`"),
+        "{}",
+        describe(&o)
+    );
+    assert_eq!(summary(&run)["shipping"]["coder"], "coder-1");
+    replays(&run);
+
+    let (p, o) = ship(Some("max_pass"));
+    assert!(o.status.success(), "{}", describe(&o));
+    let j = journal(&the_run(&p));
+    assert_eq!(
+        events(&j, "ship", "shipped")[0]["tied"],
+        serde_json::json!(["coder-1", "coder-2", "coder-3"])
+    );
+
+    let (_, o) = ship(Some("srank_best"));
+    assert_eq!(o.status.code(), Some(2), "{}", describe(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("dixit.toml") && err.contains("line") && err.contains("srank_best"),
+        "{err}"
+    );
+}

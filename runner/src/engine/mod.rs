@@ -28,6 +28,7 @@ pub mod prompts;
 mod proposal;
 mod protocol;
 mod run;
+mod ship;
 mod suite;
 
 pub use coder::{Coder, Detail, Judgement};

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::journal::StopReason;
 use crate::report::ProtocolReport;
+use crate::selection::{SelectionConfig, Strategy};
 
 use super::{Ctx, Halt, Inputs, Team};
 
@@ -47,6 +48,16 @@ pub trait Protocol: ProtocolReport {
     /// comparison skips such a cell instead of running it.
     fn lacks(&self, _project: &Project) -> Option<String> {
         None
+    }
+
+    /// The strategy a run of it ships by, chosen from all the run's evidence when it ends with
+    /// several implementations (see `engine/ship.rs`), with what the strategy needs (the band's
+    /// minority); `None`: the protocol ships by its own rule (one coder, or a pick of its own).
+    fn shipping(
+        &self,
+        _config: &Config,
+    ) -> Result<Option<(Strategy, SelectionConfig)>, ConfigError> {
+        Ok(None)
     }
 
     /// Runs the protocol with `team` to its stop.

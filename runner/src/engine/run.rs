@@ -15,7 +15,9 @@ use std::sync::Arc;
 use crate::agents::{Agent, AgentDir, Backend, ReplayBackend, Script, ScriptBackend};
 use crate::budget::Budget;
 use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
-use crate::journal::{Choice, Event, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE};
+use crate::journal::{
+    Choice, Event, ExitClass, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE,
+};
 use crate::report::{write_outputs, Summary};
 use crate::toolchain::{Interface, StatedInterface, Toolchains};
 
@@ -628,6 +630,35 @@ async fn execute(
     if stop == StopReason::Interrupted && ctx.journal.nothing_resumed() {
         return undo_resume(ctx, run_id);
     }
+    for c in &mut team.coders {
+        // A final implementation is what the coder wrote, whatever another process did since.
+        let restored = c.agent.state.verify_workspace()?;
+        if !restored.is_empty() {
+            let what = restored.join(", ");
+            tracing::warn!(
+                "{}: workspace changed from outside; restored {what}",
+                c.agent.name
+            );
+        }
+    }
+    let implementations: Vec<(String, PathBuf)> = team
+        .coders
+        .iter()
+        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
+        .collect();
+    // The implementation the run ships, by evidence, before its final stop (a run that was
+    // interrupted or failed, or waits for a person, has not ended: it ships when it does; a
+    // person who accepts takes the implementations as they are).
+    let ends_here = match &stop {
+        StopReason::Interrupted | StopReason::Error { .. } => false,
+        StopReason::Accepted { by } => super::person::by_policy(by),
+        other => crate::report::exit_class(ctx.protocol, other) != ExitClass::HumanNeeded,
+    };
+    if ends_here {
+        super::ship::ship(ctx, &implementations)
+            .await
+            .map_err(halt_to_error)?;
+    }
     if stop.is_decision() && !inputs.hidden.is_empty() {
         let coders: Vec<&Coder> = team.coders.iter().collect();
         run_hidden(ctx, &coders, &inputs.hidden)
@@ -664,17 +695,6 @@ async fn execute(
             }
         }
     }
-    for c in &mut team.coders {
-        // A final implementation is what the coder wrote, whatever another process did since.
-        let restored = c.agent.state.verify_workspace()?;
-        if !restored.is_empty() {
-            let what = restored.join(", ");
-            tracing::warn!(
-                "{}: workspace changed from outside; restored {what}",
-                c.agent.name
-            );
-        }
-    }
     let mut summary = ctx
         .summary
         .lock()
@@ -691,11 +711,6 @@ async fn execute(
         // process re-derived.
         summary = ctx.protocol.summary_of(j);
     }
-    let implementations: Vec<(String, PathBuf)> = team
-        .coders
-        .iter()
-        .map(|c| (c.agent.name.clone(), c.agent.state.workspace()))
-        .collect();
     // An interrupted run is left as soon as it can be: it has no final implementations to
     // compare yet.
     if let (Some(j), false) = (&recorded, stop == StopReason::Interrupted) {

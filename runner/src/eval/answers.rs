@@ -18,12 +18,12 @@ use crate::consensus::observe::{call_key, observe, Answer};
 use crate::sandbox::Exchange;
 
 /// A run's calls, each a (call, answer) pair of [`Seen`]'s numbers, in the order made.
-pub(super) type SeenCalls = Vec<(u32, u32)>;
+pub(crate) type SeenCalls = Vec<(u32, u32)>;
 
 /// The distinct calls and answers the runs of one problem have shown so far, numbered as they
 /// came.
 #[derive(Default)]
-pub(super) struct Seen {
+pub(crate) struct Seen {
     inner: Mutex<Table>,
 }
 
@@ -37,7 +37,7 @@ struct Table {
 
 impl Seen {
     /// The calls a run made, read off its bridge exchanges.
-    pub(super) fn note(&self, exchanges: &[Exchange]) -> SeenCalls {
+    pub(crate) fn note(&self, exchanges: &[Exchange]) -> SeenCalls {
         let observed = observe(exchanges).calls;
         if observed.is_empty() {
             return Vec::new();
@@ -87,7 +87,7 @@ impl Seen {
 }
 
 /// Builds the [`Outputs`] of one problem from its runs' [`SeenCalls`], renumbered.
-pub(super) struct Recorder {
+pub(crate) struct Recorder {
     seen: Table,
     calls: Vec<Option<u32>>,
     call_order: Vec<u32>,
@@ -97,7 +97,7 @@ pub(super) struct Recorder {
 }
 
 impl Recorder {
-    pub(super) fn new(seen: Seen, solutions: usize) -> Self {
+    pub(crate) fn new(seen: Seen, solutions: usize) -> Self {
         let seen = seen.into_table();
         Recorder {
             calls: vec![None; seen.calls.len()],
@@ -111,7 +111,7 @@ impl Recorder {
 
     /// The calls one run of `solution` made, in the order made: the first answer to a call
     /// stands.
-    pub(super) fn record(&mut self, solution: usize, calls: &[(u32, u32)]) {
+    pub(crate) fn record(&mut self, solution: usize, calls: &[(u32, u32)]) {
         for &(call, answer) in calls {
             let c = *self.calls[call as usize].get_or_insert_with(|| {
                 self.call_order.push(call);
@@ -132,7 +132,7 @@ impl Recorder {
     }
 
     /// The outputs: a call a solution was never asked is answered "not asked".
-    pub(super) fn finish(self) -> Outputs {
+    pub(crate) fn finish(self) -> Outputs {
         let mut answers: Vec<AnswerClass> = self
             .answer_order
             .iter()

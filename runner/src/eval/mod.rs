@@ -19,7 +19,7 @@
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
 //! - `error.rs`: [`EvalError`].
 
-mod answers;
+pub(crate) mod answers;
 mod cache;
 pub mod codet;
 pub mod corpus;

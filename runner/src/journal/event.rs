@@ -21,7 +21,8 @@ use crate::sandbox::{CompileSide, VerdictKind};
 /// person wakes a hibernated tester or discards its tests (choices `wake`, `discard`; the
 /// `forgotten` event). 1.6: a test that fails every solution exactly as it fails with none is
 /// INVALID, not TOO_HARD ([`DETACHED_SINCE_MINOR`]). 1.7: a decision policy's decisions (a
-/// `decision` with its [`PolicyNote`]) and the project's folder in the header's snapshot.
+/// `decision` with its [`PolicyNote`]), the project's folder in the header's snapshot, a fork's
+/// origin, and the implementation a run ships by evidence (`shipped`, [`SHIPPED_SINCE_MINOR`]).
 pub const FORMAT_MAJOR: u32 = 1;
 pub const FORMAT_MINOR: u32 = 7;
 
@@ -30,12 +31,22 @@ pub const FORMAT_MINOR: u32 = 7;
 /// before it is resumed and replayed under its own rule.
 pub const DETACHED_SINCE_MINOR: u32 = 6;
 
+/// The first minor version whose runs choose the implementation they ship by evidence (the
+/// `shipped` event before the final stop): a run recorded before it is resumed and replayed
+/// without.
+pub const SHIPPED_SINCE_MINOR: u32 = 7;
+
 /// The first minor version of format 1 whose cells carry `evidence`: a journal before it is
 /// resumed and replayed without (see `writer.rs`).
 pub const EVIDENCE_SINCE_MINOR: u32 = 4;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";
+
+/// The lane of the `shipped` events: apart from the run's, so that a shipping a resumed run
+/// supersedes (the run went on from the stop it preceded) leaves the run lane's numbering
+/// whole.
+pub const SHIP_LANE: &str = "ship";
 
 /// The lane of a person's decisions (`dixit decide`): written by the person's command, read by
 /// the resumed run, never emitted by a protocol.
@@ -62,6 +73,28 @@ pub enum Choice {
     Discard { tester: String },
     /// The person accepts the implementations as they are; the run ends.
     Accept,
+}
+
+/// How a run chose the implementation it ships ([`Event::Shipped`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shipping {
+    /// The coder shipped: the first (in coder order) of the strategy's pick.
+    pub coder: String,
+    /// The strategy's name (`crate::selection::Strategy`), as it ran (see `fallback`).
+    pub strategy: String,
+    /// The strategy named in config, when it could not run (it compares answers and the run has
+    /// none) and `strategy` ran instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_from: Option<String>,
+    /// Every coder the strategy picked (tied), in coder order.
+    pub tied: Vec<String>,
+    /// The coders it chose among (final implementations, none left behind).
+    pub among: Vec<String>,
+    /// The tests it read, and the distinct calls they made.
+    pub tests: usize,
+    pub calls: usize,
+    /// Per coder (in `among`'s order), the tests it passes.
+    pub passes: Vec<usize>,
 }
 
 /// Where a run was forked from: the run, and the decision (1-based, in the order the run met
@@ -505,6 +538,10 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         policy: Option<PolicyNote>,
     },
+    /// The implementation the run ships, chosen by a selection strategy from all the evidence
+    /// the run has (every test its agents wrote or were given against every final
+    /// implementation, and their answers to the calls those tests made; never the hidden tests).
+    Shipped(Shipping),
     /// An epoch begins (a round by another name), with the suite so far.
     Epoch {
         epoch: u32,
@@ -582,6 +619,7 @@ impl Event {
             Event::Stop { .. } => "stop",
             Event::Resumed => "resumed",
             Event::Decision { .. } => "decision",
+            Event::Shipped(_) => "shipped",
             Event::Epoch { .. } => "epoch",
             Event::Attempt { .. } => "attempt",
             Event::Protocol(o) => &o.name,
@@ -609,6 +647,7 @@ impl Event {
         "stop",
         "resumed",
         "decision",
+        "shipped",
         "epoch",
         "attempt",
     ];

@@ -163,19 +163,47 @@ impl JournalFile {
             .filter(|(i, r)| {
                 r.lane != RESUME_LANE
                     && !(last_resume.is_some_and(|lr| *i < lr) && self.decided_afresh(*i))
+                    && !self.superseded_shipping(*i)
             })
             .map(|(_, r)| r)
             .collect()
     }
 
+    /// Whether record `i` is the shipping of a stop a person answered with a choice that goes
+    /// on (not `accept`): the run did not end there, and what it ships is decided where it ends.
+    fn superseded_shipping(&self, i: usize) -> bool {
+        matches!(self.records[i].event, Event::Shipped(_))
+            && self.records[i + 1..]
+                .iter()
+                .position(|r| matches!(r.event, Event::Stop { .. }))
+                .is_some_and(|k| self.answered(i + 1 + k) && !self.accepted(i + 1 + k))
+    }
+
+    /// Whether record `i` is a stop a person (or the policy) accepted: the run ended there.
+    fn accepted(&self, i: usize) -> bool {
+        self.records[i + 1..]
+            .iter()
+            .take_while(|r| !matches!(r.event, Event::Stop { .. }))
+            .any(|r| {
+                matches!(
+                    &r.event,
+                    Event::Decision {
+                        choice: Choice::Accept,
+                        ..
+                    }
+                )
+            })
+    }
+
     /// Whether a resume decides record `i` afresh: a refusal, a failure, a stop no person
-    /// answered (a cap, or a stop whose limit a person raised), and the hidden runs that
-    /// preceded such a stop (they follow the protocol's decision, which it makes again).
+    /// answered (a cap, or a stop whose limit a person raised), and the hidden runs and the
+    /// shipping that preceded such a stop (they follow the protocol's decision, which it makes
+    /// again).
     fn decided_afresh(&self, i: usize) -> bool {
         match &self.records[i].event {
             Event::Refused { .. } | Event::Failed { .. } => true,
             Event::Stop { .. } => !self.answered(i),
-            Event::Hidden { .. } => self.records[i + 1..]
+            Event::Hidden { .. } | Event::Shipped(_) => self.records[i + 1..]
                 .iter()
                 .position(|r| matches!(r.event, Event::Stop { .. }))
                 .is_some_and(|k| !self.answered(i + 1 + k)),
@@ -281,7 +309,11 @@ impl JournalFile {
     pub fn lanes_to_resume(&self) -> HashMap<String, VecDeque<Record>> {
         let mut out: HashMap<String, VecDeque<Record>> = HashMap::new();
         for (i, r) in self.records.iter().enumerate() {
-            if r.lane == RESUME_LANE || r.lane == PERSON_LANE || self.decided_afresh(i) {
+            if r.lane == RESUME_LANE
+                || r.lane == PERSON_LANE
+                || self.decided_afresh(i)
+                || self.superseded_shipping(i)
+            {
                 continue;
             }
             out.entry(r.lane.clone()).or_default().push_back(r.clone());

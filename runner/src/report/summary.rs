@@ -195,6 +195,9 @@ pub struct Summary {
     /// Testers asleep with their too-hard tests.
     #[serde(skip)]
     pub hibernating: BTreeMap<String, Vec<String>>,
+    /// The implementation the run ships by evidence, and how it was chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shipping: Option<crate::journal::Shipping>,
 }
 
 /// Counts one classification.
@@ -228,6 +231,7 @@ impl Summary {
             disagreements: None,
             classified: BTreeMap::new(),
             hibernating: BTreeMap::new(),
+            shipping: None,
         }
     }
 
@@ -317,6 +321,7 @@ impl Summary {
             Event::Revived | Event::Forgotten { .. } => {
                 self.hibernating.remove(lane);
             }
+            Event::Shipped(s) => self.shipping = Some(s.clone()),
             Event::Stop { reason, round } if lane == RUN_LANE => {
                 self.stop = Some(reason.clone());
                 self.rounds = *round;
@@ -335,9 +340,13 @@ impl Summary {
         }
     }
 
-    /// The coders whose implementations the run ships: the protocol part's pick (`codet`'s
-    /// choice, debate's winner), else every coder not left behind.
+    /// The coders whose implementations the run ships: the one chosen by evidence, else the
+    /// protocol part's pick (`codet`'s choice, debate's winner), else every coder not left
+    /// behind.
     pub fn shipped(&self) -> Vec<&String> {
+        if let Some(s) = &self.shipping {
+            return self.coders.keys().filter(|c| **c == s.coder).collect();
+        }
         match self.part.get().and_then(|p| p.shipped()) {
             Some(picked) => self.coders.keys().filter(|c| picked.contains(c)).collect(),
             None => self
@@ -348,10 +357,10 @@ impl Summary {
         }
     }
 
-    /// The one implementation a problem is judged by when protocols are compared: the
-    /// protocol's pick, else the first shipped coder whose final implementation passes the most
-    /// of the tests it was last checked against (the suite, the acceptance tests, its own
-    /// tests).
+    /// The one implementation a problem is judged by when protocols are compared: the one
+    /// chosen by evidence, or the protocol's pick, else the first shipped coder whose final
+    /// implementation passes the most of the tests it was last checked against (the suite, the
+    /// acceptance tests, its own tests).
     pub fn shipped_one(&self) -> Option<String> {
         let mut best: Option<(&String, usize)> = None;
         for name in self.shipped() {

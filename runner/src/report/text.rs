@@ -42,6 +42,40 @@ pub fn exit_class(protocol: &dyn ProtocolReport, s: &StopReason) -> ExitClass {
     }
 }
 
+/// Which implementation the run ships and why, in a sentence: the coder, the strategy that
+/// picked it, and the evidence it read.
+pub fn describe_shipping(ship: &crate::journal::Shipping) -> String {
+    let strategy = ship
+        .strategy
+        .parse::<crate::selection::Strategy>()
+        .map(|s| s.describe().to_string())
+        .unwrap_or_else(|_| ship.strategy.clone());
+    let mut o = format!(
+        "{}, picked by `{}` ({strategy}) from {}, reading {} and {}",
+        ship.coder,
+        ship.strategy,
+        plural(
+            ship.among.len(),
+            "final implementation",
+            "final implementations"
+        ),
+        plural(ship.tests, "test", "tests"),
+        plural(ship.calls, "call", "calls"),
+    );
+    if let Some(from) = &ship.fallback_from {
+        o.push_str(&format!(
+            " ({from} compares answers, and the tests made no call)"
+        ));
+    }
+    if ship.tied.len() > 1 {
+        o.push_str(&format!(
+            " ({} tied; the first ships)",
+            crate::english::and_list(ship.tied.iter().map(String::as_str).collect::<Vec<_>>())
+        ));
+    }
+    o
+}
+
 /// The terminal summary.
 pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::Path) -> String {
     let mut o = String::new();
@@ -57,6 +91,9 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
     let doubts = s.doubts();
     if !doubts.is_empty() {
         o.push_str(&format!("  but: {}\n", doubts.join("; ")));
+    }
+    if let Some(ship) = &s.shipping {
+        o.push_str(&format!("  ships: {}\n", describe_shipping(ship)));
     }
     if s.stop.is_some() {
         let journal = JournalFile::read(&run_dir.join("journal.jsonl")).ok();

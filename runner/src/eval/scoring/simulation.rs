@@ -248,7 +248,7 @@ pub fn dixit_loop(m: &ProblemMatrix, config: &LoopConfig) -> LoopOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix};
+    use crate::selection::testing::{frac, matrix};
 
     #[test]
     fn loop_converges_to_the_suite_passers() {

@@ -46,7 +46,7 @@ pub struct Group {
 }
 
 impl Group {
-    /// CodeT's score: tests passed × √coders (`eval::scoring::DualAgreement`).
+    /// CodeT's score: tests passed × √coders (`selection::DualAgreement`).
     pub fn score(&self) -> f64 {
         self.tests.len() as f64 * (self.coders.len() as f64).sqrt()
     }

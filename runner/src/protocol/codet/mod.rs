@@ -13,7 +13,7 @@
 //! no group  → ship(the first coder whose code builds)        # CodeT: a random sample
 //! ```
 //!
-//! The score is `eval::scoring::DualAgreement`, the very function `dixit eval` scores CodeT's
+//! The score is `selection::DualAgreement`, the very function `dixit eval` scores CodeT's
 //! corpora with; the square root is CodeT's released code (its paper writes the product).
 //! Test cases (`cases.rs`): every code block of a tester's reply is a test, and a Python block
 //! with several top-level asserts is one case per assert, as CodeT counts them; the first
@@ -37,8 +37,8 @@ use futures::future::{join_all, BoxFuture};
 use crate::agents::{code_blocks, Agent};
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Ctx, Halt, Inputs, Proposal, Protocol, ProtocolError, Suite, Team};
-use crate::eval::scoring::DualAgreement;
 use crate::journal::{Event, StopReason, RUN_LANE};
+use crate::selection::DualAgreement;
 use crate::toolchain::TestKind;
 use events::{Case, Group, Pick, Shipped, TestCases};
 

@@ -94,6 +94,22 @@ impl Protocol for Debate {
         ))
     }
 
+    /// Ships by evidence (`[debate] ship`): every test the coders wrote against each other, and
+    /// their answers.
+    fn shipping(
+        &self,
+        config: &Config,
+    ) -> Result<
+        Option<(
+            crate::selection::Strategy,
+            crate::selection::SelectionConfig,
+        )>,
+        ConfigError,
+    > {
+        let s = config.section::<Settings>(settings::TABLE)?;
+        Ok(Some((s.ship, crate::selection::SelectionConfig::default())))
+    }
+
     fn templates(&self) -> &'static [(&'static str, &'static str)] {
         TEMPLATES
     }

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::selection::Strategy;
+
 use crate::config::{Config, ConfigError, Role, TeamShape};
 use crate::engine::{settings_error, Ctx, Halt};
 
@@ -17,6 +19,8 @@ pub struct Settings {
     pub max_epochs: u32,
     /// Stop after this many epochs in a row without a coder improving.
     pub early_stop: u32,
+    /// The selection strategy the run ships by, from all its evidence (`engine/ship.rs`).
+    pub ship: Strategy,
 }
 
 impl Default for Settings {
@@ -25,6 +29,7 @@ impl Default for Settings {
             coders: 3,
             max_epochs: 4,
             early_stop: 2,
+            ship: Strategy::SrankIdealPassers,
         }
     }
 }

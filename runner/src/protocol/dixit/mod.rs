@@ -22,6 +22,7 @@ use futures::future::BoxFuture;
 use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
+use crate::selection::{SelectionConfig, Strategy};
 
 mod events;
 mod report;
@@ -172,6 +173,22 @@ impl Protocol for Dixit {
 
     fn legacy_keys(&self) -> &'static [&'static str] {
         settings::LEGACY_KEYS
+    }
+
+    /// Ships by evidence (`[dixit] ship`), not by the seed's "first coder passing the suite":
+    /// the suite is a few IDEAL tests, the run holds every proposal and every answer.
+    fn shipping(
+        &self,
+        config: &Config,
+    ) -> Result<Option<(Strategy, SelectionConfig)>, ConfigError> {
+        let s = Settings::read(config)?;
+        Ok(Some((
+            s.ship,
+            SelectionConfig {
+                minority: s.minority,
+                ..SelectionConfig::default()
+            },
+        )))
     }
 
     fn templates(&self) -> &'static [(&'static str, &'static str)] {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::classify::DEFAULT_MINORITY;
 use crate::config::{Config, ConfigError, Role, TeamShape};
 use crate::engine::{settings_error, Ctx, Halt};
+use crate::selection::Strategy;
 
 /// The table's name.
 pub const TABLE: &str = "dixit";
@@ -21,6 +22,9 @@ pub struct Settings {
     pub max_tester_retries: u32,
     pub max_coder_retries: u32,
     pub max_rounds: u32,
+    /// The selection strategy the run ships by, from all its evidence (`engine/ship.rs`; the
+    /// default is the best measured offline: docs/eval.md, "Selection strategies").
+    pub ship: Strategy,
 }
 
 impl Default for Settings {
@@ -32,6 +36,7 @@ impl Default for Settings {
             max_tester_retries: 2,
             max_coder_retries: 3,
             max_rounds: 8,
+            ship: Strategy::SrankIdealPassers,
         }
     }
 }

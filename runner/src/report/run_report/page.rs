@@ -31,7 +31,9 @@ use crate::english::and_list;
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{balance, describe_stop, exit_class, offer_of, ProtocolReport, Summary};
+use crate::report::{
+    balance, describe_shipping, describe_stop, exit_class, offer_of, ProtocolReport, Summary,
+};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -319,6 +321,9 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             p.dx-stop { strong { (capitalise(&describe_stop(p, stop))) } " (round " (round) ")." }
             @if !doubts.is_empty() {
                 p.dx-doubts { strong { "But: " } (doubts.join("; ")) "." }
+            }
+            @if let Some(ship) = &s.shipping {
+                p.dx-ships { strong { "Ships: " } (describe_shipping(ship)) "." }
             }
             @let offer = offer_of(p, v.journal);
             @let e = balance(s);

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Fraction, ProblemMatrix};
+use super::{Fraction, Pick, ProblemMatrix};
 use crate::classify::{class_of, Class};
 
 /// The band of every test over the whole pool (failures counted with
@@ -22,6 +22,11 @@ pub fn pool_bands(m: &ProblemMatrix, minority: f64) -> Vec<Class> {
 /// uniform draw among the tied pool members. With no IDEAL test every
 /// solution ties at 0, which is the random baseline.
 pub fn dixit_band(m: &ProblemMatrix, minority: f64, test_multiplicity: bool) -> Fraction {
+    m.draw_among(band_pick(m, minority, test_multiplicity))
+}
+
+/// The solutions the band draws among: those passing the most IDEAL tests.
+pub(super) fn band_pick(m: &ProblemMatrix, minority: f64, test_multiplicity: bool) -> Pick {
     let bands = pool_bands(m, minority);
     let scores: Vec<u64> = m
         .passes
@@ -40,9 +45,9 @@ pub fn dixit_band(m: &ProblemMatrix, minority: f64, test_multiplicity: bool) -> 
         })
         .collect();
     let Some(&best) = scores.iter().max() else {
-        return Fraction::default();
+        return Vec::new();
     };
-    m.draw_among((0..scores.len()).filter(|&i| scores[i] == best))
+    (0..scores.len()).filter(|&i| scores[i] == best).collect()
 }
 
 /// Tests of one band and how many of them are correct.
@@ -79,7 +84,7 @@ pub struct BandPrecision {
 }
 
 impl BandPrecision {
-    pub(super) fn add(&mut self, other: &BandPrecision) {
+    pub(crate) fn add(&mut self, other: &BandPrecision) {
         self.too_easy.add(&other.too_easy);
         self.ideal.add(&other.ideal);
         self.too_hard.add(&other.too_hard);
@@ -121,7 +126,7 @@ pub fn band_precision(m: &ProblemMatrix, minority: f64) -> BandPrecision {
 mod tests {
     use super::*;
     use crate::classify::DEFAULT_MINORITY;
-    use crate::eval::scoring::testing::{frac, matrix};
+    use crate::selection::testing::{frac, matrix};
 
     #[test]
     fn band_picks_most_ideal_tests() {

@@ -11,15 +11,20 @@
 
 use std::collections::BTreeMap;
 
-use super::{random_baseline, Fraction, Outputs, ProblemMatrix};
+use super::{Fraction, Outputs, Pick, ProblemMatrix};
 
 /// MBR-exec's expected pass@1, `None` without recorded answers.
 pub fn mbr_exec(m: &ProblemMatrix) -> Option<Fraction> {
+    mbr_exec_pick(m).map(|p| m.draw_among(p))
+}
+
+/// The solutions MBR-exec draws among, `None` without recorded answers.
+pub(super) fn mbr_exec_pick(m: &ProblemMatrix) -> Option<Pick> {
     let o = m.outputs.as_ref()?;
     Some(pick(m, o))
 }
 
-fn pick(m: &ProblemMatrix, o: &Outputs) -> Fraction {
+fn pick(m: &ProblemMatrix, o: &Outputs) -> Pick {
     // Samples answering every call alike, with values only.
     let mut groups: BTreeMap<&[u32], (u64, Vec<usize>)> = BTreeMap::new();
     for (i, row) in o.rows.iter().enumerate() {
@@ -31,20 +36,19 @@ fn pick(m: &ProblemMatrix, o: &Outputs) -> Fraction {
     }
     let Some(best) = groups.values().map(|g| g.0).max() else {
         // No sample matches any other (or itself): every sample has the same risk.
-        return random_baseline(m);
+        return (0..m.solution_counts.len()).collect();
     };
-    m.draw_among(
-        groups
-            .values()
-            .filter(|g| g.0 == best)
-            .flat_map(|g| g.1.iter().copied()),
-    )
+    groups
+        .values()
+        .filter(|g| g.0 == best)
+        .flat_map(|g| g.1.iter().copied())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix, outputs};
+    use crate::selection::testing::{frac, matrix, outputs};
 
     #[test]
     fn the_largest_group_of_samples_answering_alike_wins() {

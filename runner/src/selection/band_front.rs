@@ -6,9 +6,7 @@
 //! CodeT's HumanEval corpus, the only corpus at hand, so their figures there are not a held-out
 //! measurement (docs/eval.md says so beside them).
 
-use super::{
-    b4_over, pool_bands, srank_weighted, B4Priors, DualAgreement, Fraction, ProblemMatrix,
-};
+use super::{b4_over, pool_bands, B4Priors, DualAgreement, Fraction, Pick, ProblemMatrix};
 use crate::classify::Class;
 
 /// The pool's IDEAL tests.
@@ -24,6 +22,12 @@ pub fn ideal_tests(m: &ProblemMatrix, minority: f64) -> Vec<usize> {
 /// CodeT's dual agreement over the IDEAL tests only (test samples counted, as CodeT counts
 /// them); with no IDEAL test any solution passes, the random baseline, as CodeT falls back.
 pub fn codet_ideal_tests(m: &ProblemMatrix, minority: f64) -> Fraction {
+    m.draw_among(codet_ideal_tests_pick(m, minority))
+}
+
+/// The solutions CodeT's dual agreement draws among over the IDEAL tests (every solution when
+/// no IDEAL test is passed).
+pub(super) fn codet_ideal_tests_pick(m: &ProblemMatrix, minority: f64) -> Pick {
     let ideal = ideal_tests(m, minority);
     let passes: Vec<Vec<bool>> = m
         .passes
@@ -31,10 +35,9 @@ pub fn codet_ideal_tests(m: &ProblemMatrix, minority: f64) -> Fraction {
         .map(|row| ideal.iter().map(|&j| row[j]).collect())
         .collect();
     let counts: Vec<u32> = ideal.iter().map(|&j| m.test_counts[j]).collect();
-    match DualAgreement::new(&passes, &m.solution_counts, &counts, true).chosen() {
-        Some(chosen) => m.draw_among(chosen),
-        None => super::random_baseline(m),
-    }
+    DualAgreement::new(&passes, &m.solution_counts, &counts, true)
+        .chosen()
+        .unwrap_or_else(|| (0..m.solution_counts.len()).collect())
 }
 
 /// B4 over the IDEAL tests only.
@@ -45,11 +48,16 @@ pub fn b4_ideal_tests(m: &ProblemMatrix, minority: f64, priors: B4Priors) -> Fra
 /// SRank with only the IDEAL tests in its pass rate (its inputs stay every call the tests
 /// made: the answers compare solutions whatever the tests expect); `None` without answers.
 pub fn srank_ideal_tests(m: &ProblemMatrix, minority: f64) -> Option<Fraction> {
+    srank_ideal_tests_pick(m, minority).map(|p| m.draw_among(p))
+}
+
+/// The solutions SRank draws among with the IDEAL tests as its pass rate.
+pub(super) fn srank_ideal_tests_pick(m: &ProblemMatrix, minority: f64) -> Option<Pick> {
     let ideal = ideal_tests(m, minority);
     let weights: Vec<f64> = (0..m.test_counts.len())
         .map(|j| if ideal.contains(&j) { 1.0 } else { 0.0 })
         .collect();
-    srank_weighted(m, &weights)
+    super::srank::srank_pick(m, &weights)
 }
 
 /// The solutions that pass every IDEAL test of the pool, when there is one and someone does.
@@ -62,6 +70,19 @@ pub fn ideal_passers(m: &ProblemMatrix, minority: f64) -> Option<Vec<usize>> {
         .filter(|&i| ideal.iter().all(|&j| m.passes[i][j]))
         .collect();
     (!keep.is_empty()).then_some(keep)
+}
+
+/// What `pick` draws among when it picks among the solutions that pass every IDEAL test (all
+/// solutions when none does), as indices of `m`.
+pub(super) fn among_ideal_passers_pick(
+    m: &ProblemMatrix,
+    minority: f64,
+    pick: impl Fn(&ProblemMatrix) -> Option<Pick>,
+) -> Option<Pick> {
+    match ideal_passers(m, minority) {
+        Some(keep) => pick(&m.only(&keep)).map(|p| p.into_iter().map(|i| keep[i]).collect()),
+        None => pick(m),
+    }
 }
 
 /// `select` among the solutions that pass every IDEAL test (all solutions when none does).
@@ -79,8 +100,8 @@ pub fn among_ideal_passers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix, outputs};
-    use crate::eval::scoring::{b4, dual_agreement, srank};
+    use crate::selection::testing::{frac, matrix, outputs};
+    use crate::selection::{b4, dual_agreement, srank};
 
     /// The trap the band is for. s0 (x3, right) passes the right test t0; s1 (x2, wrong) fails
     /// it and passes three wrong tests t1–t3 nobody else passes. Over the pool of 5, t0 fails 2

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{random_baseline, Fraction, ProblemMatrix};
+use super::{Fraction, Pick, ProblemMatrix};
 
 /// B4's priors.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -114,16 +114,21 @@ pub fn b4_groups(m: &ProblemMatrix, tests: &[usize], priors: B4Priors) -> Vec<B4
 /// B4's expected pass@1 over the columns `tests`: a draw among the members of the groups with
 /// the top score (the random baseline when no solution runs).
 pub fn b4_over(m: &ProblemMatrix, tests: &[usize], priors: B4Priors) -> Fraction {
+    m.draw_among(b4_pick_over(m, tests, priors))
+}
+
+/// The solutions B4 draws among over the columns `tests`: the top groups' members (every
+/// solution when none runs).
+pub(super) fn b4_pick_over(m: &ProblemMatrix, tests: &[usize], priors: B4Priors) -> Pick {
     let groups = b4_groups(m, tests, priors);
     let Some(top) = groups.iter().map(|g| g.score).reduce(f64::max) else {
-        return random_baseline(m);
+        return (0..m.solution_counts.len()).collect();
     };
-    m.draw_among(
-        groups
-            .iter()
-            .filter(|g| g.score == top)
-            .flat_map(|g| g.solutions.iter().copied()),
-    )
+    groups
+        .iter()
+        .filter(|g| g.score == top)
+        .flat_map(|g| g.solutions.iter().copied())
+        .collect()
 }
 
 /// B4 over every generated test.
@@ -135,7 +140,7 @@ pub fn b4(m: &ProblemMatrix, priors: B4Priors) -> Fraction {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix};
+    use crate::selection::testing::{frac, matrix};
 
     #[test]
     fn ln_beta_is_the_log_of_the_beta_function() {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{random_baseline, Fraction, ProblemMatrix};
+use super::{Fraction, Pick, ProblemMatrix};
 
 /// One consensus set of CodeT's dual agreement: the solutions that pass exactly the same
 /// tests, and its score.
@@ -109,23 +109,26 @@ impl DualAgreement {
 /// solution samples of the top-scoring consensus sets, so pass@1 = correct / total over them;
 /// with no set, the random baseline.
 pub fn dual_agreement(m: &ProblemMatrix, test_multiplicity: bool) -> Fraction {
-    match DualAgreement::new(
+    m.draw_among(dual_agreement_pick(m, test_multiplicity))
+}
+
+/// The solutions dual agreement draws among: the top consensus sets', pooled; with no set,
+/// every solution.
+pub(super) fn dual_agreement_pick(m: &ProblemMatrix, test_multiplicity: bool) -> Pick {
+    DualAgreement::new(
         &m.passes,
         &m.solution_counts,
         &m.test_counts,
         test_multiplicity,
     )
     .chosen()
-    {
-        Some(chosen) => m.draw_among(chosen),
-        None => random_baseline(m),
-    }
+    .unwrap_or_else(|| (0..m.solution_counts.len()).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix};
+    use crate::selection::testing::{frac, matrix};
 
     #[test]
     fn dual_agreement_prefers_consensus() {

@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use super::{AnswerKind, Fraction, Outputs, ProblemMatrix};
+use super::{AnswerKind, Fraction, Outputs, Pick, ProblemMatrix};
 
 /// SRank's expected pass@1 with every generated test counted in the pass rate; `None` without
 /// recorded answers.
@@ -35,6 +35,12 @@ pub fn srank(m: &ProblemMatrix) -> Option<Fraction> {
 /// SRank with each test's weight in the pass rate given (a test of weight 0 does not count: the
 /// band's filter); `None` without recorded answers.
 pub fn srank_weighted(m: &ProblemMatrix, weights: &[f64]) -> Option<Fraction> {
+    srank_pick(m, weights).map(|p| m.draw_among(p))
+}
+
+/// The solutions SRank draws among, each test's weight in the pass rate given; `None` without
+/// recorded answers.
+pub(super) fn srank_pick(m: &ProblemMatrix, weights: &[f64]) -> Option<Pick> {
     let o = m.outputs.as_ref()?;
     Some(pick(m, o, weights))
 }
@@ -53,7 +59,7 @@ fn rejected(m: &ProblemMatrix, o: &Outputs, i: usize) -> bool {
     (!ran && !row.is_empty()) || !m.runs(i) || constant
 }
 
-fn pick(m: &ProblemMatrix, o: &Outputs, weights: &[f64]) -> Fraction {
+fn pick(m: &ProblemMatrix, o: &Outputs, weights: &[f64]) -> Pick {
     // Clusters in the order of their first member, as the reference builds them (its scores
     // are sums in that order).
     let mut clusters: Vec<(&[u32], Vec<usize>)> = Vec::new();
@@ -130,7 +136,7 @@ fn pick(m: &ProblemMatrix, o: &Outputs, weights: &[f64]) -> Fraction {
         .chain((!rejects.is_empty()).then_some(0.0))
         .reduce(f64::max);
     let Some(top) = top else {
-        return Fraction::default();
+        return Vec::new();
     };
     let mut chosen: Vec<usize> = clusters
         .iter()
@@ -141,13 +147,13 @@ fn pick(m: &ProblemMatrix, o: &Outputs, weights: &[f64]) -> Fraction {
     if top == 0.0 {
         chosen.extend(&rejects);
     }
-    m.draw_among(chosen)
+    chosen
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix, outputs};
+    use crate::selection::testing::{frac, matrix, outputs};
 
     /// Every expected value below is also what SRank's own code gives
     /// (`process_cluster_attention_one_task`, then `attention_score_matrix @ V`, then the pooled

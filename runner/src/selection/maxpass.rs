@@ -3,10 +3,16 @@
 //! unique tests and only solutions that run take part, as in B4's harness; the pick is a draw
 //! among every solution with the most passes.
 
-use super::{random_baseline, Fraction, ProblemMatrix};
+use super::{Fraction, Pick, ProblemMatrix};
 
 /// MaxPass's expected pass@1 (the random baseline when no solution runs).
 pub fn max_pass(m: &ProblemMatrix) -> Fraction {
+    m.draw_among(max_pass_pick(m))
+}
+
+/// The solutions MaxPass draws among: those with the most passes (every solution when none
+/// runs).
+pub(super) fn max_pass_pick(m: &ProblemMatrix) -> Pick {
     let passed: Vec<Option<usize>> = (0..m.passes.len())
         .map(|i| {
             m.runs(i)
@@ -14,15 +20,17 @@ pub fn max_pass(m: &ProblemMatrix) -> Fraction {
         })
         .collect();
     let Some(best) = passed.iter().flatten().max().copied() else {
-        return random_baseline(m);
+        return (0..passed.len()).collect();
     };
-    m.draw_among((0..passed.len()).filter(|&i| passed[i] == Some(best)))
+    (0..passed.len())
+        .filter(|&i| passed[i] == Some(best))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::scoring::testing::{frac, matrix};
+    use crate::selection::testing::{frac, matrix};
 
     #[test]
     fn the_most_passes_win_and_ties_are_drawn() {
