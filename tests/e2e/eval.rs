@@ -14,7 +14,7 @@ use std::process::Command;
 use dixit::eval::codet::{load_codet, ImportOptions};
 use dixit::eval::scoring::ScoringConfig;
 use dixit::eval::{
-    evaluate, EvalOptions, EvalReport, Evaluation, Harness, Isolation, NoProgress, Shard,
+    evaluate, EvalOptions, EvalReport, Evaluation, FuelRule, Harness, Isolation, NoProgress, Shard,
 };
 use dixit::sandbox::Limits;
 use dixit::toolchain::Toolchains;
@@ -38,6 +38,7 @@ fn options(
             fuel: 1_000_000_000,
             ..Limits::default()
         },
+        fuel_rule: FuelRule::Flat,
         scoring: ScoringConfig::default(),
         cache_dir: cache.map(Path::to_path_buf),
     }
@@ -253,6 +254,53 @@ fn harness_verdicts_on_a_synthetic_corpus() {
         results.push((e.report.results, o.clone()));
     }
     assert_eq!(results[0], results[1]);
+}
+
+/// Issue 37: under the fuel rule the endless loop of the synthetic corpus stops at the rule's
+/// cap instead of at the limit: with a floor at half the limit every verdict is the same as
+/// with the flat limit, at both isolation levels, the evaluation spends at least the saved
+/// half-limits less fuel, and the report records the rule. A floor far below it also stops the
+/// slow solution that ends (3,000 prints): the floor is what keeps such solutions passing.
+#[test]
+fn the_fuel_rule_stops_an_endless_loop_early_and_changes_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic_corpus(dir.path());
+    let tc = toolchains(16);
+    let limit = 200_000_000;
+    for isolation in [Isolation::Run, Isolation::Solution] {
+        let mut flat = options(dir.path(), &["T/0"], isolation, None);
+        flat.limits.fuel = limit;
+        let ruled = |floor: u64| EvalOptions {
+            fuel_rule: FuelRule::Reference { factor: 10, floor },
+            ..flat.clone()
+        };
+        let (a, b) = (run_eval(&tc, &flat), run_eval(&tc, &ruled(limit / 2)));
+        let (ma, mb) = (&a.matrices[0], &b.matrices[0]);
+        assert_eq!(
+            (&ma.rows, &ma.hidden, &ma.reference_row),
+            (&mb.rows, &mb.hidden, &mb.reference_row),
+            "{isolation}"
+        );
+        assert_eq!(mb.rows[2], "TTT", "the endless loop still runs out of fuel");
+        // Its three tests and its hidden check each stop half a limit earlier.
+        assert!(
+            ma.fuel >= mb.fuel + 4 * (limit / 2) - limit / 10,
+            "{isolation}: fuel {} under the rule, {} flat",
+            mb.fuel,
+            ma.fuel
+        );
+        assert_eq!(a.report.setup.fuel_rule, FuelRule::Flat);
+        assert_eq!(b.report.setup.fuel_rule, ruled(limit / 2).fuel_rule);
+        assert_eq!(a.report.results, b.report.results);
+
+        let low = run_eval(&tc, &ruled(1_000_000));
+        let ml = &low.matrices[0];
+        assert_eq!(ml.rows[3], "TTT", "{isolation}: the slow solution, stopped");
+        assert_eq!(
+            ml.rows[0], ma.rows[0],
+            "{isolation}: the right one still passes"
+        );
+    }
 }
 
 /// A second evaluation with the same cache executes nothing and reports the same results; the

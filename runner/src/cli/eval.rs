@@ -11,7 +11,7 @@ use super::task::rerun_hint;
 use super::{toolchains, GlobalArgs};
 use crate::eval::scoring::{B4Priors, LoopConfig, VerdictFile};
 use crate::eval::{
-    evaluate, EvalError, EvalOptions, EvalReport, ImportError, ImportOptions, Isolation,
+    evaluate, EvalError, EvalOptions, EvalReport, FuelRule, ImportError, ImportOptions, Isolation,
     MergeError, Progress, Report, ScoringConfig, Shard,
 };
 use crate::report::format::thousands;
@@ -25,6 +25,13 @@ use crate::scaleout::{
 /// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
 /// `docs/eval.md`; `scripts/calibrate_fuel` re-measures it).
 pub const EVAL_FUEL: u64 = 4_000_000_000;
+
+/// A solution's fuel on a test, in multiples of the reference's there (see `eval::FuelRule`
+/// and docs/eval.md, "Runs that never end").
+pub const EVAL_FUEL_FACTOR: u64 = 100;
+
+/// The least fuel a run may spend under the factor.
+pub const EVAL_FUEL_FLOOR: u64 = 1_000_000_000;
 
 /// Where the shared CodeT data lives, relative to an ancestor directory.
 const DEFAULT_CORPUS: &str = "shared/data/codet-humaneval";
@@ -99,6 +106,13 @@ pub struct EvalArgs {
     /// Fuel per run (replaces CodeT's 0.1 s per test; see docs/eval.md).
     #[arg(long, default_value_t = EVAL_FUEL)]
     pub fuel: u64,
+    /// A solution's run on a test may spend this many times the reference solution's fuel on
+    /// that test (at least --fuel-floor, at most --fuel); 0: every run may spend --fuel.
+    #[arg(long, value_name = "K", default_value_t = EVAL_FUEL_FACTOR)]
+    pub fuel_factor: u64,
+    /// The least fuel a run may spend under --fuel-factor.
+    #[arg(long, value_name = "FUEL", default_value_t = EVAL_FUEL_FLOOR)]
+    pub fuel_floor: u64,
     /// Memory limit per run in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 256)]
     pub memory: u64,
@@ -242,6 +256,13 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             memory_bytes: a.memory << 20,
             wall_time_ms: a.wall_time,
             ..Limits::default()
+        },
+        fuel_rule: match a.fuel_factor {
+            0 => FuelRule::Flat,
+            factor => FuelRule::Reference {
+                factor,
+                floor: a.fuel_floor,
+            },
         },
         scoring,
         cache_dir: None,

@@ -12,6 +12,7 @@ use super::cache::{EvalCache, CACHE_VERSION};
 use super::codet::{CodetFiles, ImportOptions};
 use super::corpus::{Corpus, Problem};
 use super::error::{EvalError, MergeError};
+use super::fuel_rule::FuelRule;
 use super::matrix::{Harness, Isolation, ProblemVerdicts};
 use super::scoring::{Report, ScoringConfig, VerdictFile};
 use super::Progress;
@@ -36,6 +37,8 @@ pub struct EvalOptions {
     pub isolation: Isolation,
     /// Limits of each run (fuel replaces CodeT's 0.1 s wall-clock limit).
     pub limits: Limits,
+    /// The fuel a solution may spend on each test, from the reference's (at most the limit).
+    pub fuel_rule: FuelRule,
     /// Strategy settings.
     pub scoring: ScoringConfig,
     /// The root of the evaluation cache (entries go in its `eval/` folder; normally the artifact
@@ -66,6 +69,9 @@ pub struct EvalSetup {
     pub isolation: Isolation,
     /// Limits of each run.
     pub limits: Limits,
+    /// The fuel a solution may spend on each test (`flat` in reports written before the rule).
+    #[serde(default)]
+    pub fuel_rule: FuelRule,
     /// wasmtime version (fuel units are version-specific).
     pub wasmtime: String,
     /// Cache key of the Python runtime the runs used.
@@ -195,7 +201,8 @@ pub fn evaluate(
         })?),
         None => EvalCache::disabled(),
     };
-    let harness = Harness::new(sandbox, runtime, options.limits.clone(), options.isolation);
+    let harness = Harness::new(sandbox, runtime, options.limits.clone(), options.isolation)
+        .with_fuel_rule(options.fuel_rule);
     let mut seconds = Phases::default();
 
     // Import, with the compile check in the sandbox (or its cached result). Reading and
@@ -301,6 +308,7 @@ pub fn evaluate(
             problems: selected_problems,
             isolation: options.isolation,
             limits: options.limits.clone(),
+            fuel_rule: options.fuel_rule,
             wasmtime: wasmtime_version().to_string(),
             runtime: runtime.id.clone(),
         },
@@ -353,7 +361,8 @@ fn corpus_key(corpus_hash: &str, import: &ImportOptions, runtime: &Program) -> S
 fn matrix_key(problem: &Problem, options: &EvalOptions, runtime: &Program) -> String {
     let problem_json = serde_json::to_vec(problem).unwrap_or_default();
     let limits_json = serde_json::to_vec(&options.limits).unwrap_or_default();
-    hash_parts([
+    let rule_json = serde_json::to_vec(&options.fuel_rule).unwrap_or_default();
+    let mut parts: Vec<&[u8]> = vec![
         CACHE_VERSION.as_bytes(),
         // Since matrices carry the solutions' answers ([`ProblemVerdicts::outputs`]): one built
         // before has none, so it is built again.
@@ -363,7 +372,12 @@ fn matrix_key(problem: &Problem, options: &EvalOptions, runtime: &Program) -> St
         options.isolation.as_str().as_bytes(),
         runtime.id.as_bytes(),
         wasmtime_version().as_bytes(),
-    ])
+    ];
+    // A flat fuel rule keys as before the rule existed.
+    if options.fuel_rule != FuelRule::Flat {
+        parts.push(&rule_json);
+    }
+    hash_parts(parts)
 }
 
 /// The file under `problems/` that holds the verdicts of problem `id`: its id encoded by

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use super::answers::{Recorder, Seen, SeenCalls};
 use super::corpus::{Problem, Weighted};
 use super::error::EvalError;
+use super::fuel_rule::FuelRule;
 use super::scoring::{Outputs, ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
 use crate::sandbox::boundary::Interface;
@@ -246,6 +247,7 @@ pub struct Harness<'a> {
     runtime: &'a Program,
     limits: Limits,
     isolation: Isolation,
+    fuel_rule: FuelRule,
     runs: AtomicU64,
     instances: AtomicU64,
 }
@@ -285,9 +287,16 @@ impl<'a> Harness<'a> {
             runtime,
             limits,
             isolation,
+            fuel_rule: FuelRule::Flat,
             runs: AtomicU64::new(0),
             instances: AtomicU64::new(0),
         }
+    }
+
+    /// The harness with `rule` setting each solution's fuel on each test from the reference's.
+    pub fn with_fuel_rule(mut self, rule: FuelRule) -> Self {
+        self.fuel_rule = rule;
+        self
     }
 
     /// Guest runs (calls into the runtime) so far.
@@ -546,9 +555,10 @@ impl<'a> Harness<'a> {
                 }
             })
             .collect();
+        let mut references: Vec<Row> = Vec::new();
         let mut rows: Vec<Row> = Vec::new();
         for (k, p) in problems.iter().enumerate() {
-            rows.push(Row {
+            references.push(Row {
                 problem: k,
                 solution: None,
                 built: &solutions_of[k][0],
@@ -560,24 +570,65 @@ impl<'a> Harness<'a> {
             }));
         }
         // Longest rows first, so the last rows to finish are short ones.
+        references.sort_by_key(|r| std::cmp::Reverse(programs[r.problem].len()));
         rows.sort_by_key(|r| std::cmp::Reverse(programs[r.problem].len()));
-        let total: u64 = rows
+        let total: u64 = references
             .iter()
+            .chain(&rows)
             .map(|r| 1 + programs[r.problem].len() as u64)
             .sum();
         progress.start("verdict matrix", total);
+        // The references first, with the whole limit: what they spend on each target sets the
+        // solutions' fuel there (the fuel rule).
+        let limit = self.limits.fuel;
+        let flat: Vec<Vec<u64>> = problems
+            .iter()
+            .map(|p| vec![limit; p.tests.len() + 1])
+            .collect();
+        let reference_cells: Vec<Vec<Cell>> = references
+            .par_iter()
+            .map(|r| {
+                let cells = self.row(
+                    &shared[r.problem],
+                    r.built,
+                    targets_of[r.problem],
+                    &flat[r.problem],
+                    None,
+                );
+                progress.advance(cells.len() as u64);
+                cells
+            })
+            .collect();
+        let mut caps = flat.clone();
+        for (r, cells) in references.iter().zip(&reference_cells) {
+            caps[r.problem] = cells
+                .iter()
+                .map(|c| {
+                    self.fuel_rule
+                        .cap(limit, ended_by_itself(c).then_some(c.fuel))
+                })
+                .collect();
+        }
         // What the solutions answered, read off their generated tests' runs.
         let seen: Vec<Seen> = problems.iter().map(|_| Seen::default()).collect();
-        let results: Vec<Vec<Cell>> = rows
+        let solution_cells: Vec<Vec<Cell>> = rows
             .par_iter()
             .map(|r| {
                 let read = r.solution.map(|_| &seen[r.problem]);
-                let cells = self.row(&shared[r.problem], r.built, targets_of[r.problem], read);
+                let cells = self.row(
+                    &shared[r.problem],
+                    r.built,
+                    targets_of[r.problem],
+                    &caps[r.problem],
+                    read,
+                );
                 progress.advance(cells.len() as u64);
                 cells
             })
             .collect();
         progress.finish();
+        let results: Vec<Vec<Cell>> = reference_cells.into_iter().chain(solution_cells).collect();
+        let rows: Vec<Row> = references.into_iter().chain(rows).collect();
 
         let mut out: Vec<ProblemVerdicts> = problems
             .iter()
@@ -675,6 +726,7 @@ impl<'a> Harness<'a> {
         shared: &Shared,
         solution: &Built,
         targets: &[Built],
+        fuel: &[u64],
         read: Option<&Seen>,
     ) -> Vec<Cell> {
         let solution = match solution {
@@ -694,13 +746,17 @@ impl<'a> Harness<'a> {
                 .map(|(k, target)| match target {
                     Ok(code) => {
                         let (read_this, log) = read_at(read, k);
-                        let spec = self.spec(shared, code, solution, self.limits.clone(), log);
+                        let limits = Limits {
+                            fuel: fuel[k],
+                            ..self.limits.clone()
+                        };
+                        let spec = self.spec(shared, code, solution, limits, log);
                         cell(&self.run_counted(&spec), read_this)
                     }
                     Err(class) => compile_error(class, "test"),
                 })
                 .collect(),
-            Isolation::Solution => self.in_sessions(shared, solution, targets, 0, read),
+            Isolation::Solution => self.in_sessions(shared, solution, targets, fuel, 0, read),
         }
     }
 
@@ -716,6 +772,7 @@ impl<'a> Harness<'a> {
         shared: &Shared,
         solution: &str,
         targets: &[Built],
+        fuel: &[u64],
         first: usize,
         read: Option<&Seen>,
     ) -> Vec<Cell> {
@@ -753,7 +810,7 @@ impl<'a> Harness<'a> {
             self.runs.fetch_add(1, Ordering::Relaxed);
             let (read_this, log) = read_at(read, first + k);
             s.keep_exchanges(log);
-            let outcome = s.call_outcome("pair", target, &args, self.limits.fuel);
+            let outcome = s.call_outcome("pair", target, &args, fuel[k]);
             out.push(cell(&outcome, read_this));
             // Only a run that returned leaves the instance usable: after an exit or a trap the
             // session has ended (a solution that calls `os._exit(0)` must not answer for the
@@ -764,10 +821,11 @@ impl<'a> Harness<'a> {
                 let rest = &targets[k + 1..];
                 if rest.len() >= 2 {
                     let (a, b) = rest.split_at(rest.len() / 2);
+                    let (fa, fb) = fuel[k + 1..].split_at(a.len());
                     let (at, bt) = (first + k + 1, first + k + 1 + a.len());
                     let (x, y) = rayon::join(
-                        || self.in_sessions(shared, solution, a, at, read),
-                        || self.in_sessions(shared, solution, b, bt, read),
+                        || self.in_sessions(shared, solution, a, fa, at, read),
+                        || self.in_sessions(shared, solution, b, fb, bt, read),
                     );
                     out.extend(x);
                     out.extend(y);
@@ -777,6 +835,15 @@ impl<'a> Harness<'a> {
         }
         out
     }
+}
+
+/// Whether a reference's run ended by itself (passed, or failed its test), so its fuel is what
+/// the test costs: not a limit, and not a program that did not build.
+fn ended_by_itself(cell: &Cell) -> bool {
+    matches!(
+        cell.verdict,
+        VerdictKind::Pass | VerdictKind::WrongAnswer | VerdictKind::RuntimeError
+    )
 }
 
 /// The arguments of a `pair` run: the interface, the encoding, the reference's code.

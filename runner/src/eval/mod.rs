@@ -11,11 +11,11 @@
 //! - `corpus.rs`: the format-neutral corpus: problems, weighted (deduplicated) samples.
 //! - `codet.rs`: the importer for CodeT's published format, with CodeT's post-processing.
 //! - `matrix.rs`: the [`Harness`]: compile check and verdict matrices, at an [`Isolation`] level.
+//! - `fuel_rule.rs`: [`FuelRule`], the fuel a solution may spend on a test, from the reference's.
 //! - `answers.rs`: what each solution answered to each call of the tests, off the matrix's runs.
 //! - `cache.rs`: the on-disk cache of imported corpora and matrices.
-//! - `scoring.rs`: random baseline, CodeT dual agreement (`DualAgreement`, the rule the live
-//!   protocol `codet` ships by too), Dixit band, Dixit loop simulation, band precision;
-//!   [`Report`] with an exact shard merge.
+//! - `scoring/`: every selection strategy of [`crate::selection`] scored by its expected pass
+//!   rate, Dixit loop simulation, band precision; [`Report`] with an exact shard merge.
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
 //! - `error.rs`: [`EvalError`].
 
@@ -25,6 +25,7 @@ pub mod codet;
 pub mod corpus;
 mod error;
 mod evaluate;
+mod fuel_rule;
 mod matrix;
 pub mod scoring;
 
@@ -37,6 +38,7 @@ pub use evaluate::{
     evaluate, problem_file_name, CorpusCounts, EvalOptions, EvalReport, EvalSetup, Evaluation,
     Execution, Phases, REPORT_FORMAT,
 };
+pub use fuel_rule::FuelRule;
 pub use matrix::{
     test_program, verdict_code, verdict_of_code, CellNote, Harness, Isolation, ProblemVerdicts,
     EVAL_SEED,

@@ -30,12 +30,13 @@ pub fn eval_table(r: &EvalReport) -> String {
         thousands(c.test_samples),
     ));
     out.push_str(&format!(
-        "isolation: {} ({})\nlimits: fuel {} per run · memory {} · wasmtime {}\n\n",
+        "isolation: {} ({})\nlimits: fuel {} per run · memory {} · wasmtime {}\nfuel rule: {}\n\n",
         setup.isolation,
         setup.isolation.describe(),
         thousands(setup.limits.fuel),
         bytes(setup.limits.memory_bytes),
         setup.wasmtime,
+        setup.fuel_rule.describe(setup.limits.fuel),
     ));
     out.push_str(&results_table(&r.results));
     let verdicts: Vec<String> = e

@@ -661,6 +661,7 @@ pub(crate) mod tests {
                     problems: 1,
                     isolation: Isolation::Solution,
                     limits: Limits::default(),
+                    fuel_rule: crate::eval::FuelRule::Flat,
                     wasmtime: "48.0.8".into(),
                     runtime: "runtime-digest".into(),
                 },
