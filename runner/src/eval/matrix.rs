@@ -585,20 +585,25 @@ impl<'a> Harness<'a> {
             .iter()
             .map(|p| vec![limit; p.tests.len() + 1])
             .collect();
-        let reference_cells: Vec<Vec<Cell>> = references
-            .par_iter()
-            .map(|r| {
-                let cells = self.row(
-                    &shared[r.problem],
-                    r.built,
-                    targets_of[r.problem],
-                    &flat[r.problem],
-                    None,
-                );
-                progress.advance(cells.len() as u64);
-                cells
-            })
-            .collect();
+        // One pass over rows in parallel, each with its problem's fuel per target; `seen`: where
+        // the solutions' answers are read into (never the references').
+        let run_rows = |rows: &[Row], fuel: &[Vec<u64>], seen: Option<&[Seen]>| -> Vec<Vec<Cell>> {
+            rows.par_iter()
+                .map(|r| {
+                    let read = seen.filter(|_| r.solution.is_some()).map(|s| &s[r.problem]);
+                    let cells = self.row(
+                        &shared[r.problem],
+                        r.built,
+                        targets_of[r.problem],
+                        &fuel[r.problem],
+                        read,
+                    );
+                    progress.advance(cells.len() as u64);
+                    cells
+                })
+                .collect()
+        };
+        let reference_cells = run_rows(&references, &flat, None);
         let mut caps = flat.clone();
         for (r, cells) in references.iter().zip(&reference_cells) {
             caps[r.problem] = cells
@@ -611,21 +616,7 @@ impl<'a> Harness<'a> {
         }
         // What the solutions answered, read off their generated tests' runs.
         let seen: Vec<Seen> = problems.iter().map(|_| Seen::default()).collect();
-        let solution_cells: Vec<Vec<Cell>> = rows
-            .par_iter()
-            .map(|r| {
-                let read = r.solution.map(|_| &seen[r.problem]);
-                let cells = self.row(
-                    &shared[r.problem],
-                    r.built,
-                    targets_of[r.problem],
-                    &caps[r.problem],
-                    read,
-                );
-                progress.advance(cells.len() as u64);
-                cells
-            })
-            .collect();
+        let solution_cells = run_rows(&rows, &caps, Some(&seen));
         progress.finish();
         let results: Vec<Vec<Cell>> = reference_cells.into_iter().chain(solution_cells).collect();
         let rows: Vec<Row> = references.into_iter().chain(rows).collect();
