@@ -18,7 +18,8 @@ The host calls `run(mode, target, args)` once per run:
          `dixit_bridge.py`: the test and the solution never share an interpreter, and only data
          crosses). Then any test_* functions and unittest.TestCase classes it defines are run,
          pytest/unittest style (`unittest.main()` does nothing: the runner runs the test's
-         TestCase classes itself, once the script ends).
+         TestCase classes itself, once the script ends). With args[1] "bind", the interface's
+         names are bound in the test's namespace before it runs, as `from solution import *`.
   serve  target: the solution directory; args[0]: the interface. Imports the module `solution`
          from it (a failure is kept, and ends the run at the first call); then the host calls
          the `answer` export with the test's calls, each answered by the real module.
@@ -490,12 +491,14 @@ def _run_collected(ns, filename):
     return _PASSED, None
 
 
-def _run_file(path, name, private_builtins=False):
+def _run_file(path, name, private_builtins=False, preset=None):
     """Executes a file as module `name`. With `private_builtins` its namespace gets its own copy
     of the builtins as they were when the runtime was built: a solution that rebinds
-    `builtins.len` changes the solution's `len`, not the test's."""
+    `builtins.len` changes the solution's `len`, not the test's. `preset` names are bound in
+    the namespace before the file runs (its own definitions and imports rebind them)."""
     code = _code_for(path)
     mod = types.ModuleType(name)
+    mod.__dict__.update(preset or {})
     mod.__dict__.update(
         {
             "__name__": name,
@@ -537,10 +540,16 @@ def _mode_check(target, args=()):
 
 def _mode_test(target, args):
     _forget_solution_modules()
-    sys.modules["solution"] = _stand_in(_host_call, args[0] if args else "")
+    solution = _stand_in(_host_call, args[0] if args else "")
+    sys.modules["solution"] = solution
+    # "bind": the interface's names are in the test's namespace from the start, as after
+    # `from solution import *`: a test that forgot its import still reaches the code.
+    preset = None
+    if len(args) > 1 and args[1] == "bind":
+        preset = {n: getattr(solution, n) for n in solution.__all__}
     sys.argv = [target]
     try:
-        ns = _run_file(target, "__main__", private_builtins=True)
+        ns = _run_file(target, "__main__", private_builtins=True, preset=preset)
         status, first = _run_collected(ns, target)
     except BaseException as exc:
         status, first = _test_status(exc), (type(exc), exc, exc.__traceback__)

@@ -63,7 +63,7 @@ fn a_failing_cell_carries_its_evidence_from_journal_to_report_and_junit() {
     assert_eq!(o.status.code(), Some(1), "{}", describe(&o));
     let run = the_run(dir);
     let j = journal(&run);
-    assert_eq!(j[0]["format"], "dixit-journal/1.7");
+    assert_eq!(j[0]["format"], "dixit-journal/1.8");
 
     // The journal: coder-2's failing cell says what failed and where, escaped and capped.
     let judged: Vec<&Value> = j

@@ -251,11 +251,12 @@ fn invalid_tests_go_back_to_their_author_with_the_error() {
     );
 }
 
-/// A test that never reaches the implementation (it forgets the import: NameError on every
-/// coder, exactly as with no implementation at all) is INVALID, not TOO_HARD: its author is told
-/// so, with its own error, and is not sent to sleep. A test that imports the implementation and
-/// fails every coder (a wrong expectation) stays TOO_HARD: it fails them otherwise than it fails
-/// an empty implementation. The run replays.
+/// A test that never reaches the implementation (it checks its own copy of the function: the
+/// same AssertionError on every coder, exactly as with no implementation at all) is INVALID, not
+/// TOO_HARD: its author is told so, with its own error and what it got wrong, and is not sent
+/// to sleep. A test that imports the implementation and fails every coder (a wrong expectation)
+/// stays TOO_HARD: it fails them otherwise than it fails an empty implementation. The run
+/// replays.
 #[test]
 fn a_test_that_never_reaches_the_implementation_is_invalid_not_too_hard() {
     let t = tempfile::tempdir().unwrap();
@@ -263,7 +264,7 @@ fn a_test_that_never_reaches_the_implementation_is_invalid_not_too_hard() {
         py("coder-1", RIGHT),
         py("coder-2", NEG_BUG),
         py("coder-3", RIGHT),
-        py("tester-1", "assert f(7) == 14"),
+        py("tester-1", "def f(x):\n    return 0\n\nassert f(7) == 14"),
         py("tester-1", &test_src("assert f(-1) == 0")),
         py("tester-2", &test_src("assert f(2) == 5")),
         py("tester-2", &test_src("assert f(-3) == 0")),
@@ -289,15 +290,17 @@ fn a_test_that_never_reaches_the_implementation_is_invalid_not_too_hard() {
     assert_eq!(t1[2].1["failures"], 3, "every coder failed it");
     let why = t1[2].1["build_error"].as_str().unwrap();
     assert!(why.contains("exactly as it fails with none"), "{why}");
-    assert!(why.contains("NameError"), "{why}");
+    assert!(why.contains("AssertionError"), "{why}");
     let nudge = t1[4].1["prompt"].as_str().unwrap();
     assert!(
-        nudge.contains("no implementation at all") && nudge.contains("NameError"),
+        nudge.contains("no implementation at all")
+            && nudge.contains("it defines `f` itself")
+            && nudge.contains("AssertionError"),
         "{nudge}"
     );
     assert!(!nudge.contains("does not build"), "{nudge}");
     assert!(
-        !nudge.contains("def f"),
+        !nudge.contains("2 * x"),
         "no implementation is quoted: {nudge}"
     );
     let t2 = lane(&j, "tester-2");
@@ -307,6 +310,53 @@ fn a_test_that_never_reaches_the_implementation_is_invalid_not_too_hard() {
         t.path(),
     );
     assert!(o.status.success(), "{}", text(&o));
+}
+
+/// A Python test that uses the interface's names without importing them still reaches the code
+/// (journal 1.8: the names are bound in its namespace, as `from solution import *` binds them),
+/// so it is classified on what the coders wrote. The rule follows the recorded format: the same
+/// journal marked 1.7 replays under 1.7's rule, where that test raised NameError, and the replay
+/// names the first event that differs.
+#[test]
+fn a_test_that_forgot_its_import_still_reaches_the_code() {
+    let t = tempfile::tempdir().unwrap();
+    let script = [
+        py("coder-1", RIGHT),
+        py("coder-2", NEG_BUG),
+        py("coder-3", RIGHT),
+        py("tester-1", "assert f(-1) == 0"),
+        py("tester-2", &test_src("assert f(2) == 4")),
+    ]
+    .concat();
+    project(t.path(), "coders = 3\ntesters = 2\nmax_rounds = 1", &script);
+    let o = dixit(&["run", "."], t.path());
+    let run = the_run(t.path());
+    let j = journal(&run);
+    let t1 = lane(&j, "tester-1");
+    assert_eq!(
+        names(&t1)[..3],
+        ["checkpoint", "reply", "classified:IDEAL"],
+        "{}",
+        text(&o)
+    );
+    let id = run.file_name().unwrap().to_str().unwrap().to_string();
+    let o = dixit(&["replay", &id], t.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let path = run.join("journal.jsonl");
+    let recorded = std::fs::read_to_string(&path).unwrap();
+    assert!(recorded.contains("\"format\":\"dixit-journal/1.8\""));
+    std::fs::write(
+        &path,
+        recorded.replacen("dixit-journal/1.8", "dixit-journal/1.7", 1),
+    )
+    .unwrap();
+    let o = dixit(&["replay", &id], t.path());
+    assert!(!o.status.success(), "{}", text(&o));
+    let err = text(&o);
+    assert!(
+        err.contains("divergence in lane `tester-1`") && err.contains("NameError"),
+        "{err}"
+    );
 }
 
 /// Round 1 adds two tests; coder-2 fails the second.

@@ -4,7 +4,7 @@
 //! need to know.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -13,10 +13,10 @@ use crate::agents::{Agent, AskError, BackendError, Checkpoint, Turn};
 use crate::budget::Budget;
 use crate::classify::Reruns;
 use crate::config::{AgentSpec, Config, ProtocolName};
-use crate::journal::{Choice, Event, Journal, JournalError};
+use crate::journal::{Choice, Event, Journal, JournalError, NAMES_BOUND_SINCE_MINOR};
 use crate::report::Summary;
 use crate::sandbox::Limits;
-use crate::toolchain::{Interface, Language, TestKind, Toolchains};
+use crate::toolchain::{BuildError, Interface, Language, Test, TestKind, Toolchains};
 
 use super::interrupt::Interrupt;
 use super::prompts::{PromptError, Prompts};
@@ -297,6 +297,15 @@ impl Ctx {
 
     pub fn test_kind(&self) -> TestKind {
         self.config.test_kind()
+    }
+
+    /// A test file as this run reads it: a run recorded before journal 1.8 runs its Python
+    /// tests without the interface's names bound, as it did then.
+    pub fn test(&self, path: &Path) -> Result<Test, BuildError> {
+        let bound = self.journal.minor() >= NAMES_BOUND_SINCE_MINOR;
+        self.toolchains
+            .test(path)
+            .map(|t| t.with_names_bound(bound))
     }
 
     /// Journals an event and shows it to the observer.

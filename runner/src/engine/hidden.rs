@@ -15,7 +15,7 @@ use super::ctx::{Ctx, Halt};
 pub async fn run_hidden(ctx: &Ctx, coders: &[&Coder], hidden: &[PathBuf]) -> Result<(), Halt> {
     let tests: Vec<Arc<Test>> = hidden
         .iter()
-        .filter_map(|p| ctx.toolchains.test(p).ok().map(Arc::new))
+        .filter_map(|p| ctx.test(p).ok().map(Arc::new))
         .collect();
     for c in coders {
         let Ok(sol) = c.solution.clone() else {

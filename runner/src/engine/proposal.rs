@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::agents::Agent;
 use crate::classify::{run_matrix, Class, Classification};
-use crate::journal::{CellRecord, Event, DETACHED_SINCE_MINOR};
+use crate::journal::{CellRecord, Event, DETACHED_SINCE_MINOR, NAMES_BOUND_SINCE_MINOR};
 use crate::sandbox::CompileSide;
 use crate::toolchain::{Solution, Test};
 
@@ -67,7 +67,6 @@ pub async fn ask_test(
             })
         })?;
     let test = ctx
-        .toolchains
         .test(&path)
         .map(Arc::new)
         .map_err(|e| e.message.replace(&format!("{}/", dir.display()), ""));
@@ -163,7 +162,9 @@ pub async fn classify(
             let mut reason = c.build_error.as_ref().map(|_| link_errors_only(&c));
             let mut class = c.class;
             if class != Class::Invalid && ctx.journal.minor() >= DETACHED_SINCE_MINOR {
-                if let Some((out, why)) = detached_output(ctx, &test, &c).await? {
+                if let Some((out, why)) =
+                    detached_output(ctx, &test, &c, p.source.as_deref()).await?
+                {
                     detached = Some(out);
                     detached_why = Some(why);
                 }
@@ -213,6 +214,7 @@ async fn detached_output(
     ctx: &Ctx,
     test: &Arc<Test>,
     c: &Classification,
+    source: Option<&str>,
 ) -> Result<Option<(String, String)>, Halt> {
     if c.pool == 0 || c.failures < c.pool {
         return Ok(None);
@@ -224,21 +226,25 @@ async fn detached_output(
     let blank = blank_solution(ctx).map_err(Halt::Fatal)?;
     let row = run_test(ctx, test, &[blank]).await;
     let names: Vec<String> = ctx.interface.python().names().map(str::to_string).collect();
+    // Runs recorded before journal 1.8 tell their authors as they did then.
+    let source = (ctx.journal.minor() >= NAMES_BOUND_SINCE_MINOR).then(|| source.unwrap_or(""));
     Ok(match row.as_deref() {
         Ok([cell]) if cell.verdict.same_outcome(first) => Some((
             cell.verdict.failure_line(),
-            detached_why(&cell.verdict, &names),
+            detached_why(&cell.verdict, &names, source),
         )),
         _ => None,
     })
 }
 
 /// Why a test that fails every implementation as it fails with none never reached the code, as
-/// its author is told: the interface's name it used without importing it, a name it imported
-/// from `solution` that the interface does not have, a module it imported instead of `solution`;
+/// its author is told: it defines an interface's name itself (and so checks its own copy), used
+/// one without importing it (runs before journal 1.8) or another name it never defined, imported
+/// a name from `solution` that the interface does not have, or a module instead of `solution`;
 /// else that it never reaches the code. `names`: what a Python test may import (none for another
-/// language, which gets the general sentence).
-pub fn detached_why(v: &crate::sandbox::Verdict, names: &[String]) -> String {
+/// language, which gets the general sentence); `source`: the test's text, `None` for a run
+/// recorded before journal 1.8 (which is told only of a missing import of the interface's).
+pub fn detached_why(v: &crate::sandbox::Verdict, names: &[String], source: Option<&str>) -> String {
     let (kind, message) = v
         .failure
         .as_ref()
@@ -249,10 +255,20 @@ pub fn detached_why(v: &crate::sandbox::Verdict, names: &[String]) -> String {
     } else {
         names.join(", ")
     };
+    if let Some(n) = source.and_then(|s| names.iter().find(|n| defines(s, n))) {
+        return format!(
+            "it defines `{n}` itself, so it checks its own copy and never the code under test: \
+             import `{n}` from `solution` and do not define it"
+        );
+    }
     match (kind, quoted) {
         ("NameError", Some(n)) if names.iter().any(|x| x == n) => format!(
             "it uses `{n}` without importing it: the test must start with `from solution import \
              {import}`"
+        ),
+        ("NameError", Some(n)) if source.is_some() => format!(
+            "it uses `{n}`, which it never defines or imports (the code under test is imported \
+             with `from solution import {import}`)"
         ),
         ("ImportError", Some(n)) if message.contains("from 'solution'") => format!(
             "it imports `{n}` from `solution`, which has no such name: the specification names \
@@ -271,6 +287,27 @@ pub fn detached_why(v: &crate::sandbox::Verdict, names: &[String]) -> String {
               specification names, from `solution`?)"
             .into(),
     }
+}
+
+/// Whether a Python test's text defines `name` (a function or class of that name, or a
+/// top-level assignment to it).
+fn defines(source: &str, name: &str) -> bool {
+    source.lines().any(|line| {
+        let t = line.trim_start();
+        let rest = |kw: &str| {
+            t.strip_prefix(kw)
+                .and_then(|r| r.trim_start().strip_prefix(name))
+                .map(str::trim_start)
+        };
+        let header = |r: Option<&str>| r.is_some_and(|r| r.starts_with('(') || r.starts_with(':'));
+        header(rest("def "))
+            || header(rest("async def "))
+            || header(rest("class "))
+            || (t.len() == line.len()
+                && t.strip_prefix(name)
+                    .map(str::trim_start)
+                    .is_some_and(|r| r.starts_with('=') && !r.starts_with("==")))
+    })
 }
 
 /// An implementation that is empty: the solution file of the run's language, with nothing in
@@ -334,7 +371,7 @@ mod tests {
     #[test]
     fn a_detached_test_is_told_what_it_got_wrong() {
         let names = vec!["to_roman".to_string()];
-        let why = |k: &str, m: &str| detached_why(&failing(k, m), &names);
+        let why = |k: &str, m: &str| detached_why(&failing(k, m), &names, Some(""));
         assert_eq!(
             why("NameError", "name 'to_roman' is not defined"),
             "it uses `to_roman` without importing it: the test must start with `from solution \
@@ -352,12 +389,41 @@ mod tests {
             why("ModuleNotFoundError", "No module named 'roman_numerals'")
                 .starts_with("it imports the module `roman_numerals`, which does not exist here")
         );
-        // A name that is not the interface's, or another failure: the general sentence.
+        assert!(why("NameError", "name 'math' is not defined")
+            .starts_with("it uses `math`, which it never defines or imports"));
+        // A run recorded before 1.8 is told as it was then.
+        let own_copy = "def to_roman(n):\n    return 'I'\n";
         for (k, m) in [
-            ("NameError", "name 'x' is not defined"),
-            ("ValueError", "bad"),
+            ("NameError", "name 'math' is not defined"),
+            ("AssertionError", ""),
         ] {
-            assert!(why(k, m).starts_with("it never reaches the code"), "{k}");
+            assert!(detached_why(&failing(k, m), &names, None).starts_with("it never reaches"));
+            assert!(!detached_why(&failing(k, m), &names, Some(own_copy)).starts_with("it never"));
+        }
+        // Another failure: the general sentence.
+        assert!(why("ValueError", "bad").starts_with("it never reaches the code"));
+        // A test that writes the function itself checks its copy, whatever it then raised.
+        for source in [
+            "def to_roman(n):\n    return 'I'\nassert to_roman(2) == 'II'\n",
+            "class to_roman:\n    pass\n",
+            "to_roman = lambda n: 'I'\n",
+        ] {
+            let v = failing("AssertionError", "");
+            assert!(
+                detached_why(&v, &names, Some(source)).starts_with("it defines `to_roman` itself"),
+                "{source}"
+            );
+        }
+        for source in [
+            "from solution import to_roman\nassert to_roman(2) == 'II'\n",
+            "def to_roman_check():\n    pass\n",
+            "x = to_roman(1)\nassert to_roman == to_roman\n",
+        ] {
+            let v = failing("AssertionError", "");
+            assert!(
+                !detached_why(&v, &names, Some(source)).starts_with("it defines"),
+                "{source}"
+            );
         }
     }
 }

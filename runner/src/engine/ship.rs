@@ -17,7 +17,9 @@ use std::sync::Arc;
 use super::{Ctx, Halt, ProtocolError};
 use crate::consensus::{tests_of_journal, Origin};
 use crate::eval::answers::{Recorder, Seen};
-use crate::journal::{Event, JournalFile, Shipping, SHIPPED_SINCE_MINOR, SHIP_LANE};
+use crate::journal::{
+    Event, JournalFile, Shipping, NAMES_BOUND_SINCE_MINOR, SHIPPED_SINCE_MINOR, SHIP_LANE,
+};
 use crate::sandbox::{Completion, Verdict, VerdictKind};
 use crate::selection::{ProblemMatrix, Strategy};
 use crate::toolchain::{Language, TestKind};
@@ -64,9 +66,10 @@ pub(crate) async fn ship(ctx: &Ctx, implementations: &[(String, PathBuf)]) -> Re
         .map(|t| t.source)
         .collect();
     let (interface, seed, limits) = (ctx.interface.clone(), ctx.seed(), ctx.limits());
+    let bound = ctx.journal.minor() >= NAMES_BOUND_SINCE_MINOR;
     let dirs = among.clone();
     let evidence = ctx
-        .blocking(move |tc| matrix(tc, &dirs, &tests, &interface, seed, &limits))
+        .blocking(move |tc| matrix(tc, &dirs, &tests, &interface, seed, &limits, bound))
         .await
         .map_err(|e| Halt::Fatal(ProtocolError::Unexpected(format!("shipping: {e}"))))?;
     let (ran, pick) = match strategy.pick(&evidence, &selection) {
@@ -106,7 +109,8 @@ pub(crate) async fn ship(ctx: &Ctx, implementations: &[(String, PathBuf)]) -> Re
 
 /// The evidence matrix: each test against each implementation (one run each, with the run's
 /// seed and limits, the bridge read as `dixit eval` reads it), every coder and test counted
-/// once, correctness unknown (a live run has no reference).
+/// once, correctness unknown (a live run has no reference); the tests read the interface's
+/// names as the run's own tests did (`names_bound`).
 fn matrix(
     tc: &crate::toolchain::Toolchains,
     implementations: &[(String, PathBuf)],
@@ -114,6 +118,7 @@ fn matrix(
     interface: &Arc<crate::toolchain::Interface>,
     seed: u64,
     limits: &crate::sandbox::Limits,
+    names_bound: bool,
 ) -> Result<ProblemMatrix, String> {
     let work = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
     let mut built = Vec::new();
@@ -122,7 +127,11 @@ fn matrix(
         std::fs::create_dir_all(path.parent().unwrap_or(work.path()))
             .and_then(|()| std::fs::write(&path, source))
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        built.push(tc.test(&path).map_err(|e| e.message)?);
+        built.push(
+            tc.test(&path)
+                .map_err(|e| e.message)?
+                .with_names_bound(names_bound),
+        );
     }
     let solutions: Vec<Option<crate::toolchain::Solution>> = implementations
         .iter()

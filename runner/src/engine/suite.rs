@@ -71,7 +71,6 @@ impl Suite {
         let mut suite = Suite::default();
         for path in files {
             let test = ctx
-                .toolchains
                 .test(&path)
                 .map_err(|e| ProtocolError::Test(e.message))?;
             let source = std::fs::read_to_string(&path).unwrap_or_default();
@@ -172,7 +171,6 @@ impl Suite {
             let path = dir.join(&file);
             std::fs::write(&path, &source).map_err(|e| fatal(&path, e))?;
             let test = ctx
-                .toolchains
                 .test(&path)
                 .map_err(|e| Halt::Fatal(ProtocolError::Test(e.message)))?;
             let entry = SuiteEntry {

@@ -23,8 +23,9 @@ use crate::sandbox::{CompileSide, VerdictKind};
 /// INVALID, not TOO_HARD ([`DETACHED_SINCE_MINOR`]). 1.7: a decision policy's decisions (a
 /// `decision` with its [`PolicyNote`]), the project's folder in the header's snapshot, a fork's
 /// origin, and the implementation a run ships by evidence (`shipped`, [`SHIPPED_SINCE_MINOR`]).
+/// 1.8: a Python test runs with the interface's names bound ([`NAMES_BOUND_SINCE_MINOR`]).
 pub const FORMAT_MAJOR: u32 = 1;
-pub const FORMAT_MINOR: u32 = 7;
+pub const FORMAT_MINOR: u32 = 8;
 
 /// The first minor version whose runs classify a test that fails every solution exactly as it
 /// fails with no solution as INVALID (it does not exercise the implementation): a run recorded
@@ -35,6 +36,11 @@ pub const DETACHED_SINCE_MINOR: u32 = 6;
 /// `shipped` event before the final stop): a run recorded before it is resumed and replayed
 /// without.
 pub const SHIPPED_SINCE_MINOR: u32 = 7;
+
+/// The first minor version whose Python tests run with the interface's names already bound in
+/// their namespace (a test that forgot `from solution import f` still reaches the code): a run
+/// recorded before it is resumed and replayed with its tests as they ran.
+pub const NAMES_BOUND_SINCE_MINOR: u32 = 8;
 
 /// The first minor version of format 1 whose cells carry `evidence`: a journal before it is
 /// resumed and replayed without (see `writer.rs`).

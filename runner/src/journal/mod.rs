@@ -16,7 +16,7 @@ mod writer;
 pub use event::{
     CellRecord, Choice, Event, ExitClass, Fork, Named, Open, PolicyNote, ProjectSnapshot, Record,
     Shipping, Standing, StopReason, SuiteEntry, DETACHED_SINCE_MINOR, FORMAT_MAJOR, FORMAT_MINOR,
-    PERSON_LANE, RUN_LANE, SHIPPED_SINCE_MINOR, SHIP_LANE,
+    NAMES_BOUND_SINCE_MINOR, PERSON_LANE, RUN_LANE, SHIPPED_SINCE_MINOR, SHIP_LANE,
 };
 pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
 pub use writer::{append_decision, fork_journal, Journal, PastEnd};

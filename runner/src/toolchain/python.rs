@@ -92,10 +92,14 @@ impl Toolchain for PythonToolchain {
         };
         let target = format!("/test/{}", t.file_name);
         let test = call(rt, "test", target, t.preopen(), &t.checked, "test");
+        let mut args = vec![shown];
+        if t.names_bound {
+            args.push("bind".into());
+        }
         Ok(Runnable {
             completion: Completion::Returned,
             server: Some(Arc::new(server)),
-            ..test.with_args(&[shown])
+            ..test.with_args(&args)
         })
     }
 

@@ -82,9 +82,20 @@ pub struct Test {
     /// C/C++: the test's object, per interface key.
     pub(super) objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
     pub(super) checker: OnceLock<Result<Runnable, BuildError>>,
+    /// Python unit tests: the interface's names are bound in the test's namespace before it runs,
+    /// as `from solution import *` would bind them, so a test that forgot its import still
+    /// reaches the code (off for runs recorded before journal 1.8, which replay as they ran).
+    pub(super) names_bound: bool,
 }
 
 impl Test {
+    /// The same test with the interface's names bound in its namespace, or not (see
+    /// `names_bound`): runs recorded before the rule replay under their own.
+    pub fn with_names_bound(mut self, bound: bool) -> Test {
+        self.names_bound = bound;
+        self
+    }
+
     /// The parsed I/O case, for I/O tests.
     pub fn io_case(&self) -> Option<&IoCase> {
         self.io.as_ref()

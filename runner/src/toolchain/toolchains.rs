@@ -181,6 +181,7 @@ impl Toolchains {
             checked: OnceLock::new(),
             objects: Mutex::new(HashMap::new()),
             checker: OnceLock::new(),
+            names_bound: true,
         })
     }
 

@@ -239,7 +239,6 @@ async fn write_tests(
             confidence,
         });
         let test = ctx
-            .toolchains
             .test(&path)
             .map(std::sync::Arc::new)
             .map_err(|e| e.message);

@@ -269,7 +269,7 @@ async fn write_tests(
                 })
             })?;
         // A case dixit cannot read as a test (an I/O test that is not TOML) is no test.
-        if let Ok(test) = ctx.toolchains.test(&path) {
+        if let Ok(test) = ctx.test(&path) {
             cases.push(Proposal {
                 id: format!("{reply}.{id}"),
                 source: Some(source.clone()),
