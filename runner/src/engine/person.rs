@@ -84,7 +84,7 @@ fn policy_by(name: PolicyName) -> String {
 }
 
 /// Whether a decision's maker (`by`) is a policy rather than a person.
-pub(crate) fn by_policy(by: &str) -> bool {
+pub fn by_policy(by: &str) -> bool {
     by.strip_prefix("policy ")
         .is_some_and(|n| n.parse::<PolicyName>().is_ok())
 }

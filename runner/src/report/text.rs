@@ -27,6 +27,9 @@ pub fn describe_stop(protocol: &dyn ProtocolReport, s: &StopReason) -> String {
             format!("budget cap reached before a call of {agent}: {cap}; resumable")
         }
         StopReason::Error { agent, message } => format!("{agent} failed: {message}; resumable"),
+        StopReason::Accepted { by } if crate::engine::by_policy(by) => {
+            format!("accepted by {by}: the run ships what its evidence picks")
+        }
         StopReason::Accepted { by } => {
             format!("accepted by {by}: the implementations ship as they are")
         }
@@ -171,4 +174,27 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
         o.push_str(&format!("  report: {}\n", page.display()));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A policy's accept ships by evidence; a person's takes the implementations as they are.
+    #[test]
+    fn an_accept_says_what_ships() {
+        let dixit = crate::protocol::REGISTRY
+            .iter()
+            .find(|p| p.name() == "dixit")
+            .unwrap();
+        let by = |by: &str| describe_stop(*dixit, &StopReason::Accepted { by: by.to_string() });
+        assert_eq!(
+            by("policy majority"),
+            "accepted by policy majority: the run ships what its evidence picks"
+        );
+        assert_eq!(
+            by("person ada"),
+            "accepted by person ada: the implementations ship as they are"
+        );
+    }
 }
