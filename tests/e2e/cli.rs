@@ -439,6 +439,37 @@ fn run_shows_a_status_line_on_a_terminal_only() {
     assert!(!piped.stderr.contains("in flight"), "{}", piped.stderr);
 }
 
+/// Issue 40: `dixit manual --out DIR` writes the command-line reference from the parser's own
+/// definitions: a Markdown page per public command holding exactly its `--help`, an index, and
+/// a man page per command; internal commands stay out. An unwritable folder is a usage error.
+#[test]
+fn manual_writes_a_page_and_a_man_page_per_command() {
+    let t = tempfile::tempdir().unwrap();
+    let out = dixit(&["manual", "--out", t.path().to_str().unwrap()]);
+    out.expect_code(0);
+    let page = std::fs::read_to_string(t.path().join("dixit-run.md")).unwrap();
+    let help = dixit(&["run", "--help"]);
+    assert!(page.contains(help.stdout.trim_end()), "{page}");
+    let nested = std::fs::read_to_string(t.path().join("dixit-toolchain-doctor.md")).unwrap();
+    assert!(nested.starts_with("# `dixit toolchain doctor`"), "{nested}");
+    let index = std::fs::read_to_string(t.path().join("README.md")).unwrap();
+    assert!(
+        index.contains("[`dixit decide accept`](dixit-decide-accept.md)"),
+        "{index}"
+    );
+    assert!(
+        !index.contains("bench-load-python"),
+        "internal commands stay out"
+    );
+    let man = std::fs::read_to_string(t.path().join("man/dixit-replay.1")).unwrap();
+    assert!(man.contains(".TH dixit-replay 1"), "{man}");
+    let file = t.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = dixit(&["manual", "--out", file.join("sub").to_str().unwrap()]);
+    out.expect_code(2);
+    assert!(out.stderr.contains("cannot write"), "{}", out.stderr);
+}
+
 /// `dixit completions SHELL` prints a script that knows every public subcommand and flag; bash
 /// parses the bash one.
 #[test]

@@ -22,7 +22,7 @@ pub fn run(a: &CompletionsArgs) -> CliResult {
 
 /// The command line without its hidden (internal) subcommands, which shells would otherwise
 /// offer: clap can hide a subcommand from help but not from the generators.
-fn public() -> clap::Command {
+pub(super) fn public() -> clap::Command {
     let full = Cli::command();
     let mut cmd = clap::Command::new("dixit")
         .version(env!("CARGO_PKG_VERSION"))

@@ -126,6 +126,11 @@ Examples:
   dixit completions zsh > ~/.zfunc/_dixit    # with fpath+=(~/.zfunc) before compinit
   dixit completions fish > ~/.config/fish/completions/dixit.fish";
 
+pub const MANUAL: &str = "\
+Examples:
+  dixit manual --out docs/cli                      # the book's reference pages (scripts/book checks them)
+  dixit manual --out /tmp/dixit-manual           # then: man /tmp/dixit-manual/man/dixit-run.1";
+
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, Parser};

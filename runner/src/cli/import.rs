@@ -109,7 +109,7 @@ fn bad_input(e: ImportError) -> CliError {
     let hint = match &e {
         ImportError::Exists { .. } => Some("pass --force to replace them, or another --out"),
         ImportError::Template(_) => Some(
-            "a template is a project's dixit.toml (README, \"Project format\"); without \
+            "a template is a project's dixit.toml (docs/project-format.md); without \
              --template the built-in one is used",
         ),
         _ => None,

@@ -13,6 +13,7 @@ mod exec;
 pub mod exit;
 mod import;
 mod init;
+mod manual;
 pub mod output;
 mod protocols;
 mod replay;
@@ -129,6 +130,10 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(after_help = examples::COMPLETIONS)]
     Completions(completions::CompletionsArgs),
+    /// Write the command-line reference from these definitions: a Markdown page and a man page
+    /// per command.
+    #[command(after_help = examples::MANUAL)]
+    Manual(manual::ManualArgs),
     /// Internal: load the cached Python runtime once and print the timings as JSON (the child
     /// process of `dixit bench`'s second-invocation measurement).
     #[command(name = "bench-load-python", hide = true)]
@@ -224,6 +229,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Bench(a) => bench::run(g, a),
         Command::BenchLoadPython => bench::load_python(g),
         Command::Completions(a) => completions::run(a),
+        Command::Manual(a) => manual::run(a),
     }
 }
 
