@@ -305,6 +305,9 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         StopReason::Budget { agent, cap } => html! {
             p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise it (the command above) and continue with " (resume) "." }
         },
+        StopReason::Accepted { by } if crate::engine::by_policy(by) => html! {
+            p { (by) " accepted; the run ends there and ships what its evidence picks (above; the decisions below say why)." }
+        },
         StopReason::Accepted { by } => html! {
             p { (by) " accepted the implementations as they were; the run ends there (the decisions below say why)." }
         },
