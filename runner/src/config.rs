@@ -274,6 +274,13 @@ pub enum PolicyName {
 }
 
 impl PolicyName {
+    /// Whether a decision's maker, as the journal names it (`by`: "policy majority", "person
+    /// ada"), is a policy rather than a person.
+    pub fn is_decider(by: &str) -> bool {
+        by.strip_prefix("policy ")
+            .is_some_and(|n| n.parse::<PolicyName>().is_ok())
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             PolicyName::Person => "person",

@@ -83,12 +83,6 @@ fn policy_by(name: PolicyName) -> String {
     format!("policy {name}")
 }
 
-/// Whether a decision's maker (`by`) is a policy rather than a person.
-pub fn by_policy(by: &str) -> bool {
-    by.strip_prefix("policy ")
-        .is_some_and(|n| n.parse::<PolicyName>().is_ok())
-}
-
 /// The answer at `stop`: the next recorded one, or the run's policy's (none: wait for a
 /// person). A recorded decision of a policy's is decided again from the same evidence, and a
 /// different choice is an error: every decision replays.

@@ -651,7 +651,7 @@ async fn execute(
     // person who accepts takes the implementations as they are).
     let ends_here = match &stop {
         StopReason::Interrupted | StopReason::Error { .. } => false,
-        StopReason::Accepted { by } => super::person::by_policy(by),
+        StopReason::Accepted { by } => crate::config::PolicyName::is_decider(by),
         other => crate::report::exit_class(ctx.protocol, other) != ExitClass::HumanNeeded,
     };
     if ends_here {

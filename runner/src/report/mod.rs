@@ -52,4 +52,4 @@ pub use run_report::Trial;
 pub use summary::{
     bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
 };
-pub use text::{describe_shipping, describe_stop, exit_class, render};
+pub use text::{describe_shipping, describe_stop, exit_class, render, shipping_words};

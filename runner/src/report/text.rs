@@ -27,7 +27,7 @@ pub fn describe_stop(protocol: &dyn ProtocolReport, s: &StopReason) -> String {
             format!("budget cap reached before a call of {agent}: {cap}; resumable")
         }
         StopReason::Error { agent, message } => format!("{agent} failed: {message}; resumable"),
-        StopReason::Accepted { by } if crate::engine::by_policy(by) => {
+        StopReason::Accepted { by } if crate::config::PolicyName::is_decider(by) => {
             format!("accepted by {by}: the run ships what its evidence picks")
         }
         StopReason::Accepted { by } => {
@@ -46,17 +46,22 @@ pub fn exit_class(protocol: &dyn ProtocolReport, s: &StopReason) -> ExitClass {
 }
 
 /// Which implementation the run ships and why, in a sentence: the coder, the strategy that
-/// picked it, and the evidence it read.
+/// picked it, and the evidence it read (the strategy's name in backticks).
 pub fn describe_shipping(ship: &crate::journal::Shipping) -> String {
+    let (head, strategy, tail) = shipping_words(ship);
+    format!("{head}`{strategy}`{tail}")
+}
+
+/// [`describe_shipping`] in three parts, for a page that sets the strategy's name as code: the
+/// words before it, the name, the words after it.
+pub fn shipping_words(ship: &crate::journal::Shipping) -> (String, String, String) {
     let strategy = ship
         .strategy
         .parse::<crate::selection::Strategy>()
         .map(|s| s.describe().to_string())
         .unwrap_or_else(|_| ship.strategy.clone());
-    let mut o = format!(
-        "{}, picked by `{}` ({strategy}) from {}, reading {} and {}",
-        ship.coder,
-        ship.strategy,
+    let mut tail = format!(
+        " ({strategy}) from {}, reading {} and {}",
         plural(
             ship.among.len(),
             "final implementation",
@@ -66,17 +71,21 @@ pub fn describe_shipping(ship: &crate::journal::Shipping) -> String {
         plural(ship.calls, "call", "calls"),
     );
     if let Some(from) = &ship.fallback_from {
-        o.push_str(&format!(
+        tail.push_str(&format!(
             " ({from} compares answers, and the tests made no call)"
         ));
     }
     if ship.tied.len() > 1 {
-        o.push_str(&format!(
+        tail.push_str(&format!(
             " ({} tied; the first ships)",
             crate::english::and_list(ship.tied.iter().map(String::as_str).collect::<Vec<_>>())
         ));
     }
-    o
+    (
+        format!("{}, picked by ", ship.coder),
+        ship.strategy.clone(),
+        tail,
+    )
 }
 
 /// The terminal summary.

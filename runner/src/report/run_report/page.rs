@@ -32,7 +32,7 @@ use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
 use crate::report::{
-    balance, describe_shipping, describe_stop, exit_class, offer_of, ProtocolReport, Summary,
+    balance, describe_stop, exit_class, offer_of, shipping_words, ProtocolReport, Summary,
 };
 
 /// The page script of the run report.
@@ -305,7 +305,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         StopReason::Budget { agent, cap } => html! {
             p { "A budget cap stopped the run before a call of " (agent) ": " (cap) ". Raise it (the command above) and continue with " (resume) "." }
         },
-        StopReason::Accepted { by } if crate::engine::by_policy(by) => html! {
+        StopReason::Accepted { by } if crate::config::PolicyName::is_decider(by) => html! {
             p { (by) " accepted; the run ends there and ships what its evidence picks (above; the decisions below say why)." }
         },
         StopReason::Accepted { by } => html! {
@@ -326,7 +326,8 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                 p.dx-doubts { strong { "But: " } (doubts.join("; ")) "." }
             }
             @if let Some(ship) = &s.shipping {
-                p.dx-ships { strong { "Ships: " } (describe_shipping(ship)) "." }
+                @let (head, strategy, tail) = shipping_words(ship);
+                p.dx-ships { strong { "Ships: " } (head) code { (strategy) } (tail) "." }
             }
             @let offer = offer_of(p, v.journal);
             @let e = balance(s);
