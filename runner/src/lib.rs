@@ -2,7 +2,8 @@
 //! is IDEAL (some coders fail it, no more than a minority); every solution and test runs as
 //! WebAssembly under wasmtime with fuel, memory and output limits.
 //!
-//! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
+//! Modules, one per concept: [`sandbox`] runs WebAssembly; [`execution`] is the one road into it
+//! (rows of calls at an isolation level); [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
 //! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
@@ -24,6 +25,7 @@ pub mod engine;
 pub mod english;
 pub mod eval;
 pub mod evidence;
+pub mod execution;
 pub mod file_name;
 pub mod import;
 pub mod journal;

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::{measure, programs, report, ClassifyRow, GuestRow, LoadRow, Programs, Report, Stats};
 use crate::classify::{run_matrix, Reruns};
+use crate::execution::{Executor, Isolation, Row};
 use crate::sandbox::{Limits, Sandbox, SandboxConfig, SandboxError};
 use crate::toolchain::{python_runtime_key, Toolchains};
 
@@ -102,25 +103,16 @@ fn session_row(
     opts: &BenchOptions,
     limits: &Limits,
 ) -> Result<GuestRow, String> {
-    let crate::sandbox::Entry::Call { mode, target, args } = &r.entry else {
-        return Err("the Python guest is not a component".into());
-    };
-    let spec = crate::sandbox::RunSpec {
-        entry: r.entry.clone(),
-        stdin: std::sync::Arc::from(Vec::new()),
-        preopens: r.preopens.clone(),
-        limits: limits.clone(),
-        seed: 1,
-        server: r.server.clone(),
-    };
+    let row = Row::single(r.program.clone(), r.spec(Vec::new(), 1, limits));
+    let executor = Executor::new(tc.sandbox(), Isolation::Solution);
     let idle = std::sync::Mutex::new(Vec::new());
     let one = || {
         let taken = idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut session = match taken {
             Some(s) => s,
-            None => tc.sandbox().session(&r.program, &spec)?,
+            None => executor.session(&row)?,
         };
-        let out = session.call_outcome(mode, target, args, limits.fuel);
+        let out = executor.call(&mut session, &row.calls[0]);
         idle.lock().unwrap_or_else(|e| e.into_inner()).push(session);
         match out.end {
             crate::sandbox::RunEnd::Returned { code: 0 } => Ok(()),

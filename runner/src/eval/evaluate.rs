@@ -13,9 +13,10 @@ use super::codet::{CodetFiles, ImportOptions};
 use super::corpus::{Corpus, Problem};
 use super::error::{EvalError, MergeError};
 use super::fuel_rule::FuelRule;
-use super::matrix::{Harness, Isolation, ProblemVerdicts};
+use super::matrix::{Harness, ProblemVerdicts};
 use super::scoring::{Report, ScoringConfig, VerdictFile};
 use super::Progress;
+use crate::execution::Isolation;
 use crate::sandbox::{
     hash_parts, wasmtime_version, ArtifactCache, Limits, Program, Sandbox, SandboxError,
 };

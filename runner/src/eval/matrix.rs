@@ -16,10 +16,10 @@
 //!   the recursion limit is reset before each run. An instance that traps (fuel, stack) is
 //!   replaced by fresh ones for the remaining tests.
 //!
-//! The [`Harness`] counts every guest run and instance it starts, so callers can prove that a
-//! cached evaluation executes nothing.
+//! Every run goes through the [`Executor`] (`crate::execution`), which runs a row at either level
+//! and counts every guest run and instance it starts, so callers can prove that a cached
+//! evaluation executes nothing.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -31,6 +31,7 @@ use super::error::EvalError;
 use super::fuel_rule::FuelRule;
 use super::scoring::{Outputs, ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
+use crate::execution::{self, Call, Executor, Isolation};
 use crate::sandbox::boundary::Interface;
 use crate::sandbox::{
     Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
@@ -48,55 +49,6 @@ const BRIDGE_LOG: usize = 64;
 /// Fuel per program of the compile check: far above what compiling one test costs, so the check
 /// never depends on the evaluation's fuel limit.
 const COMPILE_FUEL_PER_PROGRAM: u64 = 200_000_000;
-
-/// How much state the runs of one solution share.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Isolation {
-    /// A fresh instance per (solution, test) run (DESIGN's default).
-    Run,
-    /// One instance per solution; each test in a fresh namespace with its own fuel budget.
-    Solution,
-}
-
-impl Isolation {
-    /// The name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Isolation::Run => "run",
-            Isolation::Solution => "solution",
-        }
-    }
-
-    /// What the level means, in the words every report uses.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Isolation::Run => "a fresh pair of instances (solution's, test's) per run",
-            Isolation::Solution => {
-                "one pair of instances per solution; each test in fresh namespaces with its own fuel"
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for Isolation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Isolation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "run" => Ok(Isolation::Run),
-            "solution" => Ok(Isolation::Solution),
-            _ => Err(format!(
-                "unknown isolation level `{s}` (expected run or solution)"
-            )),
-        }
-    }
-}
 
 /// The one-character code of a verdict in stored matrix rows.
 pub fn verdict_code(kind: VerdictKind) -> char {
@@ -241,15 +193,13 @@ pub fn test_program(test: &str) -> String {
     format!("def __dixit_test():\n            {body}\n__dixit_test()\n")
 }
 
-/// Runs solutions against tests in dixit's Python runtime and counts what it runs.
+/// Runs solutions against tests in dixit's Python runtime, through the [`Executor`] (which
+/// counts what it runs).
 pub struct Harness<'a> {
-    sandbox: &'a Sandbox,
+    executor: Executor<'a>,
     runtime: &'a Program,
     limits: Limits,
-    isolation: Isolation,
     fuel_rule: FuelRule,
-    runs: AtomicU64,
-    instances: AtomicU64,
 }
 
 /// A built program: base64 marshal data, or the class name of what compiling it raised.
@@ -283,13 +233,10 @@ impl<'a> Harness<'a> {
         isolation: Isolation,
     ) -> Self {
         Harness {
-            sandbox,
+            executor: Executor::new(sandbox, isolation),
             runtime,
             limits,
-            isolation,
             fuel_rule: FuelRule::Flat,
-            runs: AtomicU64::new(0),
-            instances: AtomicU64::new(0),
         }
     }
 
@@ -301,34 +248,23 @@ impl<'a> Harness<'a> {
 
     /// Guest runs (calls into the runtime) so far.
     pub fn runs(&self) -> u64 {
-        self.runs.load(Ordering::Relaxed)
+        self.executor.runs()
     }
 
     /// Instances started so far.
     pub fn instances(&self) -> u64 {
-        self.instances.load(Ordering::Relaxed)
+        self.executor.instances()
     }
 
-    /// A test (`target`) against a solution, the two apart: the solution served by its own
-    /// instance (`serve-pair`), the test run in the reference's namespace with the entry point
-    /// bound to the solution (`pair`); the bridge keeps `log` exchanges.
-    fn spec(
-        &self,
-        shared: &Shared,
-        target: &str,
-        solution: &str,
-        limits: Limits,
-        log: usize,
-    ) -> RunSpec {
+    /// What every run of a solution's row shares: the solution served by its own instance
+    /// (`serve-pair`), keeping `log` exchanges of the bridge; each test (a [`Call`]) runs apart
+    /// in the reference's namespace with the entry point bound to the solution (`pair`).
+    fn row_spec(&self, shared: &Shared, solution: &str, log: usize) -> RunSpec {
         RunSpec {
-            entry: Entry::Call {
-                mode: "pair".into(),
-                target: target.into(),
-                args: pair_args(shared),
-            },
+            entry: pair_call(shared, ""),
             stdin: Arc::from(Vec::new()),
             preopens: Vec::new(),
-            limits,
+            limits: self.limits.clone(),
             seed: EVAL_SEED,
             server: Some(Arc::new(Server {
                 program: self.runtime.clone(),
@@ -489,10 +425,7 @@ impl<'a> Harness<'a> {
     }
 
     fn run_counted(&self, spec: &RunSpec) -> RunOutcome {
-        self.runs.fetch_add(1, Ordering::Relaxed);
-        self.instances
-            .fetch_add(instances_of(spec), Ordering::Relaxed);
-        self.sandbox.run(self.runtime, spec)
+        self.executor.run(self.runtime, spec)
     }
 
     /// The verdict matrices of `problems`, in order: every program built once, then the rows
@@ -708,8 +641,8 @@ impl<'a> Harness<'a> {
         Ok(out)
     }
 
-    /// Runs one solution against each target program (the hidden check first), at this
-    /// harness's isolation level. A solution or test that did not compile fails with
+    /// Runs one solution against each target program (the hidden check first), at the
+    /// executor's isolation level. A solution or test that did not compile fails with
     /// `compile_error`, without a run. With `read`, the generated tests' runs are read off the
     /// bridge into it (the hidden check's never are).
     fn row(
@@ -729,102 +662,40 @@ impl<'a> Harness<'a> {
                     .collect()
             }
         };
-        match self.isolation {
-            // Runs are independent: let idle workers take them one by one.
-            Isolation::Run => targets
-                .par_iter()
-                .enumerate()
-                .map(|(k, target)| match target {
-                    Ok(code) => {
-                        let (read_this, log) = read_at(read, k);
-                        let limits = Limits {
-                            fuel: fuel[k],
-                            ..self.limits.clone()
-                        };
-                        let spec = self.spec(shared, code, solution, limits, log);
-                        cell(&self.run_counted(&spec), read_this)
-                    }
-                    Err(class) => compile_error(class, "test"),
+        let calls = targets
+            .iter()
+            .enumerate()
+            .filter_map(|(k, target)| {
+                let code = target.as_ref().ok()?;
+                Some(Call {
+                    entry: pair_call(shared, code),
+                    fuel: fuel[k],
+                    log: read_at(read, k).1,
                 })
-                .collect(),
-            Isolation::Solution => self.in_sessions(shared, solution, targets, fuel, 0, read),
-        }
-    }
-
-    /// The `solution` level: the targets run one after another in one instance. An instance that
-    /// traps (fuel, stack) is unusable; the remaining targets are then split in two halves, each
-    /// run in a fresh instance, so an idle worker can take one half: a solution that exhausts its
-    /// fuel on many tests is spread over the workers. Where the splits happen depends only on the
-    /// verdicts, so the result does not depend on scheduling.
-    ///
-    /// `first` is the index of `targets[0]` in the row (0: the hidden check).
-    fn in_sessions(
-        &self,
-        shared: &Shared,
-        solution: &str,
-        targets: &[Built],
-        fuel: &[u64],
-        first: usize,
-        read: Option<&Seen>,
-    ) -> Vec<Cell> {
-        let args = pair_args(shared);
-        let spec = self.spec(shared, "", solution, self.limits.clone(), BRIDGE_LOG);
-        let mut session = None;
-        let mut out = Vec::with_capacity(targets.len());
-        for (k, target) in targets.iter().enumerate() {
-            let target = match target {
-                Ok(code) => code.as_str(),
-                Err(class) => {
-                    out.push(compile_error(class, "test"));
-                    continue;
-                }
-            };
-            let s = match &mut session {
-                Some(s) => s,
-                None => {
-                    self.instances
-                        .fetch_add(instances_of(&spec), Ordering::Relaxed);
-                    match self.sandbox.session(self.runtime, &spec) {
-                        Ok(s) => session.insert(s),
-                        Err(message) => {
-                            out.push(Cell {
-                                verdict: VerdictKind::InternalError,
-                                note: Some(message),
-                                fuel: 0,
-                                calls: Vec::new(),
-                            });
-                            continue;
-                        }
-                    }
-                }
-            };
-            self.runs.fetch_add(1, Ordering::Relaxed);
-            let (read_this, log) = read_at(read, first + k);
-            s.keep_exchanges(log);
-            let outcome = s.call_outcome("pair", target, &args, fuel[k]);
-            out.push(cell(&outcome, read_this));
-            // Only a run that returned leaves the instance usable: after an exit or a trap the
-            // session has ended (a solution that calls `os._exit(0)` must not answer for the
-            // tests after it), and after a refused memory growth the instance's limiter would
-            // mark every later run as a memory failure. Start afresh.
-            if !matches!(outcome.end, RunEnd::Returned { .. }) || outcome.memory_denied {
-                session = None;
-                let rest = &targets[k + 1..];
-                if rest.len() >= 2 {
-                    let (a, b) = rest.split_at(rest.len() / 2);
-                    let (fa, fb) = fuel[k + 1..].split_at(a.len());
-                    let (at, bt) = (first + k + 1, first + k + 1 + a.len());
-                    let (x, y) = rayon::join(
-                        || self.in_sessions(shared, solution, a, fa, at, read),
-                        || self.in_sessions(shared, solution, b, fb, bt, read),
-                    );
-                    out.extend(x);
-                    out.extend(y);
-                    return out;
-                }
-            }
-        }
-        out
+            })
+            .collect();
+        let row = execution::Row {
+            program: self.runtime.clone(),
+            spec: self.row_spec(shared, solution, BRIDGE_LOG),
+            calls,
+        };
+        let mut outcomes = self.executor.row(&row).into_iter();
+        targets
+            .iter()
+            .enumerate()
+            .map(
+                |(k, target)| match (target, target.is_ok().then(|| outcomes.next())) {
+                    (Err(class), _) => compile_error(class, "test"),
+                    (Ok(_), Some(Some(outcome))) => cell(&outcome, read_at(read, k).0),
+                    (Ok(_), _) => Cell {
+                        verdict: VerdictKind::InternalError,
+                        note: Some("the executor returned fewer outcomes than calls".into()),
+                        fuel: 0,
+                        calls: Vec::new(),
+                    },
+                },
+            )
+            .collect()
     }
 }
 
@@ -837,19 +708,18 @@ fn ended_by_itself(cell: &Cell) -> bool {
     )
 }
 
-/// The arguments of a `pair` run: the interface, the encoding, the reference's code.
-fn pair_args(shared: &Shared) -> Vec<String> {
-    vec![
-        shared.shown.clone(),
-        "marshal".into(),
-        shared.reference.clone(),
-    ]
-}
-
-/// Instances a run (or a session) of `spec` starts: the test's, and the solution's when it is
-/// served apart.
-fn instances_of(spec: &RunSpec) -> u64 {
-    1 + u64::from(spec.server.is_some())
+/// A `pair` run of the test `target`: its arguments are the interface, the encoding and the
+/// reference's code.
+fn pair_call(shared: &Shared, target: &str) -> Entry {
+    Entry::Call {
+        mode: "pair".into(),
+        target: target.into(),
+        args: vec![
+            shared.shown.clone(),
+            "marshal".into(),
+            shared.reference.clone(),
+        ],
+    }
 }
 
 /// The cell of a pair that did not compile (`side` says which program).

@@ -29,6 +29,7 @@ mod fuel_rule;
 mod matrix;
 pub mod scoring;
 
+pub use crate::execution::Isolation;
 pub use crate::scaleout::{Shard, ShardParseError};
 pub use cache::EvalCache;
 pub use codet::{ImportError, ImportOptions};
@@ -40,8 +41,7 @@ pub use evaluate::{
 };
 pub use fuel_rule::FuelRule;
 pub use matrix::{
-    test_program, verdict_code, verdict_of_code, CellNote, Harness, Isolation, ProblemVerdicts,
-    EVAL_SEED,
+    test_program, verdict_code, verdict_of_code, CellNote, Harness, ProblemVerdicts, EVAL_SEED,
 };
 pub use scoring::{Report, ScoringConfig, ScoringError};
 

@@ -67,6 +67,26 @@ pub struct RunOutcome {
     pub failure_report: Option<String>,
 }
 
+impl RunOutcome {
+    /// The outcome of a run the host could not set up (nothing of the guest's ran).
+    pub fn host_error(message: String) -> RunOutcome {
+        RunOutcome {
+            end: RunEnd::HostError { message },
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            output_overflow: false,
+            fuel_used: 0,
+            peak_memory: 0,
+            memory_denied: false,
+            wall: Duration::ZERO,
+            read_entropy: false,
+            read_clock: false,
+            exchanges: Vec::new(),
+            failure_report: None,
+        }
+    }
+}
+
 /// One call of a test's and the solution's answer, as the host read them (and passed them on,
 /// when the answer is one the test receives). An answer that ended the run is its last exchange.
 #[derive(Clone, Debug, PartialEq)]

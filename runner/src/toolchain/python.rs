@@ -384,7 +384,8 @@ fn check(
         seed: 0,
         server: None,
     };
-    let outcome = sandbox.run(rt, &spec);
+    let outcome =
+        crate::execution::Executor::new(sandbox, crate::execution::Isolation::Run).run(rt, &spec);
     let v = Verdict::from_outcome(&outcome, 0, Completion::Returned);
     match v.verdict {
         VerdictKind::Pass => {

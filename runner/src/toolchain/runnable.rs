@@ -134,7 +134,7 @@ impl Runnable {
     }
 
     /// One run of this runnable.
-    pub(super) fn spec(&self, stdin: Vec<u8>, seed: u64, limits: &Limits) -> RunSpec {
+    pub(crate) fn spec(&self, stdin: Vec<u8>, seed: u64, limits: &Limits) -> RunSpec {
         RunSpec {
             entry: self.entry.clone(),
             stdin: stdin.into(),

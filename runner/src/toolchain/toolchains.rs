@@ -19,6 +19,7 @@ use super::rust::RustToolchain;
 use super::sdk::Sdk;
 use super::snapshot;
 use super::{Language, TestKind};
+use crate::execution::{Executor, Isolation};
 use crate::sandbox::{CompileSide, Limits, Program, RunEnd, RunOutcome, Sandbox, Server, Verdict};
 
 /// All toolchains over one sandbox. Compilers and the Python runtime are found (or built) on
@@ -73,6 +74,12 @@ impl Toolchains {
     /// The sandbox runs go to.
     pub fn sandbox(&self) -> &Sandbox {
         &self.sandbox
+    }
+
+    /// The road every run of a live run takes into the sandbox: a fresh instance per run (each
+    /// rerun has a seed of its own), counted by the executor.
+    pub fn executor(&self) -> Executor<'_> {
+        Executor::new(&self.sandbox, Isolation::Run)
     }
 
     /// The Python runtime (built once per machine, loaded once per process).
@@ -256,7 +263,7 @@ impl Toolchains {
                 ..(*srv).clone()
             })
         });
-        Ok(self.sandbox.run(&r.program, &spec))
+        Ok(self.executor().run(&r.program, &spec))
     }
 
     /// Runs a prepared [`Runnable`] once (the hot path of every run; `run` finds the runnable).
@@ -267,7 +274,9 @@ impl Toolchains {
         seed: u64,
         limits: &Limits,
     ) -> Verdict {
-        let outcome = self.sandbox.run(&r.program, &r.spec(stdin, seed, limits));
+        let outcome = self
+            .executor()
+            .run(&r.program, &r.spec(stdin, seed, limits));
         let mut v = Verdict::from_outcome(&outcome, seed, r.completion);
         // A Python unit test (the one runnable with a server) whose runner returned a failure
         // reported it through the bridge.
