@@ -476,3 +476,133 @@ fn bad_input_is_refused_and_nothing_is_written() {
         .unwrap()
         .starts_with("# double"));
 }
+
+/// HumanEval-X in C++ and Rust, whole, from the real files: every record becomes a clean
+/// project, a flagged one (its reference fails its own hidden test: the evidence is written
+/// beside it and `dixit compare` leaves it out) or a refused one (with its line and why), in
+/// one command each; the counts and reasons are the benchmark's own defects as this machine's
+/// toolchains find them.
+#[test]
+fn humaneval_x_cpp_and_rust_import_clean_flagged_and_refused() {
+    let Some(codet) = shared_data() else { return };
+    let data = codet.parent().unwrap().join("humaneval-x");
+    let dir = tempfile::tempdir().unwrap();
+    let import = |lang: &str| -> Value {
+        let file = data.join(format!("humaneval_{lang}.jsonl.gz"));
+        let out = dir.path().join(lang);
+        let o = dixit(&[
+            "import",
+            "humaneval-x",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(o.code, 0, "{o:?}");
+        o.json()
+    };
+    let refused = |r: &Value| -> Vec<(String, String)> {
+        r["refused"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| {
+                (
+                    x["task_id"].as_str().unwrap().to_string(),
+                    x["why"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+
+    let cpp = import("cpp");
+    assert_eq!(
+        (cpp["clean"].as_u64(), cpp["flagged"].as_u64()),
+        (Some(159), Some(1)),
+        "{cpp:#}"
+    );
+    let r = refused(&cpp);
+    let ids: Vec<&str> = r.iter().map(|(i, _)| i.as_str()).collect();
+    assert_eq!(ids, ["CPP/22", "CPP/38", "CPP/137", "CPP/162"], "{r:?}");
+    assert!(r[0].1.contains("boost/any.hpp"), "{r:?}");
+    assert!(r[1].1.contains("expected '}'"), "{r:?}");
+    assert!(r[3].1.contains("openssl/md5.h"), "{r:?}");
+    // The flagged task: written with its evidence, and left out of a comparison.
+    let flagged: Vec<&Value> = cpp["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p.get("flagged").is_some())
+        .collect();
+    assert_eq!(flagged[0]["task_id"], "CPP/32");
+    let folder = dir.path().join("cpp/CPP_32");
+    let flag = std::fs::read_to_string(folder.join("FLAGGED.md")).unwrap();
+    assert!(flag.contains("fuel exhausted"), "{flag}");
+    // A clean C++ project: its header declares the helper and the entry point, its hidden test
+    // includes it, and the prompt's examples are its acceptance test.
+    let p = dir.path().join("cpp/CPP_10");
+    let header = std::fs::read_to_string(p.join("interface/solution.h")).unwrap();
+    assert!(
+        header.contains("bool is_palindrome(string str);"),
+        "{header}"
+    );
+    assert!(
+        header.contains("string make_palindrome(string str);"),
+        "{header}"
+    );
+    assert!(p.join("tests/test_examples.cpp").is_file());
+    let config = std::fs::read_to_string(p.join("dixit.toml")).unwrap();
+    assert!(config.contains("language = \"cpp\""), "{config}");
+    assert!(
+        config.contains("interface = \"interface/solution.h\""),
+        "{config}"
+    );
+    let kept = dixit(&[
+        "compare",
+        folder.to_str().unwrap(),
+        p.to_str().unwrap(),
+        "--protocols",
+        "single",
+        "--kept",
+        "--out",
+        dir.path().join("cmp").to_str().unwrap(),
+    ]);
+    assert_eq!(kept.code, 0, "{kept:?}");
+    assert!(
+        kept.stderr
+            .contains("leaving out 1 project flagged at import"),
+        "{kept:?}"
+    );
+    assert!(!kept.stdout.contains("CPP_32"), "{kept:?}");
+
+    let rust = import("rust");
+    assert_eq!(
+        (rust["clean"].as_u64(), rust["flagged"].as_u64()),
+        (Some(156), Some(0)),
+        "{rust:#}"
+    );
+    let r = refused(&rust);
+    let ids: Vec<&str> = r.iter().map(|(i, _)| i.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "Rust/10", "Rust/32", "Rust/38", "Rust/50", "Rust/53", "Rust/91", "Rust/137",
+            "Rust/162"
+        ],
+        "{r:?}"
+    );
+    assert!(r[1].1.contains("checks nothing"), "{r:?}");
+    assert!(r[0].1.contains("only the reference defines"), "{r:?}");
+    assert!(r[7].1.contains("md5"), "{r:?}");
+    let p = dir.path().join("rust/Rust_0");
+    let test = std::fs::read_to_string(p.join("hidden/test_hidden.rs")).unwrap();
+    assert!(
+        test.contains("fn main() {\n    tests::test_has_close_elements();\n}"),
+        "{test}"
+    );
+    let config = std::fs::read_to_string(p.join("dixit.toml")).unwrap();
+    assert!(
+        config.contains("interface = [\"has_close_elements\"]"),
+        "{config}"
+    );
+}

@@ -94,6 +94,32 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
                 )));
             }
         }
+        // A project an import flagged (its reference fails its own hidden test) waits for a
+        // person: it stays out until its FLAGGED.md is gone.
+        let (flagged, unflagged): (Vec<PathBuf>, Vec<PathBuf>) = a
+            .projects
+            .iter()
+            .cloned()
+            .partition(|p| p.join(crate::import::FLAG_FILE).exists());
+        if !flagged.is_empty() && !g.quiet {
+            eprintln!(
+                "leaving out {} flagged at import until a person decides (see {} in each): {}",
+                crate::report::format::plural(flagged.len(), "project", "projects"),
+                crate::import::FLAG_FILE,
+                crate::english::and_list(
+                    flagged
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                )
+            );
+        }
+        if unflagged.is_empty() {
+            return Err(CliError::usage(format!(
+                "every project is flagged at import ({}): decide, then delete the file",
+                crate::import::FLAG_FILE
+            )));
+        }
         for p in &a.protocols {
             crate::protocol::named(p).map_err(CliError::usage)?;
         }
@@ -106,14 +132,14 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             a.protocols.clone()
         };
         let projects = match a.sample {
-            Some(n) if n > a.projects.len() => {
+            Some(n) if n > unflagged.len() => {
                 return Err(CliError::usage(format!(
                     "--sample {n}: there are only {} projects",
-                    a.projects.len()
+                    unflagged.len()
                 )))
             }
-            Some(n) => compare::sample(&a.projects, n, a.seed),
-            None => a.projects.clone(),
+            Some(n) => compare::sample(&unflagged, n, a.seed),
+            None => unflagged,
         };
         if a.jobs == 0 {
             return Err(CliError::usage("--jobs must be at least 1"));

@@ -15,6 +15,9 @@ use crate::report::format::plural;
 pub enum BenchmarkKind {
     /// HumanEval's JSON Lines (openai/human-eval, CodeT's `HumanEval_for_code_generation.jsonl`).
     Humaneval,
+    /// HumanEval-X's JSON Lines in C++ or Rust (THUDM/CodeGeeX's `humaneval_cpp.jsonl.gz`,
+    /// `humaneval_rust.jsonl.gz`).
+    HumanevalX,
 }
 
 #[derive(Debug, Args)]
@@ -39,8 +42,8 @@ pub struct ImportArgs {
     /// Replace project folders that already exist in DIR (with their runs).
     #[arg(long)]
     pub force: bool,
-    /// Print what was imported as JSON (every project, its tests, dropped examples and unread
-    /// lines).
+    /// Print what was imported as JSON (every project, clean or flagged with its evidence, its
+    /// tests, dropped examples and unread lines; every record refused, with its line and why).
     #[arg(long)]
     pub json: bool,
 }
@@ -51,13 +54,19 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
         None => Template::builtin(),
     }
     .map_err(bad_input)?;
-    let reader = match a.benchmark {
-        BenchmarkKind::Humaneval => imp::HumanEval {
+    let reader: Box<dyn Benchmark> = match a.benchmark {
+        BenchmarkKind::Humaneval => Box::new(imp::HumanEval {
             file: a.file.clone(),
             examples: a.examples.clone(),
-        },
+        }),
+        BenchmarkKind::HumanevalX => Box::new(imp::HumanEvalX {
+            file: a.file.clone(),
+        }),
     };
-    let tasks = reader.tasks().map_err(bad_input)?;
+    let imp::Tasks {
+        tasks,
+        refused: mut refused_records,
+    } = reader.tasks().map_err(bad_input)?;
     // Folder names first, so a refused id or a folder in the way costs no sandbox run.
     let folders = imp::folders(&tasks).map_err(bad_input)?;
     let there = imp::existing(&a.out, &folders);
@@ -83,16 +92,18 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
                 .hint("run `dixit toolchain doctor` to see what is missing and how to install it"),
             e => bad_input(e),
         })?;
-    let planned = imp::plan(&tasks, &checked, &template).map_err(bad_input)?;
+    let (planned, refused) = imp::plan(&tasks, &checked, &template).map_err(bad_input)?;
     imp::write(&a.out, &planned, a.force).map_err(bad_input)?;
-    let report = ImportReport {
-        benchmark: reader.name().into(),
-        file: a.file.clone(),
-        examples: a.examples.clone(),
-        template: template.path.clone(),
-        out: a.out.clone(),
-        projects: planned.into_iter().map(|p| p.report).collect(),
-    };
+    refused_records.extend(refused);
+    let report = ImportReport::new(
+        reader.name(),
+        a.file.clone(),
+        a.examples.clone(),
+        template.path.clone(),
+        a.out.clone(),
+        planned.into_iter().map(|p| p.report).collect(),
+        refused_records,
+    );
     if a.json {
         println!(
             "{}",

@@ -1,16 +1,19 @@
 //! The reference solution of each task against its hidden test and each of its examples, in
 //! the sandbox: the benchmark's code never runs on the host. An example the reference fails is
-//! wrong (HumanEval has a few) or was misread, and stays out of the project; a hidden test it
-//! fails means the task cannot be imported.
+//! wrong (HumanEval has a few) or was misread, and stays out of the project; a reference or
+//! hidden test that does not build refuses the task, and a hidden test the reference fails
+//! flags it (see `project.rs`).
 
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{ImportError, Task};
+use super::{ImportError, Task, TaskInterface};
 use crate::evidence::Evidence;
 use crate::sandbox::{Limits, Verdict};
-use crate::toolchain::{Language, Toolchains};
+use crate::toolchain::{
+    solution_files, Interface, Language, StatedInterface, TestKind, Toolchains,
+};
 
 /// What a task's reference solution did.
 #[derive(Clone, Debug)]
@@ -19,6 +22,26 @@ pub struct Checked {
     pub hidden: Verdict,
     /// Against each example's test, in the order of `Task::examples`.
     pub examples: Vec<Verdict>,
+    /// Against the benchmark's example test, when the task has one.
+    pub example_test: Option<Verdict>,
+}
+
+/// A test of a task: its hidden test, one of its examples, or its example test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Hidden,
+    Example(usize),
+    ExampleTest,
+}
+
+/// The kind of a task's unit tests, and the extension of their files.
+fn unit_kind(language: Language) -> (TestKind, &'static str) {
+    match language {
+        Language::C => (TestKind::C, "c"),
+        Language::Cpp => (TestKind::Cpp, "cpp"),
+        Language::Rust => (TestKind::Rust, "rs"),
+        _ => (TestKind::Python, "py"),
+    }
 }
 
 /// Runs every task's reference solution against its hidden test and its examples' tests (one
@@ -29,29 +52,49 @@ pub fn check(
     limits: &Limits,
     seed: u64,
 ) -> Result<Vec<Checked>, ImportError> {
-    tc.python_runtime()
-        .map_err(|e| ImportError::Toolchain(e.to_string()))?;
+    if tasks.iter().any(|t| t.language == Language::Python) {
+        tc.python_runtime()
+            .map_err(|e| ImportError::Toolchain(e.to_string()))?;
+    }
     let dir = tempfile::tempdir().map_err(|source| ImportError::Write {
         path: std::env::temp_dir(),
         source,
     })?;
     let mut solutions = Vec::with_capacity(tasks.len());
-    // (task, example or None for the hidden test, test file)
-    let mut jobs = Vec::new();
+    let mut jobs: Vec<(usize, Which, std::path::PathBuf)> = Vec::new();
     for (i, task) in tasks.iter().enumerate() {
         let d = dir.path().join(i.to_string());
-        write(&d.join("solution/solution.py"), &task.reference)?;
-        write(&d.join("tests/test_hidden.py"), &task.hidden_test)?;
-        jobs.push((i, None, d.join("tests/test_hidden.py")));
+        let (kind, ext) = unit_kind(task.language);
+        let (file, _) = solution_files(task.language, kind);
+        write(&d.join("solution").join(file), &task.reference)?;
+        let hidden = d.join(format!("tests/test_hidden.{ext}"));
+        write(&hidden, &task.hidden_test)?;
+        jobs.push((i, Which::Hidden, hidden));
         for (j, e) in task.examples.examples.iter().enumerate() {
             let p = d.join(format!("tests/test_example_{}.py", j + 1));
             write(&p, &e.test_file(&task.entry_point))?;
-            jobs.push((i, Some(j), p));
+            jobs.push((i, Which::Example(j), p));
         }
+        if let Some(t) = &task.example_test {
+            let p = d.join(format!("tests/test_examples.{ext}"));
+            write(&p, t)?;
+            jobs.push((i, Which::ExampleTest, p));
+        }
+        let interface = match &task.interface {
+            TaskInterface::Names(_) => task_interface(task),
+            TaskInterface::Header(text) => {
+                let h = d.join("interface/solution.h");
+                write(&h, text)?;
+                load_interface(tc, &StatedInterface::Headers(vec![h]))?
+            }
+            TaskInterface::Items(items) => {
+                load_interface(tc, &StatedInterface::Items(items.clone()))?
+            }
+        };
         let s = tc
-            .solution(&d.join("solution"), Some(Language::Python))
+            .solution(&d.join("solution"), Some(task.language))
             .map_err(|e| ImportError::Toolchain(e.message))?
-            .with_interface(std::sync::Arc::new(task_interface(task)));
+            .with_interface(std::sync::Arc::new(interface));
         solutions.push(s);
     }
     let verdicts: Vec<Result<Verdict, ImportError>> = jobs
@@ -70,29 +113,38 @@ pub fn check(
         .collect();
     let mut hidden: Vec<Option<Verdict>> = vec![None; tasks.len()];
     let mut examples: Vec<Vec<Verdict>> = vec![Vec::new(); tasks.len()];
-    for ((i, example, _), v) in jobs.iter().zip(verdicts) {
+    let mut example_tests: Vec<Option<Verdict>> = vec![None; tasks.len()];
+    for ((i, which, _), v) in jobs.iter().zip(verdicts) {
         let v = v?;
-        match example {
-            None => hidden[*i] = Some(v),
-            Some(_) => examples[*i].push(v),
+        match which {
+            Which::Hidden => hidden[*i] = Some(v),
+            Which::Example(_) => examples[*i].push(v),
+            Which::ExampleTest => example_tests[*i] = Some(v),
         }
     }
     Ok(hidden
         .into_iter()
         .zip(examples)
-        .map(|(hidden, examples)| Checked {
+        .zip(example_tests)
+        .map(|((hidden, examples), example_test)| Checked {
             hidden: hidden.expect("every task's hidden test is a job"),
             examples,
+            example_test,
         })
         .collect())
 }
 
-/// What an imported task's tests may call: its entry point.
-pub fn task_interface(task: &Task) -> crate::toolchain::Interface {
-    crate::toolchain::Interface::names(crate::sandbox::boundary::Interface {
+/// What an imported Python task's tests may call: its entry point.
+pub fn task_interface(task: &Task) -> Interface {
+    Interface::names(crate::sandbox::boundary::Interface {
         functions: vec![task.entry_point.clone()],
         classes: Vec::new(),
     })
+}
+
+/// A C/C++ header or Rust item list as the toolchains compile against it.
+fn load_interface(tc: &Toolchains, stated: &StatedInterface) -> Result<Interface, ImportError> {
+    Interface::load(tc.sandbox().cache(), stated).map_err(|e| ImportError::Toolchain(e.to_string()))
 }
 
 /// Why a run failed, in a few words: the verdict, and the exception and its message if any

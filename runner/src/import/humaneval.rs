@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::examples::{self, is_identifier};
-use super::{Benchmark, ImportError, Place, Task};
+use super::{Benchmark, ImportError, Place, Task, TaskInterface, Tasks};
 
 /// The most bytes a benchmark file may hold (decompressed): HumanEval is 0.2 MB.
 const MAX_BYTES: u64 = 256 << 20;
@@ -55,7 +55,7 @@ impl Benchmark for HumanEval {
         "HumanEval"
     }
 
-    fn tasks(&self) -> Result<Vec<Task>, ImportError> {
+    fn tasks(&self) -> Result<Tasks, ImportError> {
         let own = records(&self.file)?;
         let others: HashMap<String, (Place, Record)> = match &self.examples {
             Some(path) => records(path)?
@@ -83,6 +83,9 @@ impl Benchmark for HumanEval {
             };
             let examples = examples::read(source, &r.entry_point);
             tasks.push(Task {
+                language: crate::toolchain::Language::Python,
+                interface: TaskInterface::Names(vec![r.entry_point.clone()]),
+                example_test: None,
                 hidden_test: hidden_test(&r),
                 reference: format!("{}{}", r.prompt, r.canonical_solution),
                 id: r.task_id,
@@ -93,7 +96,10 @@ impl Benchmark for HumanEval {
                 examples,
             });
         }
-        Ok(tasks)
+        Ok(Tasks {
+            tasks,
+            refused: Vec::new(),
+        })
     }
 }
 
@@ -187,7 +193,7 @@ fn check_record(r: &Record) -> Result<(), String> {
 
 /// The bytes of `path`, decompressed when gzipped (by its first bytes, whatever its name), at
 /// most [`MAX_BYTES`].
-fn read_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
+pub(super) fn read_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
     let io = |source| ImportError::Read {
         path: path.to_path_buf(),
         source,
@@ -261,7 +267,8 @@ mod tests {
             examples: None,
         }
         .tasks()
-        .unwrap();
+        .unwrap()
+        .tasks;
         let t = &tasks[0];
         assert_eq!((t.id.as_str(), t.entry_point.as_str()), ("T/0", "inc"));
         assert_eq!(t.at, Place { path: f, line: 1 });
@@ -365,7 +372,8 @@ mod tests {
             examples: Some(gz.clone()),
         }
         .tasks()
-        .unwrap();
+        .unwrap()
+        .tasks;
         assert_eq!(
             tasks[0].examples.examples[0].assertion(),
             "assert inc(5) == 6"

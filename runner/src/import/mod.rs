@@ -22,7 +22,9 @@
 mod check;
 mod examples;
 mod humaneval;
+mod humaneval_x;
 mod project;
+mod source;
 
 use std::path::PathBuf;
 
@@ -31,9 +33,10 @@ use serde::Serialize;
 pub use check::{check, Checked};
 pub use examples::{Example, Found, Unread};
 pub use humaneval::HumanEval;
+pub use humaneval_x::HumanEvalX;
 pub use project::{
-    existing, folder_name, folders, plan, write, Dropped, ImportReport, Planned, ProjectReport,
-    Template, BUILTIN_TEMPLATE,
+    existing, folder_name, folders, plan, write, Dropped, Flag, ImportReport, Planned,
+    ProjectReport, Template, BUILTIN_TEMPLATE, FLAG_FILE,
 };
 
 /// A benchmark's file format: reads every task of a file, checked.
@@ -41,31 +44,69 @@ pub trait Benchmark {
     /// The benchmark's name as output says it (`HumanEval`).
     fn name(&self) -> &'static str;
 
-    /// Every task, in file order. A malformed record is an error naming the file and the line.
-    fn tasks(&self) -> Result<Vec<Task>, ImportError>;
+    /// Every task, in file order, and the records refused (each with its line and why). A file
+    /// that cannot be read, or whose every record is malformed where the reader stops at the
+    /// first, is an error naming the file and the line.
+    fn tasks(&self) -> Result<Tasks, ImportError>;
 }
 
-/// One task of a benchmark, as a project needs it. Its code is Python; the solution is the
-/// module `solution` (`solution.py`), which tests import.
+/// What a reader made of a file: the tasks, and the records it could not make one of.
+#[derive(Clone, Debug, Default)]
+pub struct Tasks {
+    pub tasks: Vec<Task>,
+    pub refused: Vec<Refused>,
+}
+
+/// A record no project is made of, and why: the benchmark's own defect (a test cut off, a
+/// reference that does not build) or something dixit cannot run (a library no build has).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    /// Its task id (empty when the record could not be read at all).
+    pub task_id: String,
+    pub at: Place,
+    pub why: String,
+}
+
+/// One task of a benchmark, as a project needs it, in one of the languages dixit judges: the
+/// solution is the project language's solution file (`solution.py`, `solution.cpp`, `lib.rs`),
+/// which the tests reach through the stated interface.
 #[derive(Clone, Debug)]
 pub struct Task {
     /// The task's id in the benchmark (`HumanEval/0`): data, so never used as a path as is.
     pub id: String,
     /// Where the task's record is.
     pub at: Place,
+    /// The language of its code, tests and reference.
+    pub language: crate::toolchain::Language,
     /// The function a solution defines.
     pub entry_point: String,
     /// The code the spec shows: imports, helpers, the function's signature and docstring.
     pub prompt: String,
-    /// The hidden test: a Python test file that imports the function from `solution`.
+    /// What tests may use of a solution, as the project states it.
+    pub interface: TaskInterface,
+    /// The hidden test: a test file of the task's language that reaches the function through
+    /// the interface.
     pub hidden_test: String,
-    /// The benchmark's reference solution, a whole `solution.py`: only for checking the hidden
+    /// The benchmark's reference solution, a whole solution file: only for checking the hidden
     /// test and the examples in the sandbox; never written into a project.
     pub reference: String,
     /// Where the examples were read (a record of the examples file, or the task's own).
     pub examples_at: Place,
-    /// The examples of the function's docstring, and the lines left unread.
+    /// The examples of the function's docstring, and the lines left unread (Python).
     pub examples: Found,
+    /// The benchmark's own test of the prompt's examples, a whole test file (C++, Rust).
+    pub example_test: Option<String>,
+}
+
+/// What a project states as its interface (`[project] interface`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TaskInterface {
+    /// Python: the functions tests import.
+    Names(Vec<String>),
+    /// C/C++: the text of `interface/solution.h`, which tests include.
+    Header(String),
+    /// Rust: the items of the crate `solution`.
+    Items(Vec<String>),
 }
 
 /// A line of a file.
@@ -128,10 +169,6 @@ pub enum ImportError {
     /// The sandbox lacks a toolchain (the Python runtime) to check the references with.
     #[error("cannot check the reference solutions in the sandbox: {0}")]
     Toolchain(String),
-    /// A reference solution fails its own hidden test: the benchmark's data (or its reading)
-    /// is wrong, so no project is made of it.
-    #[error("{at}: task {id}: the reference solution fails its hidden test ({why})")]
-    ReferenceFails { at: Place, id: String, why: String },
 }
 
 /// Two tasks whose ids give one folder name.

@@ -3,16 +3,23 @@
 //! all or nothing.
 //!
 //! A project holds nothing of the reference solution: the spec is the task's prompt and one
-//! sentence, the tests are the benchmark's `check` and the docstring's examples.
+//! sentence, the tests are the benchmark's own and the prompt's examples. A task whose reference
+//! or hidden test does not build is refused (no project); one whose reference fails its own
+//! hidden test is written but flagged: its `FLAGGED.md` holds the evidence a person needs to
+//! tell which side is wrong, and `dixit compare` leaves the project out while the file is there.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::check::{why, Checked};
-use super::{Clash, Example, ImportError, Place, Task, Unread};
-use crate::config::{Config, LanguageName, TestStyle};
-use crate::sandbox::{Limits, VerdictKind};
+use super::{Clash, Example, ImportError, Place, Refused, Task, TaskInterface, Unread};
+use crate::config::{Config, TestStyle};
+use crate::sandbox::{Limits, Verdict, VerdictKind};
+use crate::toolchain::{solution_files, Language, TestKind};
+
+/// The file in a flagged project's folder: the evidence, and what a person decides.
+pub const FLAG_FILE: &str = "FLAGGED.md";
 
 /// The `dixit.toml` every imported project gets when no template is given: a Python project
 /// for the local model, with a table for every protocol.
@@ -46,17 +53,12 @@ impl Template {
     }
 
     /// Checks `text` as a project's config: every key, the protocol it names and each
-    /// protocol table it has (so `dixit run --protocol NAME` works too), and a Python project
-    /// with unit tests (what an import writes). Errors name `shown`, the key and its line.
+    /// protocol table it has (so `dixit run --protocol NAME` works too), and unit tests (what an
+    /// import writes; the language and interface are each task's). Errors name `shown`, the key
+    /// and its line.
     fn parse(text: &str, shown: &Path, path: Option<PathBuf>) -> Result<Template, ImportError> {
         let bad = ImportError::Template;
         let config = Config::parse(text, shown).map_err(bad)?;
-        if config.project.language != LanguageName::Python {
-            return Err(bad(config.invalid(
-                "project.language",
-                "an imported task's code and tests are Python: language = \"python\"".into(),
-            )));
-        }
         if config.project.tests != TestStyle::Unit {
             return Err(bad(config.invalid(
                 "project.tests",
@@ -88,16 +90,30 @@ impl Template {
     }
 
     /// The text of a project's `dixit.toml`: the template, comments and all, with `[project]
-    /// name` set to `id` and `interface` to the task's entry point (all a test may call).
-    fn for_task(&self, id: &str, entry_point: &str) -> String {
+    /// name` set to the task's id, `language` to its language and `interface` to what its tests
+    /// may use (the entry point; for C/C++ the header `interface/solution.h`).
+    fn for_task(&self, task: &Task) -> String {
         let mut doc: toml_edit::DocumentMut = self
             .text
             .parse()
             .expect("a template that parsed as a config parses as a document");
-        doc["project"]["name"] = toml_edit::value(id);
-        let mut names = toml_edit::Array::new();
-        names.push(entry_point);
-        doc["project"]["interface"] = toml_edit::value(names);
+        doc["project"]["name"] = toml_edit::value(&task.id);
+        if task.language != Language::Python {
+            doc["project"]["language"] = toml_edit::value(task.language.as_str());
+            // The template's comment on `tests` may speak of Python's files.
+            doc["project"]["tests"] = toml_edit::value("unit");
+        }
+        let array = |names: &[String]| {
+            let mut a = toml_edit::Array::new();
+            for n in names {
+                a.push(n.as_str());
+            }
+            toml_edit::value(a)
+        };
+        doc["project"]["interface"] = match &task.interface {
+            TaskInterface::Names(names) | TaskInterface::Items(names) => array(names),
+            TaskInterface::Header(_) => toml_edit::value(HEADER),
+        };
         doc.to_string()
     }
 }
@@ -143,12 +159,25 @@ pub struct Planned {
     pub report: ProjectReport,
 }
 
+/// Where an imported C/C++ project's interface header is.
+const HEADER: &str = "interface/solution.h";
+
 /// What became of one task.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProjectReport {
     pub task_id: String,
     /// The project's folder name.
     pub folder: String,
+    /// The language of its code and tests.
+    pub language: Language,
+    /// Why the project is flagged (the reference fails its own hidden test); `None`: clean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flagged: Option<Flag>,
+    /// Whether the benchmark's example test is in `tests/` (the reference passes it).
+    pub example_test: bool,
+    /// The benchmark's example test, when the reference fails it: left out, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example_test_dropped: Option<String>,
     /// Where its examples were read.
     pub examples_from: Place,
     /// The examples written as `tests/`, one file each.
@@ -168,6 +197,19 @@ pub struct Dropped {
     pub why: String,
 }
 
+/// The evidence of a flagged task: the benchmark's test and its reference disagree.
+#[derive(Clone, Debug, Serialize)]
+pub struct Flag {
+    /// The hidden test's verdict on the reference, in a few words.
+    pub why: String,
+    /// What the failing run showed: the failed assertion or panic, and the reference's output.
+    pub evidence: String,
+    /// What the reference did on the prompt's own examples (their tests, when the task has
+    /// them): if it passes them, the hidden test more likely asks for something the prompt
+    /// does not say.
+    pub examples: String,
+}
+
 /// What an import did (its summary, and `--json`).
 #[derive(Clone, Debug, Serialize)]
 pub struct ImportReport {
@@ -179,26 +221,64 @@ pub struct ImportReport {
     /// The template's path; `None`: the built-in one.
     pub template: Option<PathBuf>,
     pub out: PathBuf,
+    /// Clean projects (written, in comparisons).
+    pub clean: usize,
+    /// Flagged projects (written, left out of comparisons until a person decides).
+    pub flagged: usize,
     pub projects: Vec<ProjectReport>,
+    /// Records no project was made of.
+    pub refused: Vec<Refused>,
+}
+
+impl ImportReport {
+    /// The report of an import of `projects`, with the records `refused`.
+    pub fn new(
+        benchmark: &str,
+        file: PathBuf,
+        examples: Option<PathBuf>,
+        template: Option<PathBuf>,
+        out: PathBuf,
+        projects: Vec<ProjectReport>,
+        refused: Vec<Refused>,
+    ) -> ImportReport {
+        let flagged = projects.iter().filter(|p| p.flagged.is_some()).count();
+        ImportReport {
+            benchmark: benchmark.into(),
+            file,
+            examples,
+            template,
+            out,
+            clean: projects.len() - flagged,
+            flagged,
+            projects,
+            refused,
+        }
+    }
 }
 
 /// The projects of `tasks`, whose reference solutions did `checked`: folder names (refused
-/// when two tasks would share one), files, and what became of each example. A reference that
-/// fails its hidden test is an error.
+/// when two tasks would share one), files, and what became of each example; and the tasks
+/// refused because their reference or hidden test does not build. A reference that fails its
+/// hidden test is flagged: its project gets [`FLAG_FILE`] with the evidence.
 pub fn plan(
     tasks: &[Task],
     checked: &[Checked],
     template: &Template,
-) -> Result<Vec<Planned>, ImportError> {
+) -> Result<(Vec<Planned>, Vec<Refused>), ImportError> {
     let folders = folders(tasks)?;
     let mut out = Vec::with_capacity(tasks.len());
+    let mut refused = Vec::new();
     for ((task, checked), folder) in tasks.iter().zip(checked).zip(folders) {
-        if checked.hidden.verdict != VerdictKind::Pass {
-            return Err(ImportError::ReferenceFails {
+        if checked.hidden.verdict == VerdictKind::CompileError {
+            refused.push(Refused {
+                task_id: task.id.clone(),
                 at: task.at.clone(),
-                id: task.id.clone(),
-                why: why(&checked.hidden),
+                why: format!(
+                    "the reference solution and its hidden test do not build together: {}",
+                    build_message(&checked.hidden)
+                ),
             });
+            continue;
         }
         let mut tests = Vec::new();
         let mut dropped = Vec::new();
@@ -213,17 +293,23 @@ pub fn plan(
                 });
             }
         }
+        let (kind, ext) = match task.language {
+            Language::C => (TestKind::C, "c"),
+            Language::Cpp => (TestKind::Cpp, "cpp"),
+            Language::Rust => (TestKind::Rust, "rs"),
+            _ => (TestKind::Python, "py"),
+        };
         let mut files = vec![
-            (PathBuf::from("spec.md"), spec(task)),
+            (PathBuf::from("spec.md"), spec(task, kind)),
+            (PathBuf::from("dixit.toml"), template.for_task(task)),
             (
-                PathBuf::from("dixit.toml"),
-                template.for_task(&task.id, &task.entry_point),
-            ),
-            (
-                PathBuf::from("hidden/test_hidden.py"),
+                PathBuf::from(format!("hidden/test_hidden.{ext}")),
                 task.hidden_test.clone(),
             ),
         ];
+        if let TaskInterface::Header(text) = &task.interface {
+            files.push((PathBuf::from(HEADER), text.clone()));
+        }
         let width = tests.len().to_string().len().max(2);
         for (i, e) in tests.iter().enumerate() {
             files.push((
@@ -231,11 +317,36 @@ pub fn plan(
                 e.test_file(&task.entry_point),
             ));
         }
+        let mut example_test_dropped = None;
+        let mut example_test = false;
+        if let (Some(t), Some(v)) = (&task.example_test, &checked.example_test) {
+            if v.verdict == VerdictKind::Pass {
+                example_test = true;
+                files.push((
+                    PathBuf::from(format!("tests/test_examples.{ext}")),
+                    t.clone(),
+                ));
+            } else {
+                example_test_dropped = Some(why(v));
+            }
+        }
+        let flagged = (checked.hidden.verdict != VerdictKind::Pass).then(|| Flag {
+            why: why(&checked.hidden),
+            evidence: evidence_text(&checked.hidden),
+            examples: examples_text(checked),
+        });
+        if let Some(f) = &flagged {
+            files.push((PathBuf::from(FLAG_FILE), flag_file(task, f, ext)));
+        }
         out.push(Planned {
             files,
             report: ProjectReport {
                 task_id: task.id.clone(),
                 folder: folder.clone(),
+                language: task.language,
+                flagged,
+                example_test,
+                example_test_dropped,
                 examples_from: task.examples_at.clone(),
                 tests,
                 dropped,
@@ -244,7 +355,75 @@ pub fn plan(
             folder,
         });
     }
-    Ok(out)
+    Ok((out, refused))
+}
+
+/// A build failure's message, on one line and at most 300 characters.
+fn build_message(v: &Verdict) -> String {
+    let text = v.detail.as_deref().unwrap_or(v.verdict.as_str());
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    line.chars().take(300).collect()
+}
+
+/// What a failing run showed, for a person: its detail (the failed assertion or panic) and its
+/// output, each cut to a few lines.
+fn evidence_text(v: &Verdict) -> String {
+    let mut parts = Vec::new();
+    if let Some(d) = &v.detail {
+        parts.push(d.trim().to_string());
+    }
+    for (name, text) in [("stdout", &v.stdout), ("stderr", &v.stderr)] {
+        let t = text.trim();
+        if !t.is_empty() && !parts.iter().any(|p| p.contains(t)) {
+            let cut: String = t.lines().take(20).collect::<Vec<_>>().join("\n");
+            parts.push(format!("{name}:\n{cut}"));
+        }
+    }
+    let text = parts.join("\n");
+    text.chars().take(4000).collect()
+}
+
+/// What the reference did on the prompt's examples, in a sentence.
+fn examples_text(checked: &Checked) -> String {
+    if let Some(v) = &checked.example_test {
+        return if v.passed() {
+            "the reference passes the benchmark's test of them".into()
+        } else {
+            format!(
+                "the reference fails the benchmark's test of them too: {}",
+                why(v)
+            )
+        };
+    }
+    let n = checked.examples.len();
+    if n == 0 {
+        return "the prompt has no examples this import could read".into();
+    }
+    let passed = checked.examples.iter().filter(|v| v.passed()).count();
+    format!(
+        "{passed} of the prompt's {n} example{} passed",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// `FLAGGED.md`: the disagreement, its evidence, and what a person decides.
+fn flag_file(task: &Task, f: &Flag, ext: &str) -> String {
+    format!(
+        "# {id}: flagged at import\n\n\
+         The benchmark's reference solution fails its own hidden test \
+         (`hidden/test_hidden.{ext}`): {why}. One of the two is wrong, or the prompt leaves \
+         open what the test checks.\n\n\
+         ## What the failing run showed\n\n```text\n{evidence}\n```\n\n\
+         ## The prompt's examples\n\n{examples}.\n\n\
+         ## Deciding\n\n\
+         `dixit compare` leaves this project out while this file is here. Read `spec.md` and \
+         the hidden test; if the test is wrong, fix or delete the assertion; if it is right (the \
+         reference is wrong), keep it. Then delete this file.\n",
+        id = task.id,
+        why = f.why,
+        evidence = f.evidence,
+        examples = f.examples,
+    )
 }
 
 /// Each task's folder name; a refused id, or two ids that give one name, is an error naming
@@ -273,8 +452,8 @@ pub fn folders(tasks: &[Task]) -> Result<Vec<String>, ImportError> {
 }
 
 /// `spec.md`: the function's name, one sentence, and the task's code (imports, helpers, the
-/// signature and its docstring) in a fence longer than any run of backticks in it.
-fn spec(task: &Task) -> String {
+/// signature and its comment or docstring) in a fence longer than any run of backticks in it.
+fn spec(task: &Task, kind: TestKind) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in task.prompt.chars() {
@@ -283,9 +462,16 @@ fn spec(task: &Task) -> String {
     }
     let fence = "`".repeat((longest + 1).max(3));
     let entry = &task.entry_point;
+    let (file, _) = solution_files(task.language, kind);
+    let (lang, how) = match task.language {
+        Language::Cpp => ("cpp", " (with the includes it needs)"),
+        Language::C => ("c", " (with the includes it needs)"),
+        Language::Rust => ("rust", " as a `pub fn`"),
+        _ => ("python", ""),
+    };
     format!(
-        "# {entry}\n\nImplement the function `{entry}` below in `solution.py`.\n\n\
-         {fence}python\n{}\n{fence}\n",
+        "# {entry}\n\nImplement the function `{entry}` below in `{file}`{how}.\n\n\
+         {fence}{lang}\n{}\n{fence}\n",
         task.prompt.trim_matches('\n').trim_end()
     )
 }
@@ -353,6 +539,9 @@ mod tests {
                 path: "he.jsonl".into(),
                 line,
             },
+            language: Language::Python,
+            interface: TaskInterface::Names(vec!["inc".into()]),
+            example_test: None,
             entry_point: "inc".into(),
             prompt: "\n\ndef inc(x):\n    \"\"\" Add one: `x + 1`.\n    ```\n    inc(1) ==> 2\n    ```\n    \"\"\"\n".into(),
             hidden_test: "from solution import inc\n\ndef check(c):\n    assert c(1) == 2\n\ncheck(inc)\n".into(),
@@ -376,6 +565,7 @@ mod tests {
         Checked {
             hidden: verdict(VerdictKind::Pass),
             examples: examples.iter().map(|&k| verdict(k)).collect(),
+            example_test: None,
         }
     }
 
@@ -441,7 +631,8 @@ mod tests {
             &[checked(&[VerdictKind::Pass, VerdictKind::WrongAnswer])],
             &Template::builtin().unwrap(),
         )
-        .unwrap();
+        .unwrap()
+        .0;
         let p = &planned[0];
         assert_eq!(p.folder, "T_1");
         let names: Vec<String> = p
@@ -483,21 +674,42 @@ mod tests {
         assert_eq!(p.report.dropped[0].why, "wrong_answer");
         assert_eq!(p.report.unread[0].text, "inc(a) ==> 2");
 
-        let mut failing = checked(&[]);
+        // A reference that fails its hidden test: written, flagged with the evidence; one
+        // that does not build with it: refused, with its line.
+        let mut failing = checked(&[VerdictKind::Pass, VerdictKind::WrongAnswer]);
         failing.hidden = verdict(VerdictKind::RuntimeError);
-        let e = plan(&[task("T/2", 9)], &[failing], &Template::builtin().unwrap())
-            .unwrap_err()
-            .to_string();
+        let mut broken = checked(&[]);
+        broken.hidden = verdict(VerdictKind::CompileError);
+        let (planned, refused) = plan(
+            &[task("T/2", 9), task("T/3", 10)],
+            &[failing, broken],
+            &Template::builtin().unwrap(),
+        )
+        .unwrap();
+        assert_eq!(planned.len(), 1);
+        let f = planned[0].report.flagged.as_ref().expect("flagged");
+        assert!(f.why.starts_with("runtime_error"), "{}", f.why);
+        assert_eq!(f.examples, "1 of the prompt's 2 examples passed");
+        let flag = &planned[0]
+            .files
+            .iter()
+            .find(|(n, _)| n == Path::new(FLAG_FILE));
+        assert!(flag
+            .unwrap()
+            .1
+            .contains("`dixit compare` leaves this project out"));
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].task_id, "T/3");
+        assert_eq!(refused[0].at.line, 10);
         assert!(
-            e.starts_with(
-                "he.jsonl:9: task T/2: the reference solution fails its hidden test (runtime_error"
-            ),
-            "{e}"
+            refused[0].why.contains("do not build together"),
+            "{}",
+            refused[0].why
         );
     }
 
-    /// A template that is not a Python unit-test project dixit can run is refused, naming the
-    /// file, the key and its line.
+    /// A template that is not a unit-test project dixit can run is refused, naming the file, the
+    /// key and its line.
     #[test]
     fn a_bad_template_names_the_file_and_the_line() {
         let dir = tempfile::tempdir().unwrap();
@@ -507,11 +719,6 @@ mod tests {
             Template::load(&p).unwrap_err().to_string()
         };
         let ok = BUILTIN_TEMPLATE;
-        let e = err(&ok.replace(
-            "language = \"python\"",
-            "language = \"c\"\ninterface = \"x.h\"",
-        ));
-        assert!(e.contains("tpl.toml: `project.language` (line 5)"), "{e}");
         let e = err(&ok.replace("tests = \"unit\"", "tests = \"io\""));
         assert!(e.contains("`project.tests` (line 6)"), "{e}");
         let e = err(&ok.replace("max_rounds = 4", "max_roundz = 4"));
@@ -531,14 +738,26 @@ mod tests {
         let t = Template::parse(&format!("{ok}\n"), Path::new("t"), None).unwrap();
         let named = ok.replace("[project]\n", "[project]\nname = \"x\"\n");
         let t2 = Template::parse(&named, Path::new("t"), None).unwrap();
-        let doc: toml::Table = toml::from_str(&t.for_task("a\"b'c", "f")).unwrap();
+        let mut odd = task("a\"b'c", 1);
+        odd.interface = TaskInterface::Names(vec!["f".into()]);
+        let doc: toml::Table = toml::from_str(&t.for_task(&odd)).unwrap();
         assert_eq!(doc["project"]["name"].as_str(), Some("a\"b'c"));
         assert_eq!(
             doc["project"]["interface"].as_array().unwrap(),
             &vec![toml::Value::from("f")]
         );
-        assert!(t2.for_task("T/3", "f").contains("name = \"T/3\""));
-        assert!(!t2.for_task("T/3", "f").contains("name = \"x\""));
+        assert!(t2.for_task(&task("T/3", 1)).contains("name = \"T/3\""));
+        assert!(!t2.for_task(&task("T/3", 1)).contains("name = \"x\""));
+        // The language and interface are each task's: a C++ task gets its header.
+        let mut cpp = task("CPP/1", 1);
+        cpp.language = Language::Cpp;
+        cpp.interface = TaskInterface::Header("#pragma once\n".into());
+        let doc: toml::Table = toml::from_str(&t.for_task(&cpp)).unwrap();
+        assert_eq!(doc["project"]["language"].as_str(), Some("cpp"));
+        assert_eq!(
+            doc["project"]["interface"].as_str(),
+            Some("interface/solution.h")
+        );
     }
 
     /// Writing is all or nothing: existing folders are refused (nothing written), or replaced
@@ -555,7 +774,8 @@ mod tests {
             ],
             &Template::builtin().unwrap(),
         )
-        .unwrap();
+        .unwrap()
+        .0;
         write(&out, &planned, false).unwrap();
         assert!(out.join("A/tests/test_example_02.py").is_file());
         assert!(out.join("B/hidden/test_hidden.py").is_file());

@@ -5,7 +5,7 @@
 use super::format::plural;
 use crate::english::and_list;
 use crate::evidence::escaped;
-use crate::import::ImportReport;
+use crate::import::{ImportReport, FLAG_FILE};
 
 /// Lines listed per kind (dropped examples, unread lines); `--json` has them all.
 const SHOWN: usize = 12;
@@ -14,24 +14,92 @@ const SHOWN: usize = 12;
 pub fn import_summary(r: &ImportReport) -> String {
     let examples_file = r.examples.as_ref().unwrap_or(&r.file);
     let mut s = format!(
-        "imported {} from {} into {}: one project each\n",
+        "imported {} of {} from {} into {}: one project each; {} clean, {} flagged, {} refused\n",
+        r.projects.len(),
         plural(
-            r.projects.len(),
+            r.projects.len() + r.refused.len(),
             &format!("{} task", r.benchmark),
             &format!("{} tasks", r.benchmark)
         ),
         r.file.display(),
-        r.out.display()
+        r.out.display(),
+        r.clean,
+        r.flagged,
+        r.refused.len()
     );
+    let refused: Vec<String> = r
+        .refused
+        .iter()
+        .map(|x| {
+            let id = if x.task_id.is_empty() {
+                "(unread)".to_string()
+            } else {
+                escaped(&x.task_id)
+            };
+            format!("{id}, line {}: {}", x.at.line, escaped(&x.why))
+        })
+        .collect();
+    if !refused.is_empty() {
+        s.push_str(&format!(
+            "  refused {} (no project; the others imported):\n",
+            plural(refused.len(), "record", "records")
+        ));
+        lines(&mut s, &refused);
+    }
+    let flagged: Vec<String> = r
+        .projects
+        .iter()
+        .filter_map(|p| {
+            let f = p.flagged.as_ref()?;
+            Some(format!(
+                "{}: the reference fails its hidden test ({}); the prompt's examples: {} — {}",
+                escaped(&p.task_id),
+                escaped(&f.why),
+                escaped(&f.examples),
+                r.out.join(&p.folder).join(FLAG_FILE).display()
+            ))
+        })
+        .collect();
+    if !flagged.is_empty() {
+        s.push_str(&format!(
+            "  flagged {} (written, left out of `dixit compare` until a person decides and \
+             deletes its {FLAG_FILE}):\n",
+            plural(flagged.len(), "project", "projects"),
+        ));
+        lines(&mut s, &flagged);
+    }
     let with_tests: Vec<_> = r.projects.iter().filter(|p| !p.tests.is_empty()).collect();
     let tests: usize = with_tests.iter().map(|p| p.tests.len()).sum();
-    s.push_str(&format!(
-        "  acceptance tests (tests/): {} in {} of {}, read from the docstrings in {}\n",
-        plural(tests, "example", "examples"),
-        with_tests.len(),
-        plural(r.projects.len(), "project", "projects"),
-        examples_file.display()
-    ));
+    if !with_tests.is_empty() {
+        s.push_str(&format!(
+            "  acceptance tests (tests/): {} in {} of {}, read from the docstrings in {}\n",
+            plural(tests, "example", "examples"),
+            with_tests.len(),
+            plural(r.projects.len(), "project", "projects"),
+            examples_file.display()
+        ));
+    }
+    let with_example_test = r.projects.iter().filter(|p| p.example_test).count();
+    if with_example_test > 0 {
+        s.push_str(&format!(
+            "  acceptance tests (tests/test_examples.*): the benchmark's test of the prompt's \
+             examples in {} of {}\n",
+            with_example_test,
+            plural(r.projects.len(), "project", "projects"),
+        ));
+    }
+    let dropped_example_tests: Vec<String> = r
+        .projects
+        .iter()
+        .filter_map(|p| {
+            let why = p.example_test_dropped.as_ref()?;
+            Some(format!("{}: {}", escaped(&p.task_id), escaped(why)))
+        })
+        .collect();
+    if !dropped_example_tests.is_empty() {
+        s.push_str("  left out the example test the reference fails:\n");
+        lines(&mut s, &dropped_example_tests);
+    }
     if let Some(path) = &r.examples {
         let own: Vec<String> = r
             .projects
@@ -50,7 +118,7 @@ pub fn import_summary(r: &ImportReport) -> String {
     let without: Vec<String> = r
         .projects
         .iter()
-        .filter(|p| p.tests.is_empty())
+        .filter(|p| p.tests.is_empty() && !p.example_test)
         .map(|p| escaped(&p.task_id))
         .collect();
     if !without.is_empty() {
@@ -123,8 +191,8 @@ pub fn import_summary(r: &ImportReport) -> String {
         ));
     }
     s.push_str(&format!(
-        "each project: spec.md (the prompt), dixit.toml (from {}), hidden/test_hidden.py (the \
-         benchmark's check, which the reference passes), tests/ (one test per example)\n",
+        "each project: spec.md (the prompt), dixit.toml (from {}), hidden/ (the benchmark's \
+         test), tests/ (the examples the reference passes)\n",
         r.template.as_ref().map_or_else(
             || "the built-in template".into(),
             |p| p.display().to_string()

@@ -1,0 +1,488 @@
+//! The reader of HumanEval-X (THUDM/CodeGeeX) in C++ and Rust: JSON Lines, plain or gzipped,
+//! one task a line, the language from the task id (`CPP/0`, `Rust/0`):
+//!
+//! | field | what it is | in a project |
+//! |---|---|---|
+//! | `prompt` | the comment with the examples (C++: the includes and the signature too) | `spec.md` |
+//! | `declaration` | includes or `use` lines, helpers, the signature | the interface: `interface/solution.h` (C++: prototypes), `[project] interface` items (Rust) |
+//! | `canonical_solution` | the body that completes the declaration | nowhere: it checks the tests in the sandbox |
+//! | `test` | a `main` (C++) or a `#[cfg(test)]` module (Rust) | `hidden/test_hidden.cpp` / `.rs` |
+//! | `example_test` | the prompt's examples as a test (C++) | `tests/test_examples.cpp` |
+//!
+//! A record this reader cannot make a project of is refused with its line and the reason, and
+//! the others still import: not JSON, a field missing, an id repeated or in another language, a
+//! declaration that does not end with the function's signature, a test cut off (braces left
+//! open) or with nothing to run. What only a build can tell (a library the sandbox lacks, a
+//! reference that does not compile) is found by the check in the sandbox.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+use super::examples::Found;
+use super::humaneval::read_bytes;
+use super::source::{code_mask, function_name, open_braces, pieces, Syntax};
+use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
+use crate::toolchain::Language;
+
+/// HumanEval-X's JSON Lines in C++ or Rust (both may be in one file).
+#[derive(Clone, Debug)]
+pub struct HumanEvalX {
+    pub file: PathBuf,
+}
+
+/// One line of the file.
+#[derive(Debug, Deserialize)]
+struct Record {
+    task_id: String,
+    prompt: String,
+    declaration: String,
+    canonical_solution: String,
+    test: String,
+    #[serde(default)]
+    example_test: Option<String>,
+}
+
+/// The crates a Rust solution may use: the standard library's (the sandbox builds with rustc
+/// alone, so a benchmark's `use rand::Rng;` names a crate no build has).
+const RUST_STD_CRATES: &[&str] = &["std", "core", "alloc", "self", "super", "crate"];
+
+impl Benchmark for HumanEvalX {
+    fn name(&self) -> &'static str {
+        "HumanEval-X"
+    }
+
+    fn tasks(&self) -> Result<Tasks, ImportError> {
+        let bytes = read_bytes(&self.file)?;
+        let mut out = Tasks::default();
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+            let at = Place {
+                path: self.file.clone(),
+                line: i + 1,
+            };
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let mut refuse = |task_id: &str, why: String| {
+                out.refused.push(Refused {
+                    task_id: task_id.to_string(),
+                    at: at.clone(),
+                    why,
+                })
+            };
+            let r: Record = match std::str::from_utf8(raw)
+                .map_err(|e| format!("not UTF-8 ({e})"))
+                .and_then(|l| {
+                    serde_json::from_str(l).map_err(|e| format!("not a HumanEval-X record: {e}"))
+                }) {
+                Ok(r) => r,
+                Err(why) => {
+                    refuse("", why);
+                    continue;
+                }
+            };
+            if let Some(&first) = seen.get(&r.task_id) {
+                refuse(
+                    &r.task_id,
+                    format!(
+                        "task id {:?} is already the task of line {first}",
+                        r.task_id
+                    ),
+                );
+                continue;
+            }
+            seen.insert(r.task_id.clone(), at.line);
+            let made = match r.task_id.split('/').next() {
+                Some("CPP") => cpp_task(&r, &at),
+                Some("Rust") => rust_task(&r, &at),
+                _ => Err(format!(
+                    "task id {:?} is neither a C++ (`CPP/…`) nor a Rust (`Rust/…`) task",
+                    r.task_id
+                )),
+            };
+            match made {
+                Ok(t) => out.tasks.push(t),
+                Err(why) => refuse(&r.task_id, why),
+            }
+        }
+        if out.tasks.is_empty() && out.refused.is_empty() {
+            return Err(ImportError::Empty {
+                path: self.file.clone(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// What every task's test must be: whole (its braces close) and not empty.
+fn check_test(test: &str, syntax: Syntax) -> Result<(), String> {
+    match open_braces(test, syntax) {
+        0 => Ok(()),
+        n if n > 0 => Err(format!(
+            "the test is cut off: {n} brace{} left open at its end",
+            if n == 1 { "" } else { "s" }
+        )),
+        n => Err(format!("the test closes {} more braces than it opens", -n)),
+    }
+}
+
+/// A C++ task: the header holds the declaration's includes and a prototype of each function it
+/// defines or declares; the entry point is the last, the function the declaration leaves open.
+fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
+    let (parts, _) = pieces(&r.declaration, Syntax::Cpp);
+    let Some((last, helpers)) = parts.split_last() else {
+        return Err("the declaration has no function signature".into());
+    };
+    let entry = match (last.block, function_name(last.head, Syntax::Cpp)) {
+        (None, Some(name)) => name,
+        _ => {
+            return Err(
+                "the declaration does not end with the entry function's signature and `{`".into(),
+            )
+        }
+    };
+    let mut header = String::from("#pragma once\n");
+    for p in helpers {
+        header.push_str(p.head.trim());
+        match function_name(p.head, Syntax::Cpp) {
+            // A helper the declaration defines: the solution defines it, the test sees it.
+            Some(_) => header.push_str(";\n"),
+            None => {
+                header.push_str(p.block.unwrap_or(""));
+                header.push('\n');
+            }
+        }
+    }
+    header.push_str(last.head.trim());
+    header.push_str(";\n");
+    check_test(&r.test, Syntax::Cpp)?;
+    if !has_main(&r.test, Syntax::Cpp) {
+        return Err("the test has no `main`: nothing runs it".into());
+    }
+    let example_test = example(&r.example_test)
+        .map(|t| -> Result<String, String> {
+            check_test(t, Syntax::Cpp).map_err(|e| format!("example_test: {e}"))?;
+            Ok(format!("#include \"solution.h\"\n{}", t.trim_start()))
+        })
+        .transpose()?;
+    Ok(Task {
+        id: r.task_id.clone(),
+        at: at.clone(),
+        language: Language::Cpp,
+        entry_point: entry,
+        prompt: r.prompt.clone(),
+        interface: TaskInterface::Header(header),
+        hidden_test: format!(
+            "// Hidden test: the benchmark's, run against the final implementations.\n\
+             #include \"solution.h\"\n{}",
+            r.test.trim_start()
+        ),
+        reference: format!("{}{}", r.declaration, r.canonical_solution),
+        examples_at: at.clone(),
+        examples: Found::default(),
+        example_test,
+    })
+}
+
+/// Whether `test` defines `main` (C++) outside comments and strings.
+fn has_main(test: &str, syntax: Syntax) -> bool {
+    let (parts, _) = pieces(test, syntax);
+    parts
+        .iter()
+        .any(|p| function_name(p.head, syntax).as_deref() == Some("main"))
+}
+
+/// A Rust task: the declaration's `use` lines of crates outside the standard library are left
+/// out (a build has none), its functions become the crate's public items (the interface), the
+/// entry point is the one it leaves open, and the test module becomes a program that runs each
+/// `#[test]` function from `main`.
+fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
+    let (uses, declaration) = rust_declaration(&r.declaration);
+    let (parts, _) = pieces(&declaration, Syntax::Rust);
+    let Some((last, helpers)) = parts.split_last() else {
+        return Err("the declaration has no function signature".into());
+    };
+    let entry = match (last.block, function_name(last.head, Syntax::Rust)) {
+        (None, Some(name)) => name,
+        _ => {
+            return Err(
+                "the declaration does not end with the entry function's signature and `{`".into(),
+            )
+        }
+    };
+    let mut items: Vec<String> = helpers
+        .iter()
+        .filter_map(|p| function_name(p.head, Syntax::Rust))
+        .collect();
+    items.push(entry.clone());
+    check_test(&r.test, Syntax::Rust)?;
+    let hidden_test = rust_test_program(&r.test, &uses)?;
+    let reference = publish(&format!("{declaration}{}", r.canonical_solution));
+    // A function the test calls that only the reference defines: the spec never shows it, so
+    // no solution written from the spec could pass.
+    let test_code: String = r
+        .test
+        .bytes()
+        .zip(code_mask(&r.test, Syntax::Rust))
+        .map(|(b, c)| if c && b.is_ascii() { b as char } else { ' ' })
+        .collect();
+    for f in top_level_functions(&reference) {
+        if !items.contains(&f) && test_code.contains(&format!("{f}(")) {
+            return Err(format!(
+                "the test calls `{f}`, which only the reference defines: the declaration (what \
+                 the spec shows) declares {}",
+                items
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    let spec_code = format!("{}\n{}", r.prompt.trim_end(), declaration.trim_start());
+    Ok(Task {
+        id: r.task_id.clone(),
+        at: at.clone(),
+        language: Language::Rust,
+        entry_point: entry,
+        prompt: spec_code,
+        interface: TaskInterface::Items(items),
+        hidden_test,
+        reference,
+        examples_at: at.clone(),
+        examples: Found::default(),
+        example_test: example(&r.example_test).map(|t| t.to_string()),
+    })
+}
+
+/// The declaration's standard-library `use` lines, and the declaration without the `use` lines
+/// of other crates.
+fn rust_declaration(declaration: &str) -> (Vec<String>, String) {
+    let mut uses = Vec::new();
+    let mut kept = String::new();
+    for line in declaration.split_inclusive('\n') {
+        let t = line.trim();
+        if let Some(path) = t.strip_prefix("use ") {
+            let krate: String = path
+                .trim_start_matches("::")
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !RUST_STD_CRATES.contains(&krate.as_str()) {
+                continue;
+            }
+            uses.push(t.to_string());
+        }
+        kept.push_str(line);
+    }
+    (uses, kept)
+}
+
+/// `source` with each top-level `fn` made `pub` (the interface re-exports public items only).
+fn publish(source: &str) -> String {
+    let (parts, _) = pieces(source, Syntax::Rust);
+    let mut out = String::with_capacity(source.len() + 32);
+    let mut from = 0;
+    for p in parts {
+        let head_start = p.head.as_ptr() as usize - source.as_ptr() as usize;
+        if function_name(p.head, Syntax::Rust).is_some() {
+            // The `fn` keyword of the signature's line.
+            let line_start = p.head.rfind("fn ").map(|k| head_start + k);
+            if let Some(k) = line_start {
+                let before = source[..k].trim_end();
+                if !before.ends_with("pub") && !before.ends_with(')') {
+                    out.push_str(&source[from..k]);
+                    out.push_str("pub ");
+                    from = k;
+                }
+            }
+        }
+    }
+    out.push_str(&source[from..]);
+    out
+}
+
+/// A Rust test module as a program: `use solution::*` and the declaration's standard `use`
+/// lines where the module used `super::*`, each `#[test]` function public, and a `main` that
+/// calls them in order (a panic fails the run, as a failed `#[test]` does).
+fn rust_test_program(test: &str, uses: &[String]) -> Result<String, String> {
+    // Code bytes only: comments and literals blanked, byte offsets kept.
+    let mask = code_mask(test, Syntax::Rust);
+    let code: String = test
+        .bytes()
+        .zip(&mask)
+        .map(|(b, &c)| if c && b.is_ascii() { b as char } else { ' ' })
+        .collect();
+    // Each `#[test]` and the `fn` it marks: (offset of the attribute, offset of `fn`, name).
+    let mut marked = Vec::new();
+    let mut from = 0;
+    while let Some(k) = code[from..].find("#[test]").map(|k| from + k) {
+        from = k + "#[test]".len();
+        let after = &code[from..];
+        let skipped = after.len() - after.trim_start().len();
+        if let Some(sig) = after.trim_start().strip_prefix("fn ") {
+            let name: String = sig
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                marked.push((k, from + skipped, name));
+            }
+        }
+    }
+    if marked.is_empty() {
+        return Err(
+            "the test has no `#[test]` function outside comments: it checks nothing".into(),
+        );
+    }
+    let module = code
+        .split("mod ")
+        .nth(1)
+        .map(|s| {
+            s.trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<String>()
+        })
+        .filter(|m| !m.is_empty());
+    // `#[test]` comes out, each marked `fn` becomes `pub fn`, `#[cfg(test)]` comes out.
+    let mut program = String::with_capacity(test.len() + 256);
+    let mut at = 0;
+    for (attr, fun, _) in &marked {
+        program.push_str(&test[at..*attr]);
+        program.push_str(&test[*attr + "#[test]".len()..*fun]);
+        program.push_str("pub ");
+        at = *fun;
+    }
+    program.push_str(&test[at..]);
+    let imports = format!("use solution::*;\n{}", uses.join("\n"));
+    let program = program
+        .replacen("#[cfg(test)]", "", 1)
+        .replacen("use super::*;", &imports, 1);
+    let calls: String = marked
+        .iter()
+        .map(|(_, _, n)| match &module {
+            Some(m) => format!("    {m}::{n}();\n"),
+            None => format!("    {n}();\n"),
+        })
+        .collect();
+    Ok(format!(
+        "// Hidden test: the benchmark's #[test] functions, run one after another by main.\n\
+         {imports}\n{}\n\n\
+         fn main() {{\n{calls}}}\n",
+        program.trim()
+    ))
+}
+
+/// The names of `source`'s top-level functions.
+fn top_level_functions(source: &str) -> Vec<String> {
+    pieces(source, Syntax::Rust)
+        .0
+        .iter()
+        .filter_map(|p| function_name(p.head, Syntax::Rust))
+        .collect()
+}
+
+/// A record's example test, when it has one (`None` and `"None"` are none).
+fn example(t: &Option<String>) -> Option<&str> {
+    t.as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty() && *t != "None")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, declaration: &str, test: &str) -> Record {
+        Record {
+            task_id: id.into(),
+            prompt: "/* Add. */\n".into(),
+            declaration: declaration.into(),
+            canonical_solution: "    return a + b;\n}\n".into(),
+            test: test.into(),
+            example_test: None,
+        }
+    }
+
+    fn at() -> Place {
+        Place {
+            path: "x.jsonl".into(),
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn a_cpp_header_declares_the_helpers_and_the_entry_point() {
+        let r = record(
+            "CPP/1",
+            "#include<string>\nusing namespace std;\nbool h(string s){\n    return s == \"}\";\n}\nint add(int a, int b){\n",
+            "#include<assert.h>\nint main(){ assert(add(1,2)==3); }\n",
+        );
+        let t = cpp_task(&r, &at()).unwrap();
+        assert_eq!(t.entry_point, "add");
+        let TaskInterface::Header(h) = &t.interface else {
+            panic!("a header")
+        };
+        assert_eq!(
+            h,
+            "#pragma once\n#include<string>\nusing namespace std;\nbool h(string s);\nint add(int a, int b);\n"
+        );
+        assert!(t
+            .hidden_test
+            .contains("#include \"solution.h\"\n#include<assert.h>"));
+    }
+
+    #[test]
+    fn a_test_cut_off_or_without_main_is_refused() {
+        let r = record(
+            "CPP/2",
+            "int add(int a, int b){\n",
+            "int main(){\n  assert(add(1,2)==3);\n",
+        );
+        assert!(cpp_task(&r, &at())
+            .unwrap_err()
+            .contains("cut off: 1 brace left open"));
+        let r = record("CPP/3", "int add(int a, int b){\n", "// int main(){}\n");
+        assert!(cpp_task(&r, &at()).unwrap_err().contains("no `main`"));
+        let r = record("CPP/4", "int add(int a, int b);\n", "int main(){}\n");
+        assert!(cpp_task(&r, &at()).unwrap_err().contains("signature"));
+    }
+
+    #[test]
+    fn a_rust_test_module_becomes_a_program_and_foreign_crates_are_left_out() {
+        let r = record(
+            "Rust/1",
+            "\nuse std::collections::HashMap;\nuse rand::Rng;\nuse md5;\n\nfn add(a: i32, b: i32) -> i32{\n",
+            "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn test_add() {\n        assert_eq!(add(1, 2), 3); // #[test] fn no()\n    }\n}\n",
+        );
+        let t = rust_task(&r, &at()).unwrap();
+        assert_eq!(t.entry_point, "add");
+        assert_eq!(t.interface, TaskInterface::Items(vec!["add".into()]));
+        assert!(!t.reference.contains("rand"), "{}", t.reference);
+        assert!(t.reference.contains("pub fn add(a: i32"), "{}", t.reference);
+        assert!(
+            t.hidden_test.contains("pub fn test_add()"),
+            "{}",
+            t.hidden_test
+        );
+        assert!(t
+            .hidden_test
+            .contains("fn main() {\n    tests::test_add();\n}"));
+        assert!(t.hidden_test.contains("use std::collections::HashMap;"));
+        assert!(!t.hidden_test.contains("pub fn no"));
+    }
+
+    #[test]
+    fn a_rust_test_that_is_all_comment_is_refused() {
+        let r = record(
+            "Rust/2",
+            "fn add(a: i32, b: i32) -> i32{\n",
+            "/*\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n*/\n",
+        );
+        assert!(rust_task(&r, &at()).unwrap_err().contains("checks nothing"));
+    }
+}
