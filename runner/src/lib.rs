@@ -15,6 +15,7 @@
 pub mod agents;
 pub mod bench;
 pub mod budget;
+pub mod calendar;
 pub mod classify;
 pub mod cli;
 pub mod compare;

@@ -10,9 +10,9 @@ use super::output::{printable, Stream};
 use super::{signals, toolchains, GlobalArgs};
 use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, Interrupt, Observer, ProtocolError};
+use crate::english::plural;
 use crate::journal::{Event, ExitClass};
 use crate::report;
-use crate::report::format::plural;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {

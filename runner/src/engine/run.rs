@@ -118,7 +118,7 @@ pub fn default_backend(
 
 /// A new run id: the UTC time and a random suffix (ids are names, never inputs to decisions).
 pub fn new_run_id() -> String {
-    let (year, month, day, s) = crate::report::format::civil(std::time::SystemTime::now());
+    let (year, month, day, s) = crate::calendar::civil(std::time::SystemTime::now());
     let suffix: u16 = rand::random();
     format!(
         "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{suffix:04x}",

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::format::percent;
 use crate::config::ProtocolName;
+use crate::english::plural;
 use crate::eval::Shard;
-use crate::report::format::plural;
 use crate::report::metric::{aggregate, Metric, Total};
 use crate::stats::{paired, Paired, Rate};
 
@@ -461,7 +461,7 @@ the seeds' own measures, per protocol (development problems that ran; a share of
                 o.push_str(&format!(
                     "  {}, {}:\n",
                     one_line(p.as_str()),
-                    crate::report::format::plural(*n, "run", "runs")
+                    crate::english::plural(*n, "run", "runs")
                 ));
                 for line in lines {
                     o.push_str(&wrap(&one_line(line), "    ", 96));

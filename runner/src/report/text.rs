@@ -2,9 +2,9 @@
 
 use super::balance::balance;
 use super::choices::offer_of;
-use super::format::plural;
 use super::protocol::ProtocolReport;
 use super::summary::Summary;
+use crate::english::plural;
 use crate::journal::{ExitClass, JournalFile, StopReason};
 
 /// A stop in words: what happened and what it asks of the person (a decision is the protocol's

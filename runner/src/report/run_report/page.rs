@@ -27,7 +27,7 @@ use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
-use crate::english::and_list;
+use crate::english::{and_list, plural};
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
@@ -54,10 +54,6 @@ fn impl_anchor(v: &RunView, coder: &str) -> Option<String> {
 /// The anchor of a coder's attempts.
 pub fn attempts_anchor(coder: &str) -> String {
     format!("attempts-{}", slug(coder))
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A verdict's letter (`P`, `F`, ...; `X`: not run).
