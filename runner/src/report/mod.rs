@@ -4,7 +4,8 @@
 //!
 //! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
 //! - `protocol.rs`: [`ProtocolReport`], what the report asks of a protocol (its part, its
-//!   decisions in words and on the page); the protocols implement it, the report names none.
+//!   decisions in words); the protocols implement it. `protocols/`: each protocol's terminal
+//!   lines, headline facts, decision evidence and page section, rendered from its data.
 //! - `text.rs`: the terminal summary and [`describe_stop`]; `choices.rs`: what a person may do
 //!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`;
 //!   `balance.rs`: what the person reads first there ([`Balance`]).
@@ -34,6 +35,7 @@ pub mod junit;
 pub mod metric;
 mod outputs;
 mod protocol;
+mod protocols;
 pub mod run_report;
 mod summary;
 mod text;

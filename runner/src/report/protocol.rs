@@ -1,13 +1,11 @@
-//! What the report asks of a protocol: its own part of the summary, its decisions in words and
-//! on the page, and what its own events mean to the shared views (the matrix, the tests the
-//! disagreement finder replays). Each protocol implements [`ProtocolReport`] in its folder; the
-//! report names none, and the CLI hands it the protocol the journal names.
+//! What the report asks of a protocol: its own part of the summary, its decisions in words, and
+//! what its own events mean to the shared views (the matrix, the tests the disagreement finder
+//! replays). Each protocol implements [`ProtocolReport`] in its folder; its page section and
+//! terminal lines are rendered by `protocols/`, and the CLI hands the report the protocol the
+//! journal names.
 
 use std::path::{Path, PathBuf};
 
-use maud::Markup;
-
-use super::html::Section;
 use super::run_report::model::{RunView, Trial};
 use super::summary::{Part, Summary};
 use crate::config::{Config, ConfigError};
@@ -47,9 +45,6 @@ pub trait ProtocolReport: Send + Sync {
     fn round_limit(&self) -> Option<&'static str> {
         None
     }
-
-    /// The page's paragraphs under the headline of one of its decisions: the evidence to read.
-    fn explain(&self, stop: &Open, v: &RunView) -> Markup;
 
     /// The test one of its events ran against every coder, if the event is one (a row of the
     /// page's proposals and, when kept, of its suite).
@@ -99,11 +94,6 @@ pub trait ProtocolReport: Send + Sync {
     /// The summary of a recorded run of it.
     fn summary_of(&self, journal: &JournalFile) -> Summary {
         self.summary().fold(journal)
-    }
-
-    /// Its own section of the run's page (from its part of the summary, `v.summary.part`).
-    fn section(&self, _v: &RunView) -> Option<Section> {
-        None
     }
 
     /// The run of `journal` folded for the page and the JUnit export, its trials and its

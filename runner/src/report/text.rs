@@ -140,9 +140,7 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
             }
         }
     }
-    if let Some(p) = s.part.get() {
-        o.push_str(&p.text(s));
-    }
+    o.push_str(&super::protocols::renderer(protocol.name()).text(s));
     for (name, c) in &s.coders {
         let passing = c.last_vector.iter().filter(|p| **p).count();
         let hidden = c

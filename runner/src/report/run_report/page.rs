@@ -31,6 +31,7 @@ use crate::english::{and_list, plural};
 use crate::journal::{CellRecord, JournalFile, StopReason};
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
+use crate::report::protocols::renderer;
 use crate::report::{
     balance, describe_stop, exit_class, offer_of, shipping_words, ProtocolReport, Summary,
 };
@@ -164,7 +165,7 @@ pub fn render_run(
         page.section("timeline", "Timeline", timeline(v, p));
     }
     page.section("usage", "Usage and cost", usage(v));
-    if let Some(sec) = p.section(v) {
+    if let Some(sec) = renderer(p.name()).section(v) {
         page.section(sec.id, sec.title, sec.body);
     }
     page.section("setup", "The run", setup(v));
@@ -294,7 +295,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
         .collect();
     let run_word = crate::engine::shell_word(&v.run_dir.display().to_string());
     let ask: Markup = match stop {
-        StopReason::Decided(d) => p.explain(d, v),
+        StopReason::Decided(d) => renderer(p.name()).explain(d, v),
         StopReason::RoundCap { rounds } => html! {
             p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise it (the command above) and continue with " (resume) "." }
         },
@@ -379,7 +380,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             dl.dx-kv.dx-facts {
                 dt { "suite" } dd #dx-suite-count data-count=(v.suite.len()) { (plural(v.suite.len(), "test", "tests")) }
                 dt { "rounds" } dd { (s.rounds) }
-                @for (k, fact) in s.part.get().map(|p| p.facts()).unwrap_or_default() {
+                @for (k, fact) in renderer(p.name()).facts(s) {
                     dt { (k) } dd { (fact) }
                 }
                 @if let Some(d) = &s.disagreements {
