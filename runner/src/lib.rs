@@ -28,6 +28,7 @@ pub mod evidence;
 pub mod file_name;
 pub mod import;
 pub mod journal;
+pub mod outcome;
 pub mod protocol;
 pub mod report;
 pub mod sandbox;

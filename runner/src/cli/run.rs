@@ -123,40 +123,42 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
         eprintln!("JUnit XML: {}", file.display());
     }
-    Ok(match report::exit_class(outcome.protocol, &outcome.stop) {
-        ExitClass::Done => exit::OK,
-        ExitClass::HumanNeeded => exit::FAILED,
-        ExitClass::Capped => {
-            eprintln!(
-                "\nhint: resume with `dixit run {} --resume {}`",
-                dir.display(),
-                outcome.run_id
-            );
-            exit::CAPPED
-        }
-        ExitClass::Failed => {
-            eprintln!(
-                "\nhint: fix the cause, then resume with `dixit run {} --resume {}`",
-                dir.display(),
-                outcome.run_id
-            );
-            exit::ENVIRONMENT
-        }
-        ExitClass::Interrupted => {
-            if outcome.resume_undone {
+    Ok(
+        match crate::outcome::exit_class(outcome.protocol, &outcome.stop) {
+            ExitClass::Done => exit::OK,
+            ExitClass::HumanNeeded => exit::FAILED,
+            ExitClass::Capped => {
                 eprintln!(
-                    "\ninterrupted before the resumed run went past its recording: the run is \
-                     left as it was"
+                    "\nhint: resume with `dixit run {} --resume {}`",
+                    dir.display(),
+                    outcome.run_id
                 );
+                exit::CAPPED
             }
-            eprintln!(
-                "\nhint: resume with `dixit run {} --resume {}`",
-                dir.display(),
-                outcome.run_id
-            );
-            signals.code()
-        }
-    })
+            ExitClass::Failed => {
+                eprintln!(
+                    "\nhint: fix the cause, then resume with `dixit run {} --resume {}`",
+                    dir.display(),
+                    outcome.run_id
+                );
+                exit::ENVIRONMENT
+            }
+            ExitClass::Interrupted => {
+                if outcome.resume_undone {
+                    eprintln!(
+                        "\ninterrupted before the resumed run went past its recording: the run is \
+                     left as it was"
+                    );
+                }
+                eprintln!(
+                    "\nhint: resume with `dixit run {} --resume {}`",
+                    dir.display(),
+                    outcome.run_id
+                );
+                signals.code()
+            }
+        },
+    )
 }
 
 /// `--json`'s output: the summary (as `summary.json` holds it) plus where the run is

@@ -21,9 +21,8 @@ use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
-use crate::report::{
-    describe_stop, exit_class, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT,
-};
+use crate::outcome::{describe_stop, exit_class};
+use crate::report::{Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 use crate::toolchain::Toolchains;
 
 /// The file `--out DIR` saves an unsharded (or merged) comparison in.
@@ -318,10 +317,7 @@ async fn of_run(
     run_dir: &Path,
     metrics: bool,
     toolchains: &Arc<Toolchains>,
-) -> (
-    Option<Vec<crate::report::metric::Metric>>,
-    Option<Vec<String>>,
-) {
+) -> (Option<Vec<crate::outcome::Metric>>, Option<Vec<String>>) {
     let (dir, tc) = (run_dir.to_path_buf(), toolchains.clone());
     tokio::task::spawn_blocking(move || {
         let Ok(journal) = crate::journal::JournalFile::read(&dir.join("journal.jsonl")) else {

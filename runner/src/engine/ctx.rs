@@ -14,7 +14,7 @@ use crate::budget::Budget;
 use crate::classify::Reruns;
 use crate::config::{AgentSpec, Config, ProtocolName};
 use crate::journal::{Choice, Event, Journal, JournalError, NAMES_BOUND_SINCE_MINOR};
-use crate::report::Summary;
+use crate::outcome::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{BuildError, Interface, Language, Test, TestKind, Toolchains};
 

@@ -87,7 +87,7 @@ fn policy_by(name: PolicyName) -> String {
 /// person). A recorded decision of a policy's is decided again from the same evidence, and a
 /// different choice is an error: every decision replays.
 pub(crate) fn answer_at(ctx: &Ctx, stop: &StopReason) -> Result<Option<Answer>, Halt> {
-    let offered = || crate::report::offer(ctx.protocol, stop, Some(&ctx.config)).choices;
+    let offered = || crate::outcome::offer(ctx.protocol, stop, Some(&ctx.config)).choices;
     let evidence = || {
         ctx.summary
             .lock()
@@ -284,14 +284,14 @@ pub fn decide(
     let (stop, round) = recorded.stop().ok_or_else(|| DecideError::NotStopped {
         run_id: run_id.clone(),
     })?;
-    let described = crate::report::describe_stop(protocol, &stop);
+    let described = crate::outcome::describe_stop(protocol, &stop);
     if recorded.decision_pending() {
         let here = std::env::current_dir().ok();
         let resume = resume_command(run_dir, &recorded, here.as_deref());
         return Err(DecideError::Pending { run_id, resume });
     }
-    let config = crate::report::recorded_config(&recorded)?;
-    let offer = crate::report::offer(protocol, &stop, Some(&config));
+    let config = crate::outcome::recorded_config(&recorded)?;
+    let offer = crate::outcome::offer(protocol, &stop, Some(&config));
     if offer.is_empty() {
         return Err(DecideError::Ended {
             run_id,

@@ -18,7 +18,8 @@ use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
 use crate::journal::{
     Choice, Event, ExitClass, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE,
 };
-use crate::report::{write_outputs, Summary};
+use crate::outcome::Summary;
+use crate::report::write_outputs;
 use crate::toolchain::{Interface, StatedInterface, Toolchains};
 
 use super::coder::Coder;
@@ -299,7 +300,7 @@ pub async fn resume(
             return Err(ProtocolError::Ended {
                 run_id: recorded.run_id.clone(),
                 round,
-                stop: crate::report::describe_stop(protocol, &stop),
+                stop: crate::outcome::describe_stop(protocol, &stop),
             });
         }
     }
@@ -652,7 +653,7 @@ async fn execute(
     let ends_here = match &stop {
         StopReason::Interrupted | StopReason::Error { .. } => false,
         StopReason::Accepted { by } => crate::config::PolicyName::is_decider(by),
-        other => crate::report::exit_class(ctx.protocol, other) != ExitClass::HumanNeeded,
+        other => crate::outcome::exit_class(ctx.protocol, other) != ExitClass::HumanNeeded,
     };
     if ends_here {
         super::ship::ship(ctx, &implementations)

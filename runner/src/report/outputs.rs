@@ -3,9 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::protocol::ProtocolReport;
-use super::summary::Summary;
 use crate::agents::copy_dir;
+use crate::outcome::{ProtocolData, Summary};
 use crate::toolchain::TestKind;
 
 /// Why writing a run's outputs failed.
@@ -28,7 +27,7 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
 pub fn write_outputs(
     run_dir: &Path,
     summary: &Summary,
-    protocol: &dyn ProtocolReport,
+    protocol: &dyn ProtocolData,
     implementations: &[(String, PathBuf)],
     kind: TestKind,
 ) -> Result<(), OutputError> {
@@ -54,7 +53,7 @@ pub fn write_outputs(
     io(&path, std::fs::write(&path, json + "\n"))
 }
 
-fn suite_readme(kind: TestKind, s: &Summary, protocol: &dyn ProtocolReport) -> String {
+fn suite_readme(kind: TestKind, s: &Summary, protocol: &dyn ProtocolData) -> String {
     let how = match kind {
         TestKind::Python => "cd ../implementations/coder-1 && for t in ../../suite/test_*.py; do PYTHONPATH=. python3 \"$t\" || echo \"FAIL $t\"; done",
         TestKind::C => "for t in test_*.c; do cc -I ../implementations/coder-1 \"$t\" ../implementations/coder-1/*.c -o t.out -lm && ./t.out || echo \"FAIL $t\"; done",

@@ -11,8 +11,7 @@ use super::{settings, Blind, Settings};
 use crate::config::Config;
 use crate::consensus::NamedTest;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::metric::Metric;
-use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
+use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary};
 
 /// One coder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -32,7 +31,7 @@ pub struct BlindPart {
     pub coders: BTreeMap<String, BlindCoder>,
 }
 
-impl ProtocolReport for Blind {
+impl ProtocolData for Blind {
     fn name(&self) -> &'static str {
         super::NAME
     }

@@ -10,7 +10,7 @@ use super::Codet;
 use crate::english::and_list;
 use crate::english::plural;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::{CoderStats, Part, ProtocolReport};
+use crate::outcome::{CoderStats, Part, ProtocolData};
 
 /// What one tester's reply held.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -31,7 +31,7 @@ pub struct CodetPart {
     pub shipped: Option<Shipped>,
 }
 
-impl ProtocolReport for Codet {
+impl ProtocolData for Codet {
     fn name(&self) -> &'static str {
         super::NAME
     }

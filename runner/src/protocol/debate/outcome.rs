@@ -9,8 +9,7 @@ use super::events::{DebateTest, Debated};
 use super::{settings, Debate, Settings, MAX_EPOCHS_REACHED};
 use crate::config::Config;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::metric::Metric;
-use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary, Trial};
+use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary, Trial};
 
 /// One debate epoch.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -36,7 +35,7 @@ pub struct DebatePart {
     pub standings: Option<Debated>,
 }
 
-impl ProtocolReport for Debate {
+impl ProtocolData for Debate {
     fn name(&self) -> &'static str {
         super::NAME
     }

@@ -9,8 +9,7 @@ use super::events::{CannotPass, Converged, HumanNeeded, Stalled};
 use super::Dixit;
 use crate::english::{and_list, plural};
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::metric::Metric;
-use crate::report::{bump, ClassCounts, CoderStats, Part, ProtocolReport, Summary};
+use crate::outcome::{bump, ClassCounts, CoderStats, Metric, Part, ProtocolData, Summary};
 
 /// One tester's history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -47,7 +46,7 @@ fn numbers(n: &[usize]) -> String {
         .join(", ")
 }
 
-impl ProtocolReport for Dixit {
+impl ProtocolData for Dixit {
     fn name(&self) -> &'static str {
         super::NAME
     }

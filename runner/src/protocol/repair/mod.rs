@@ -30,7 +30,7 @@ use futures::future::BoxFuture;
 use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::engine::Protocol;
-use crate::report::ProtocolReport;
+use crate::outcome::ProtocolData;
 
 pub mod events;
 pub mod outcome;

@@ -10,8 +10,7 @@ use super::events::{Repaired, Reviewed};
 use super::{settings, Repair, Settings};
 use crate::config::{Config, ConfigError};
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::metric::Metric;
-use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
+use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary};
 
 /// One attempt.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -66,7 +65,7 @@ pub fn failing(stop: &Open) -> Option<Vec<String>> {
     )
 }
 
-impl ProtocolReport for Repair {
+impl ProtocolData for Repair {
     fn name(&self) -> &'static str {
         super::NAME
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Ctx, Halt, Inputs, Protocol, Stop, Team};
 use crate::journal::{Choice, ExitClass, Named, Open, StopReason};
-use crate::report::ProtocolReport;
+use crate::outcome::ProtocolData;
 
 /// The protocol's name in `[protocol] name`, journals and output.
 pub const NAME: &str = "single";
@@ -59,7 +59,7 @@ impl Named for Finished {
 /// The protocol, for the registry.
 pub struct Single;
 
-impl ProtocolReport for Single {
+impl ProtocolData for Single {
     fn name(&self) -> &'static str {
         NAME
     }

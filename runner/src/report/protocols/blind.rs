@@ -6,11 +6,11 @@ use maud::{html, Markup};
 use super::ProtocolRenderer;
 use crate::english::and_list;
 use crate::journal::Open;
+use crate::outcome::Summary;
 use crate::protocol::blind::events::Verified;
 use crate::protocol::blind::outcome::BlindPart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::Summary;
 
 /// blind's renderer.
 pub(super) struct Renderer;

@@ -6,11 +6,11 @@ use maud::{html, Markup};
 use super::ProtocolRenderer;
 use crate::english::{and_list, plural};
 use crate::journal::Open;
+use crate::outcome::Summary;
 use crate::protocol::debate::events::Debated;
 use crate::protocol::debate::outcome::DebatePart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::Summary;
 
 /// debate's renderer.
 pub(super) struct Renderer;

@@ -6,11 +6,11 @@ use maud::{html, Markup};
 use super::ProtocolRenderer;
 use crate::english::plural;
 use crate::journal::Open;
+use crate::outcome::Summary;
 use crate::protocol::dixit::events::{CannotPass, Converged, HumanNeeded, Stalled};
 use crate::protocol::dixit::outcome::DixitPart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
-use crate::report::Summary;
 
 /// dixit's renderer.
 pub(super) struct Renderer;
@@ -173,10 +173,11 @@ mod tests {
     use crate::classify::Class;
     use crate::consensus::{AnswerGroup, Disagreement, Disagreements, FunctionDisagreements};
     use crate::journal::{ExitClass, JournalFile};
+    use crate::outcome::ProtocolData;
     use crate::protocol::dixit::Dixit;
     use crate::report::eval_report::Provenance;
+    use crate::report::run_report::RunView;
     use crate::report::run_report::{letter, render_run, Outcome};
-    use crate::report::ProtocolReport;
 
     /// The recorded real run (coder-4 cannot pass the two tests of the suite).
     fn fixture() -> PathBuf {
@@ -222,7 +223,7 @@ mod tests {
         let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
         let mut s = Dixit.summary_of(&j);
         s.disagreements = Some(hostile_disagreements());
-        let v = Dixit.view(&j, &s, dir);
+        let v = RunView::new(&j, &s, dir, &Dixit);
         let prov = Provenance::now();
         (render_run(&v, &Dixit, &prov).unwrap(), prov)
     }
@@ -232,7 +233,7 @@ mod tests {
         let dir = fixture();
         let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
         let s = Dixit.summary_of(&j);
-        let v = Dixit.view(&j, &s, &dir);
+        let v = RunView::new(&j, &s, &dir, &Dixit);
         assert_eq!(v.coders.len(), 4);
         assert_eq!(v.suite.len(), 2);
         assert_eq!(

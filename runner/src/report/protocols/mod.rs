@@ -14,8 +14,8 @@ use maud::{html, Markup};
 
 use super::html::Section;
 use super::run_report::RunView;
-use super::summary::Summary;
 use crate::journal::Open;
+use crate::outcome::Summary;
 use crate::protocol;
 
 /// What the report renders of one protocol's own data. By default nothing: the shared parts of

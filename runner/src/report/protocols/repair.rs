@@ -6,10 +6,10 @@ use maud::{html, Markup};
 use super::ProtocolRenderer;
 use crate::english::and_list;
 use crate::journal::Open;
+use crate::outcome::Summary;
 use crate::protocol::repair::outcome::{self, AttemptStats, RepairPart};
 use crate::report::html::{dot_chart, Cell, Column, DotChart, Section, Series, Table};
 use crate::report::run_report::{coder_link, RunView};
-use crate::report::Summary;
 
 /// repair's renderer.
 pub(super) struct Renderer;

@@ -1,6 +1,6 @@
 //! [`RunView`]: what the run report (and the JUnit export) shows, folded from a run's journal in
 //! one pass, protocol-neutral: rounds (or epochs), every classified or kept-or-not test (a
-//! protocol's [`crate::report::Trial`]) with who failed it and the nudge its author got next, the
+//! protocol's [`crate::outcome::Trial`]) with who failed it and the nudge its author got next, the
 //! suite with the decision that admitted each test, each coder's attempts and the high-water
 //! mark, the final verdicts, hidden results, and the final implementations read from
 //! `implementations/`.
@@ -10,20 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::classify::Class;
 use crate::config::Config;
-use crate::journal::{CellRecord, Choice, Event, JournalFile, Open, StopReason, RUN_LANE};
-use crate::report::summary::{ClassCounts, Summary};
-
-/// A test one of a protocol's own events ran against every coder, and whether it was kept.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Trial {
-    /// Its id (`agent#call`).
-    pub test: String,
-    pub kept: bool,
-    /// The coders whose code failed it.
-    pub failed_by: Vec<String>,
-    pub build_error: Option<String>,
-    pub cells: Vec<CellRecord>,
-}
+use crate::journal::{CellRecord, Choice, Event, JournalFile, StopReason, RUN_LANE};
+use crate::outcome::{ClassCounts, ProtocolData, Summary, Trial};
 
 /// One round (or epoch) of the run.
 #[derive(Clone, Debug, Default)]
@@ -312,23 +300,23 @@ pub fn slug(s: &str) -> String {
 }
 
 impl<'a> RunView<'a> {
-    /// Folds the journal (and reads `run_dir/implementations/`).
-    /// `trial` reads the protocol's own events that ran a test against every coder;
-    /// `acceptance` is the protocol's acceptance folder under a config, if it has one (see
-    /// [`crate::report::ProtocolReport::view`]).
+    /// Folds the journal of a run of `protocol` (its trials and its acceptance suite read as
+    /// it says) and reads `run_dir/implementations/`: the view the page and the JUnit export
+    /// render.
     pub fn new(
         journal: &'a JournalFile,
         summary: &'a Summary,
         run_dir: &Path,
-        trial: &dyn Fn(&Open) -> Option<Trial>,
-        acceptance: &dyn Fn(&Config) -> Option<PathBuf>,
+        protocol: &dyn ProtocolData,
     ) -> RunView<'a> {
         let records = journal.effective();
         let config = crate::config::Config::parse(&journal.project.config, &journal.path).ok();
         let test_ext = config
             .as_ref()
             .map_or_else(|| "py".into(), |c| c.test_kind().extension().to_string());
-        let acceptance = config.as_ref().and_then(acceptance);
+        let acceptance = config
+            .as_ref()
+            .and_then(|c| protocol.acceptance(c).ok().flatten());
         let mut v = RunView {
             journal,
             summary,
@@ -448,7 +436,7 @@ impl<'a> RunView<'a> {
                     );
                     v.proposals[k].revival = revival;
                     if let Some(rv) = v.rounds.last_mut() {
-                        crate::report::summary::bump(&mut rv.classes, *class);
+                        crate::outcome::bump(&mut rv.classes, *class);
                     }
                     awaiting_nudge.insert(lane.to_string(), k);
                 }
@@ -459,7 +447,7 @@ impl<'a> RunView<'a> {
                         failed_by,
                         build_error,
                         cells,
-                    }) = trial(o)
+                    }) = protocol.trial(o)
                     else {
                         continue;
                     };

@@ -204,7 +204,7 @@ pub fn bump(c: &mut ClassCounts, class: Class) {
 
 impl Summary {
     /// An empty summary of a run of `protocol`, with its own `part` (see
-    /// [`crate::report::ProtocolReport::summary`]).
+    /// [`super::ProtocolData::summary`]).
     pub fn new(protocol: &str, part: Option<Box<dyn Part>>) -> Summary {
         Summary {
             run_id: String::new(),
