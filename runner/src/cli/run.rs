@@ -97,7 +97,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     });
     progress.finish();
     let (outcome, signals) = outcome.map_err(protocol_error)?;
-    let page = write_page(&outcome)?;
+    let page = write_reports(&outcome)?;
     if a.json {
         println!(
             "{}",
@@ -211,9 +211,9 @@ pub fn protocol_error(e: ProtocolError) -> CliError {
         | ProtocolError::NoRun { .. }
         | ProtocolError::UnknownProtocol { .. }
         | ProtocolError::NoRecordedHeader(_)) => CliError::usage(e),
-        e @ (ProtocolError::Write { .. }
-        | ProtocolError::Outputs(_)
-        | ProtocolError::Unexpected(_)) => CliError::new(exit::INTERNAL, e),
+        e @ (ProtocolError::Write { .. } | ProtocolError::Unexpected(_)) => {
+            CliError::new(exit::INTERNAL, e)
+        }
         ProtocolError::State(s) => CliError::new(exit::INTERNAL, s),
     }
 }
@@ -379,8 +379,15 @@ impl Status {
     }
 }
 
-/// `report.html` of a finished run (the engine runs; reporting is wired here).
-pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+/// The outputs (`implementations/`, `suite/`, `summary.json`) and `report.html` of a run that
+/// returned (the engine runs; reporting is wired here).
+fn write_reports(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+    report::write_outputs(outcome).map_err(|e| {
+        CliError::new(
+            exit::INTERNAL,
+            anyhow::anyhow!("writing the run's outputs: {e}"),
+        )
+    })?;
     let Some(journal) = &outcome.journal else {
         return Ok(None);
     };

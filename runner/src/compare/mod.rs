@@ -437,6 +437,11 @@ async fn run_cell(
             error: e.to_string(),
         },
         Ok(o) => {
+            if let Err(e) = crate::report::write_outputs(&o) {
+                return CellResult::Failed {
+                    error: format!("writing the run's outputs: {e}"),
+                };
+            }
             if let Some(j) = &o.journal {
                 let page = crate::report::run_report::write_run_report(
                     &o.run_dir, j, &o.summary, o.protocol, None,

@@ -155,9 +155,6 @@ pub enum ProtocolError {
         #[source]
         source: std::io::Error,
     },
-    /// Writing `implementations/`, `suite/` or `summary.json` failed.
-    #[error("writing the run's outputs: {0}")]
-    Outputs(#[from] crate::report::OutputError),
     /// A person's recorded decision does not fit the run it answers (a journal edited by hand).
     #[error("the recorded decision does not fit the run: {0}")]
     Decision(String),

@@ -2,7 +2,9 @@
 //!
 //! Data flow: [`start`]/[`resume`]/[`replay`] (`run.rs`) build a [`Ctx`] in a [`RunMode`] and
 //! a [`Team`] of agents, hand them to the [`Protocol`] they were given (the engine names none:
-//! `protocol.rs` is what it asks of one), then run the hidden tests and write the outputs. Protocols act through the journaled primitives:
+//! `protocol.rs` is what it asks of one), then run the hidden tests and return a [`RunOutcome`]
+//! (the data of [`crate::outcome`]), which the caller writes and renders; the engine imports no
+//! renderer. Protocols act through the journaled primitives:
 //!
 //! - `ctx.rs`: [`Ctx`] — `ask` (and `ask_detached`, `ask_text`), `save`, `rollback`, `thank`,
 //!   `emit`, `blocking` (sandbox work on the rayon pool); [`Halt`] and [`ProtocolError`].

@@ -1,6 +1,5 @@
 //! The seeds' own measures of a run, per protocol ([`Part::metrics`](super::Part::metrics)): a
-//! run gives each once, and the report totals them over the problems of a comparison
-//! (`report::metric::aggregate`).
+//! run gives each once, and the report totals them over the problems of a comparison.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,9 +1,10 @@
 //! The files a run leaves for people: each coder's final implementation, the suite as files a
-//! person can run, and `summary.json`.
+//! person can run, and `summary.json`, written by the caller of the engine once a run returned.
 
 use std::path::{Path, PathBuf};
 
 use crate::agents::copy_dir;
+use crate::engine::RunOutcome;
 use crate::outcome::{ProtocolData, Summary};
 use crate::toolchain::TestKind;
 
@@ -23,15 +24,15 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
     })
 }
 
-/// Writes `implementations/<coder>/`, `suite/README.md` and `summary.json` into `run_dir`.
-pub fn write_outputs(
-    run_dir: &Path,
-    summary: &Summary,
-    protocol: &dyn ProtocolData,
-    implementations: &[(String, PathBuf)],
-    kind: TestKind,
-) -> Result<(), OutputError> {
-    for (name, ws) in implementations {
+/// Writes `implementations/<coder>/`, `suite/README.md` and `summary.json` into the folder of
+/// the run that returned `outcome`. A resume that was undone, or a replay, leaves the folder as
+/// it was.
+pub fn write_outputs(outcome: &RunOutcome) -> Result<(), OutputError> {
+    if outcome.resume_undone || outcome.journal.is_none() {
+        return Ok(());
+    }
+    let (run_dir, summary, kind) = (&outcome.run_dir, &outcome.summary, outcome.test_kind);
+    for (name, ws) in &outcome.implementations {
         let to = run_dir.join("implementations").join(name);
         if to.exists() {
             io(&to, std::fs::remove_dir_all(&to))?;
@@ -46,7 +47,7 @@ pub fn write_outputs(
     let readme = suite_dir.join("README.md");
     io(
         &readme,
-        std::fs::write(&readme, suite_readme(kind, summary, protocol)),
+        std::fs::write(&readme, suite_readme(kind, summary, outcome.protocol)),
     )?;
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
     let path = run_dir.join("summary.json");
