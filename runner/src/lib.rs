@@ -5,7 +5,8 @@
 //! Modules, one per concept: [`sandbox`] runs WebAssembly; [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
-//! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
+//! folder per protocol), [`journal`], [`budget`], [`outcome`] (what a run produced, as data) and
+//! [`report`] (which renders it) make up the orchestrator;
 //! [`compare`] runs several protocols over several projects; [`import`] makes a benchmark's
 //! tasks into projects; [`selection`] chooses the implementation to ship (the strategies
 //! [`eval`] scores on recorded corpora offline); [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
@@ -34,5 +35,6 @@ pub mod report;
 pub mod sandbox;
 pub mod scaleout;
 pub mod selection;
+pub mod shell;
 pub mod stats;
 pub mod toolchain;

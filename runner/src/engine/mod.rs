@@ -38,7 +38,7 @@ pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};
 pub use interrupt::Interrupt;
-pub use person::{ask_person, decide, resume_command, shell_word, DecideError, Decided};
+pub use person::{ask_person, decide, resume_command, DecideError, Decided};
 pub use prompts::{forbidden_words, Prompts};
 pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
 pub use protocol::{settings_error, settings_pairs, Protocol, Stop};

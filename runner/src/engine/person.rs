@@ -11,6 +11,7 @@ use crate::journal::{
     append_decision, fork_journal, Choice, Event, JournalError, JournalFile, PolicyNote,
     StopReason, PERSON_LANE, RUN_LANE,
 };
+use crate::shell::shell_word;
 
 /// At a protocol's stop for a person: the answer, if there is one (the stop is then journaled
 /// as it happened the first time: the hidden tests, then the stop), else `None`: the protocol
@@ -221,17 +222,6 @@ pub fn resume_command(run_dir: &Path, recorded: &JournalFile, from: Option<&Path
             "dixit run PROJECT --resume {}",
             shell_word(&recorded.run_id)
         ),
-    }
-}
-
-/// `s` as one word of a POSIX shell command: as it is when it holds only safe characters, else
-/// in single quotes.
-pub fn shell_word(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "._/-:=+,@%".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 

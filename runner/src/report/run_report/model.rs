@@ -12,6 +12,7 @@ use crate::classify::Class;
 use crate::config::Config;
 use crate::journal::{CellRecord, Choice, Event, JournalFile, StopReason, RUN_LANE};
 use crate::outcome::{ClassCounts, ProtocolData, Summary, Trial};
+use crate::shell::shell_word;
 
 /// One round (or epoch) of the run.
 #[derive(Clone, Debug, Default)]
@@ -273,17 +274,6 @@ fn exec_flags(config: &Config, spec: &str) -> Vec<String> {
         crate::toolchain::StatedInterface::None => {}
     }
     out
-}
-
-/// `s` as one word of a POSIX shell command: as it is when it holds only safe characters, else
-/// in single quotes.
-pub fn shell_word(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "._/-:=+,@%".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// A string made safe for an element id (the page escapes everything anyway).
@@ -843,13 +833,5 @@ mod tests {
             flags("[project]\nlanguage = \"rust\"\ninterface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]\n"),
             ["--interface 'add: fn(i32, i32) -> i32'", "--interface Stack"]
         );
-    }
-
-    #[test]
-    fn shell_words_are_quoted_when_they_must_be() {
-        assert_eq!(shell_word("suite/test_001.py"), "suite/test_001.py");
-        assert_eq!(shell_word("a b"), "'a b'");
-        assert_eq!(shell_word("it's; rm -rf ~"), "'it'\\''s; rm -rf ~'");
-        assert_eq!(shell_word(""), "''");
     }
 }

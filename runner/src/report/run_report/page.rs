@@ -293,7 +293,7 @@ fn lead(v: &RunView, p: &dyn ProtocolData) -> Markup {
             _ => None,
         })
         .collect();
-    let run_word = crate::engine::shell_word(&v.run_dir.display().to_string());
+    let run_word = crate::shell::shell_word(&v.run_dir.display().to_string());
     let ask: Markup = match stop {
         StopReason::Decided(d) => renderer(p.name()).explain(d, v),
         StopReason::RoundCap { rounds } => html! {
