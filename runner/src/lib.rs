@@ -6,7 +6,8 @@
 //! (rows of calls at an isolation level); [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
-//! folder per protocol), [`journal`], [`budget`] and [`report`] make up the orchestrator;
+//! folder per protocol), [`journal`], [`budget`], [`outcome`] (what a run produced, as data) and
+//! [`report`] (which renders it) make up the orchestrator;
 //! [`compare`] runs several protocols over several projects; [`import`] makes a benchmark's
 //! tasks into projects; [`selection`] chooses the implementation to ship (the strategies
 //! [`eval`] scores on recorded corpora offline); [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
@@ -16,6 +17,7 @@
 pub mod agents;
 pub mod bench;
 pub mod budget;
+pub mod calendar;
 pub mod classify;
 pub mod cli;
 pub mod compare;
@@ -29,10 +31,12 @@ pub mod execution;
 pub mod file_name;
 pub mod import;
 pub mod journal;
+pub mod outcome;
 pub mod protocol;
 pub mod report;
 pub mod sandbox;
 pub mod scaleout;
 pub mod selection;
+pub mod shell;
 pub mod stats;
 pub mod toolchain;

@@ -195,7 +195,7 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         // An incomplete comparison is not saved: a merge would take it for the whole shard.
         (out, Some(_)) => eprintln!(
             "interrupted: the comparison is incomplete ({} ran){}",
-            report::format::plural(report.cells.len(), "cell", "cells"),
+            crate::english::plural(report.cells.len(), "cell", "cells"),
             out.as_ref()
                 .map(|d| format!("; nothing saved in {}", d.display()))
                 .unwrap_or_default()
@@ -237,7 +237,7 @@ impl compare::Progress for Lines {
                 format!(
                     "{verdict} · {} · {} · {:.0} s",
                     r.exit,
-                    report::format::plural(r.calls as usize, "call", "calls"),
+                    crate::english::plural(r.calls as usize, "call", "calls"),
                     r.seconds
                 )
             }

@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 
 use super::exit::{self, CliError, CliResult};
 use super::{toolchains, GlobalArgs};
+use crate::english::plural;
 use crate::import::{self as imp, Benchmark, ImportError, ImportReport, Template};
-use crate::report::format::plural;
 
 /// The benchmark formats `dixit import` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

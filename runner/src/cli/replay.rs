@@ -10,7 +10,6 @@ use super::run::{protocol_error, resolve_run};
 use super::{toolchains, GlobalArgs};
 use crate::engine::{self, ProtocolError, ReplayOutcome};
 use crate::journal::JournalError;
-use crate::report;
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
@@ -58,7 +57,7 @@ pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
         out.protocol.name(),
         out.events,
         seconds,
-        report::describe_stop(out.protocol, &out.stop)
+        crate::outcome::describe_stop(out.protocol, &out.stop)
     );
     if !out.fuel_compared {
         println!("note: fuel was not compared: this machine's Python runtime is not byte-identical to the recording's (verdicts and decisions were)");
@@ -84,7 +83,7 @@ fn json(
                 "events": out.events,
                 "seconds": seconds,
                 "stop": out.stop,
-                "stop_text": report::describe_stop(out.protocol, &out.stop),
+                "stop_text": crate::outcome::describe_stop(out.protocol, &out.stop),
                 "round": out.round,
                 "fuel_compared": out.fuel_compared,
             }),

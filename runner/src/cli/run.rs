@@ -10,9 +10,9 @@ use super::output::{printable, Stream};
 use super::{signals, toolchains, GlobalArgs};
 use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, Interrupt, Observer, ProtocolError};
+use crate::english::plural;
 use crate::journal::{Event, ExitClass};
 use crate::report;
-use crate::report::format::plural;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -97,7 +97,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     });
     progress.finish();
     let (outcome, signals) = outcome.map_err(protocol_error)?;
-    let page = write_page(&outcome)?;
+    let page = write_reports(&outcome)?;
     if a.json {
         println!(
             "{}",
@@ -123,40 +123,42 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
         eprintln!("JUnit XML: {}", file.display());
     }
-    Ok(match report::exit_class(outcome.protocol, &outcome.stop) {
-        ExitClass::Done => exit::OK,
-        ExitClass::HumanNeeded => exit::FAILED,
-        ExitClass::Capped => {
-            eprintln!(
-                "\nhint: resume with `dixit run {} --resume {}`",
-                dir.display(),
-                outcome.run_id
-            );
-            exit::CAPPED
-        }
-        ExitClass::Failed => {
-            eprintln!(
-                "\nhint: fix the cause, then resume with `dixit run {} --resume {}`",
-                dir.display(),
-                outcome.run_id
-            );
-            exit::ENVIRONMENT
-        }
-        ExitClass::Interrupted => {
-            if outcome.resume_undone {
+    Ok(
+        match crate::outcome::exit_class(outcome.protocol, &outcome.stop) {
+            ExitClass::Done => exit::OK,
+            ExitClass::HumanNeeded => exit::FAILED,
+            ExitClass::Capped => {
                 eprintln!(
-                    "\ninterrupted before the resumed run went past its recording: the run is \
-                     left as it was"
+                    "\nhint: resume with `dixit run {} --resume {}`",
+                    dir.display(),
+                    outcome.run_id
                 );
+                exit::CAPPED
             }
-            eprintln!(
-                "\nhint: resume with `dixit run {} --resume {}`",
-                dir.display(),
-                outcome.run_id
-            );
-            signals.code()
-        }
-    })
+            ExitClass::Failed => {
+                eprintln!(
+                    "\nhint: fix the cause, then resume with `dixit run {} --resume {}`",
+                    dir.display(),
+                    outcome.run_id
+                );
+                exit::ENVIRONMENT
+            }
+            ExitClass::Interrupted => {
+                if outcome.resume_undone {
+                    eprintln!(
+                        "\ninterrupted before the resumed run went past its recording: the run is \
+                     left as it was"
+                    );
+                }
+                eprintln!(
+                    "\nhint: resume with `dixit run {} --resume {}`",
+                    dir.display(),
+                    outcome.run_id
+                );
+                signals.code()
+            }
+        },
+    )
 }
 
 /// `--json`'s output: the summary (as `summary.json` holds it) plus where the run is
@@ -209,9 +211,9 @@ pub fn protocol_error(e: ProtocolError) -> CliError {
         | ProtocolError::NoRun { .. }
         | ProtocolError::UnknownProtocol { .. }
         | ProtocolError::NoRecordedHeader(_)) => CliError::usage(e),
-        e @ (ProtocolError::Write { .. }
-        | ProtocolError::Outputs(_)
-        | ProtocolError::Unexpected(_)) => CliError::new(exit::INTERNAL, e),
+        e @ (ProtocolError::Write { .. } | ProtocolError::Unexpected(_)) => {
+            CliError::new(exit::INTERNAL, e)
+        }
         ProtocolError::State(s) => CliError::new(exit::INTERNAL, s),
     }
 }
@@ -377,8 +379,15 @@ impl Status {
     }
 }
 
-/// `report.html` of a finished run (the engine runs; reporting is wired here).
-pub(super) fn write_page(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+/// The outputs (`implementations/`, `suite/`, `summary.json`) and `report.html` of a run that
+/// returned (the engine runs; reporting is wired here).
+fn write_reports(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+    report::write_outputs(outcome).map_err(|e| {
+        CliError::new(
+            exit::INTERNAL,
+            anyhow::anyhow!("writing the run's outputs: {e}"),
+        )
+    })?;
     let Some(journal) = &outcome.journal else {
         return Ok(None);
     };

@@ -21,9 +21,8 @@ use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
-use crate::report::{
-    describe_stop, exit_class, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT,
-};
+use crate::outcome::{describe_stop, exit_class};
+use crate::report::{Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 use crate::toolchain::Toolchains;
 
 /// The file `--out DIR` saves an unsharded (or merged) comparison in.
@@ -318,10 +317,7 @@ async fn of_run(
     run_dir: &Path,
     metrics: bool,
     toolchains: &Arc<Toolchains>,
-) -> (
-    Option<Vec<crate::report::metric::Metric>>,
-    Option<Vec<String>>,
-) {
+) -> (Option<Vec<crate::outcome::Metric>>, Option<Vec<String>>) {
     let (dir, tc) = (run_dir.to_path_buf(), toolchains.clone());
     tokio::task::spawn_blocking(move || {
         let Ok(journal) = crate::journal::JournalFile::read(&dir.join("journal.jsonl")) else {
@@ -441,6 +437,11 @@ async fn run_cell(
             error: e.to_string(),
         },
         Ok(o) => {
+            if let Err(e) = crate::report::write_outputs(&o) {
+                return CellResult::Failed {
+                    error: format!("writing the run's outputs: {e}"),
+                };
+            }
             if let Some(j) = &o.journal {
                 let page = crate::report::run_report::write_run_report(
                     &o.run_dir, j, &o.summary, o.protocol, None,

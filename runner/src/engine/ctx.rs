@@ -14,7 +14,7 @@ use crate::budget::Budget;
 use crate::classify::Reruns;
 use crate::config::{AgentSpec, Config, ProtocolName};
 use crate::journal::{Choice, Event, Journal, JournalError, NAMES_BOUND_SINCE_MINOR};
-use crate::report::Summary;
+use crate::outcome::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{BuildError, Interface, Language, Test, TestKind, Toolchains};
 
@@ -155,9 +155,6 @@ pub enum ProtocolError {
         #[source]
         source: std::io::Error,
     },
-    /// Writing `implementations/`, `suite/` or `summary.json` failed.
-    #[error("writing the run's outputs: {0}")]
-    Outputs(#[from] crate::report::OutputError),
     /// A person's recorded decision does not fit the run it answers (a journal edited by hand).
     #[error("the recorded decision does not fit the run: {0}")]
     Decision(String),

@@ -2,7 +2,9 @@
 //!
 //! Data flow: [`start`]/[`resume`]/[`replay`] (`run.rs`) build a [`Ctx`] in a [`RunMode`] and
 //! a [`Team`] of agents, hand them to the [`Protocol`] they were given (the engine names none:
-//! `protocol.rs` is what it asks of one), then run the hidden tests and write the outputs. Protocols act through the journaled primitives:
+//! `protocol.rs` is what it asks of one), then run the hidden tests and return a [`RunOutcome`]
+//! (the data of [`crate::outcome`]), which the caller writes and renders; the engine imports no
+//! renderer. Protocols act through the journaled primitives:
 //!
 //! - `ctx.rs`: [`Ctx`] — `ask` (and `ask_detached`, `ask_text`), `save`, `rollback`, `thank`,
 //!   `emit`, `blocking` (sandbox work on the rayon pool); [`Halt`] and [`ProtocolError`].
@@ -36,7 +38,7 @@ pub use ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
 pub use hidden::run_hidden;
 pub use hwm::{HighWaterMark, Keep, Offer};
 pub use interrupt::Interrupt;
-pub use person::{ask_person, decide, resume_command, shell_word, DecideError, Decided};
+pub use person::{ask_person, decide, resume_command, DecideError, Decided};
 pub use prompts::{forbidden_words, Prompts};
 pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
 pub use protocol::{settings_error, settings_pairs, Protocol, Stop};

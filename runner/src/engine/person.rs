@@ -11,6 +11,7 @@ use crate::journal::{
     append_decision, fork_journal, Choice, Event, JournalError, JournalFile, PolicyNote,
     StopReason, PERSON_LANE, RUN_LANE,
 };
+use crate::shell::shell_word;
 
 /// At a protocol's stop for a person: the answer, if there is one (the stop is then journaled
 /// as it happened the first time: the hidden tests, then the stop), else `None`: the protocol
@@ -87,7 +88,7 @@ fn policy_by(name: PolicyName) -> String {
 /// person). A recorded decision of a policy's is decided again from the same evidence, and a
 /// different choice is an error: every decision replays.
 pub(crate) fn answer_at(ctx: &Ctx, stop: &StopReason) -> Result<Option<Answer>, Halt> {
-    let offered = || crate::report::offer(ctx.protocol, stop, Some(&ctx.config)).choices;
+    let offered = || crate::outcome::offer(ctx.protocol, stop, Some(&ctx.config)).choices;
     let evidence = || {
         ctx.summary
             .lock()
@@ -224,17 +225,6 @@ pub fn resume_command(run_dir: &Path, recorded: &JournalFile, from: Option<&Path
     }
 }
 
-/// `s` as one word of a POSIX shell command: as it is when it holds only safe characters, else
-/// in single quotes.
-pub fn shell_word(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "._/-:=+,@%".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 /// Records a person's `choice` (with `why`, `by` whom) at the last stop of the run in
 /// `run_dir`, after checking it is one the stop offers. Accepting ends the run at once; any other
 /// choice is met by the command [`resume_command`] writes.
@@ -284,14 +274,14 @@ pub fn decide(
     let (stop, round) = recorded.stop().ok_or_else(|| DecideError::NotStopped {
         run_id: run_id.clone(),
     })?;
-    let described = crate::report::describe_stop(protocol, &stop);
+    let described = crate::outcome::describe_stop(protocol, &stop);
     if recorded.decision_pending() {
         let here = std::env::current_dir().ok();
         let resume = resume_command(run_dir, &recorded, here.as_deref());
         return Err(DecideError::Pending { run_id, resume });
     }
-    let config = crate::report::recorded_config(&recorded)?;
-    let offer = crate::report::offer(protocol, &stop, Some(&config));
+    let config = crate::outcome::recorded_config(&recorded)?;
+    let offer = crate::outcome::offer(protocol, &stop, Some(&config));
     if offer.is_empty() {
         return Err(DecideError::Ended {
             run_id,

@@ -20,7 +20,7 @@
 
 use crate::config::PolicyName;
 use crate::journal::{Choice, PolicyNote};
-use crate::report::Summary;
+use crate::outcome::Summary;
 
 /// The rule of [`PolicyName::Majority`], as the journal and the page state it.
 pub const MAJORITY_RULE: &str = "the majority of the coders still taking part is right: a test \

@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::journal::StopReason;
-use crate::report::ProtocolReport;
+use crate::outcome::ProtocolData;
 use crate::selection::{SelectionConfig, Strategy};
 
 use super::{Ctx, Halt, Inputs, Team};
@@ -19,8 +19,8 @@ pub struct Stop {
 }
 
 /// One protocol: its table of `dixit.toml`, its prompts and its run; and, as a
-/// [`ProtocolReport`], its name, its own events and stops and its part of the report.
-pub trait Protocol: ProtocolReport {
+/// [`ProtocolData`], its name, its own events and stops and its part of the summary.
+pub trait Protocol: ProtocolData {
     /// One line for `--help` and the docs: what a run of it does.
     fn about(&self) -> &'static str;
 

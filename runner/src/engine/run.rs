@@ -5,8 +5,9 @@
 //! journal (recorded replies are reused, not asked again), [`replay`] re-executes one offline and
 //! checks every decision against the recording. All three build a [`Ctx`] (in the matching
 //! [`RunMode`]) and hand it to [`execute`], which creates the agents, runs the [`Protocol`] it
-//! was given (a new run's from the caller, a recorded run's by the name its journal records),
-//! the hidden tests, and writes the outputs.
+//! was given (a new run's from the caller, a recorded run's by the name its journal records)
+//! and the hidden tests, and returns a [`RunOutcome`]: the caller writes the run's outputs
+//! (`implementations/`, `suite/`, `summary.json`) and its reports (the page, JUnit) from it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,8 +19,8 @@ use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
 use crate::journal::{
     Choice, Event, ExitClass, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE,
 };
-use crate::report::{write_outputs, Summary};
-use crate::toolchain::{Interface, StatedInterface, Toolchains};
+use crate::outcome::Summary;
+use crate::toolchain::{Interface, StatedInterface, TestKind, Toolchains};
 
 use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
@@ -40,6 +41,11 @@ pub struct RunOutcome {
     /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
     /// none in a replay, which writes nothing.
     pub journal: Option<JournalFile>,
+    /// Each coder's final implementation (its name and its workspace), for the run's
+    /// `implementations/` the caller writes; none when a resume was undone.
+    pub implementations: Vec<(String, PathBuf)>,
+    /// The kind of the run's tests (how its suite runs outside dixit).
+    pub test_kind: TestKind,
     /// An interrupt came before a resumed run went past its recording: the resume was undone,
     /// and the journal and the run's outputs are as they were before it (`summary` is the
     /// journal's; `stop` is `Interrupted`, what happened to this process).
@@ -118,7 +124,7 @@ pub fn default_backend(
 
 /// A new run id: the UTC time and a random suffix (ids are names, never inputs to decisions).
 pub fn new_run_id() -> String {
-    let (year, month, day, s) = crate::report::format::civil(std::time::SystemTime::now());
+    let (year, month, day, s) = crate::calendar::civil(std::time::SystemTime::now());
     let suffix: u16 = rand::random();
     format!(
         "{year:04}{month:02}{day:02}-{:02}{:02}{:02}-{suffix:04x}",
@@ -299,7 +305,7 @@ pub async fn resume(
             return Err(ProtocolError::Ended {
                 run_id: recorded.run_id.clone(),
                 round,
-                stop: crate::report::describe_stop(protocol, &stop),
+                stop: crate::outcome::describe_stop(protocol, &stop),
             });
         }
     }
@@ -652,7 +658,7 @@ async fn execute(
     let ends_here = match &stop {
         StopReason::Interrupted | StopReason::Error { .. } => false,
         StopReason::Accepted { by } => crate::config::PolicyName::is_decider(by),
-        other => crate::report::exit_class(ctx.protocol, other) != ExitClass::HumanNeeded,
+        other => crate::outcome::exit_class(ctx.protocol, other) != ExitClass::HumanNeeded,
     };
     if ends_here {
         super::ship::ship(ctx, &implementations)
@@ -716,13 +722,6 @@ async fn execute(
     if let (Some(j), false) = (&recorded, stop == StopReason::Interrupted) {
         summary.disagreements = disagreements(ctx, j, &implementations).await;
     }
-    write_outputs(
-        &ctx.run_dir,
-        &summary,
-        ctx.protocol,
-        &implementations,
-        ctx.test_kind(),
-    )?;
     Ok(RunOutcome {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
@@ -731,6 +730,8 @@ async fn execute(
         round,
         summary,
         journal: recorded,
+        implementations,
+        test_kind: ctx.test_kind(),
         resume_undone: false,
     })
 }
@@ -750,6 +751,8 @@ fn undo_resume(ctx: &Ctx, run_id: &str) -> Result<RunOutcome, ProtocolError> {
         round,
         summary,
         journal: Some(journal),
+        implementations: Vec::new(),
+        test_kind: ctx.test_kind(),
         resume_undone: true,
     })
 }

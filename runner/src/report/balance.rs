@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::summary::Summary;
 use crate::english::and_list;
+use crate::outcome::Summary;
 
 /// What the person reads first.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -287,7 +287,7 @@ fn odd_one_out(s: &Summary) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::consensus::{AnswerGroup, Disagreement, Disagreements, FunctionDisagreements};
-    use crate::report::{CoderStats, SuiteItem};
+    use crate::outcome::{CoderStats, SuiteItem};
 
     /// A coder: its name, its suite vector and its hidden result.
     type Coder<'a> = (&'a str, &'a [bool], Option<(usize, usize)>);

@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::format::percent;
 use crate::config::ProtocolName;
+use crate::english::plural;
 use crate::eval::Shard;
-use crate::report::format::plural;
-use crate::report::metric::{aggregate, Metric, Total};
+use crate::outcome::Metric;
+use crate::report::metric::{aggregate, Total};
 use crate::stats::{paired, Paired, Rate};
 
 /// The seed of the paired bootstrap's resampling (fixed: the same report gives the same
@@ -55,7 +56,7 @@ pub struct CellRun {
     /// The implementations the run ships (every coder's, or the one a protocol such as `codet`
     /// picked): the hidden columns count these.
     pub coders: usize,
-    /// The implementation a problem is judged by (see [`crate::report::Summary::shipped_one`]).
+    /// The implementation a problem is judged by (see [`crate::outcome::Summary::shipped_one`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shipped: Option<String>,
     /// Whether it passes every hidden test (none: no hidden tests).
@@ -73,7 +74,7 @@ pub struct CellRun {
     /// The seeds' own measures of the run ([`crate::report::metric`]); none in a cell kept
     /// before they existed (`dixit compare` computes them again from the run's journal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<Vec<crate::report::metric::Metric>>,
+    pub metrics: Option<Vec<crate::outcome::Metric>>,
     /// What the run ran with, a line each: its protocol's table with defaults filled in, the
     /// sandbox limits, and its agents by role (see `crate::compare`); none in a cell kept before
     /// cells carried them (`dixit compare` reads them again from the run's journal).
@@ -461,7 +462,7 @@ the seeds' own measures, per protocol (development problems that ran; a share of
                 o.push_str(&format!(
                     "  {}, {}:\n",
                     one_line(p.as_str()),
-                    crate::report::format::plural(*n, "run", "runs")
+                    crate::english::plural(*n, "run", "runs")
                 ));
                 for line in lines {
                     o.push_str(&wrap(&one_line(line), "    ", 96));

@@ -1,9 +1,9 @@
 //! Numbers and dates in words, one way everywhere: the terminal tables, the HTML pages and the
 //! CLI's messages all format through these, so `1,234` or `2026-11-23 10:04 UTC` reads the same
-//! wherever it appears. A list of words is [`crate::english::and_list`], which layers below the
-//! reports use too.
+//! wherever it appears. Words (a list, a count and its noun) are [`crate::english`]'s, which
+//! layers below the reports use too.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -56,7 +56,7 @@ pub fn micros(us: u64) -> String {
 
 /// `YYYY-MM-DD HH:MM UTC`.
 pub fn utc_timestamp(t: SystemTime) -> String {
-    let (y, m, d, rest) = civil(t);
+    let (y, m, d, rest) = crate::calendar::civil(t);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
         rest / 3_600,
@@ -64,31 +64,10 @@ pub fn utc_timestamp(t: SystemTime) -> String {
     )
 }
 
-/// `t` as a UTC civil date (year, month, day) and the seconds since its midnight.
-pub fn civil(t: SystemTime) -> (i64, i64, i64, u64) {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d, rest)
-}
-
-/// `n` and the noun's form for it: `1 test was`, `2 tests were`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", n, if n == 1 { one } else { many })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn numbers() {
@@ -110,10 +89,5 @@ mod tests {
         assert_eq!(utc_timestamp(t), "2026-11-18 11:06 UTC");
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
         assert_eq!(utc_timestamp(leap), "2000-02-29 00:00 UTC");
-    }
-
-    #[test]
-    fn lists() {
-        assert_eq!(plural(1, "test was", "tests were"), "1 test was");
     }
 }

@@ -2,8 +2,8 @@
 //! examples dropped and the lines left unread (each with its task and line), and what every
 //! project holds.
 
-use super::format::plural;
 use crate::english::and_list;
+use crate::english::plural;
 use crate::evidence::escaped;
 use crate::import::{ImportReport, FLAG_FILE};
 

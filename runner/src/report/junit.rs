@@ -170,11 +170,11 @@ pub fn render_junit(v: &RunView) -> String {
 pub fn write_junit(
     run_dir: &Path,
     journal: &crate::journal::JournalFile,
-    summary: &super::Summary,
-    protocol: &dyn super::ProtocolReport,
+    summary: &crate::outcome::Summary,
+    protocol: &dyn crate::outcome::ProtocolData,
     path: &Path,
 ) -> Result<PathBuf, ReportError> {
-    let v = protocol.view(journal, summary, run_dir);
+    let v = super::run_report::RunView::new(journal, summary, run_dir, protocol);
     std::fs::write(path, render_junit(&v)).map_err(|e| ReportError::io(path, e))?;
     Ok(path.to_path_buf())
 }

@@ -1,58 +1,14 @@
-//! The seeds' own measures of a run, per protocol ([`Part::metrics`](super::Part::metrics)), and
-//! their totals over the problems of a comparison ([`aggregate`]).
+//! The totals of the seeds' own measures of runs ([`Metric`], a protocol's
+//! [`Part::metrics`](crate::outcome::Part::metrics)) over the problems of a comparison
+//! ([`aggregate`]).
 //!
 //! A run gives each measure once. Over problems, a [`Metric::Flag`] is a share of problems
 //! (with a 95 % Wilson interval), a [`Metric::Ratio`] is pooled (sum of numerators over sum of
 //! denominators, no interval: its parts are not independent draws) and a [`Metric::Count`] is a
 //! mean per problem.
 
-use serde::{Deserialize, Serialize};
-
+use crate::outcome::Metric;
 use crate::stats::{wilson, Interval, Z95};
-
-/// One measure of one run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Metric {
-    /// Whether something held for the problem (`converged by epoch 2`).
-    Flag { name: String, value: bool },
-    /// A number per problem (`suite size`).
-    Count { name: String, value: f64 },
-    /// `num` of `den` (`admitted tests the hidden-passing implementations pass`).
-    Ratio { name: String, num: u64, den: u64 },
-}
-
-impl Metric {
-    pub fn flag(name: &str, value: bool) -> Metric {
-        Metric::Flag {
-            name: name.into(),
-            value,
-        }
-    }
-
-    pub fn count(name: &str, value: f64) -> Metric {
-        Metric::Count {
-            name: name.into(),
-            value,
-        }
-    }
-
-    pub fn ratio(name: &str, num: u64, den: u64) -> Metric {
-        Metric::Ratio {
-            name: name.into(),
-            num,
-            den,
-        }
-    }
-
-    pub fn name(&self) -> &str {
-        match self {
-            Metric::Flag { name, .. } | Metric::Count { name, .. } | Metric::Ratio { name, .. } => {
-                name
-            }
-        }
-    }
-}
 
 /// A measure over the problems that gave it.
 #[derive(Clone, Debug, PartialEq)]
@@ -194,13 +150,5 @@ mod tests {
         );
         assert_eq!(t[1].1.to_string(), "4/5 (80 %) over 2");
         assert_eq!(t[0].1.to_string(), "2/3 (67 % [21, 94])");
-    }
-
-    #[test]
-    fn metrics_round_trip_as_json() {
-        let m = vec![Metric::flag("a", true), Metric::ratio("b", 1, 2)];
-        let j = serde_json::to_string(&m).unwrap();
-        assert!(j.contains("\"kind\":\"flag\""), "{j}");
-        assert_eq!(serde_json::from_str::<Vec<Metric>>(&j).unwrap(), m);
     }
 }

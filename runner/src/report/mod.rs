@@ -1,16 +1,15 @@
-//! What a run produced, for people and programs: the [`Summary`] (folded from the run's events,
-//! so a replay, or a reader of any journal, computes the same one), the terminal text, and the
-//! run's output files. Renderers take a run directory and a summary, never the engine's state.
+//! What a run produced, for people and programs: the data of [`crate::outcome`] (the summary, the
+//! stop, the offer, the measures) rendered as the terminal text, the pages, JUnit and the run's
+//! output files. Renderers take a run directory, a journal and a summary, never the engine's
+//! state; the engine and the protocols never call them (the CLI does, once a run returned).
 //!
-//! - `summary.rs`: [`Summary`]: common fields plus the protocol's own part.
-//! - `protocol.rs`: [`ProtocolReport`], what the report asks of a protocol (its part, its
-//!   decisions in words and on the page); the protocols implement it, the report names none.
-//! - `text.rs`: the terminal summary and [`describe_stop`]; `choices.rs`: what a person may do
-//!   at a stop ([`Offer`]), the same on the page, in the terminal and for `dixit decide`;
+//! - `protocols/`: each protocol's terminal lines, headline facts, decision evidence and page
+//!   section, rendered from the data its folder keeps.
+//! - `text.rs`: the terminal summary; `choices.rs`: what a person may do at a stop (the
+//!   [`crate::outcome::Offer`]) as commands, the same on the page and in the terminal;
 //!   `balance.rs`: what the person reads first there ([`Balance`]).
-//! - `metric.rs`: the seeds' own measures of a run ([`metric::Metric`]) and their totals over a
-//!   comparison.
-//! - `format.rs`: numbers, dates and lists in words, for every renderer.
+//! - `metric.rs`: the totals of the seeds' own measures over a comparison.
+//! - `format.rs`: numbers and dates in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
 //! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table;
 //!   `compare_page/`: its page (`DIR/report.html` beside `DIR/compare.json`); `eval_table.rs`: the tables of `dixit eval`;
@@ -33,23 +32,16 @@ pub mod input;
 pub mod junit;
 pub mod metric;
 mod outputs;
-mod protocol;
+mod protocols;
 pub mod run_report;
-mod summary;
 mod text;
 
 pub use balance::{balance, Balance};
 pub use bench::bench_table;
-pub use choices::{offer, offer_of, recorded_config, Offer};
 pub use compare::{
     compare_table, one_line, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT,
 };
 pub use eval_table::{eval_table, verdicts_table};
 pub use import::import_summary;
 pub use outputs::{write_outputs, OutputError};
-pub use protocol::{ProtocolReport, Room};
-pub use run_report::Trial;
-pub use summary::{
-    bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
-};
-pub use text::{describe_shipping, describe_stop, exit_class, render, shipping_words};
+pub use text::{describe_shipping, render, shipping_words};

@@ -1,11 +1,11 @@
 //! The files a run leaves for people: each coder's final implementation, the suite as files a
-//! person can run, and `summary.json`.
+//! person can run, and `summary.json`, written by the caller of the engine once a run returned.
 
 use std::path::{Path, PathBuf};
 
-use super::protocol::ProtocolReport;
-use super::summary::Summary;
 use crate::agents::copy_dir;
+use crate::engine::RunOutcome;
+use crate::outcome::{ProtocolData, Summary};
 use crate::toolchain::TestKind;
 
 /// Why writing a run's outputs failed.
@@ -24,15 +24,15 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
     })
 }
 
-/// Writes `implementations/<coder>/`, `suite/README.md` and `summary.json` into `run_dir`.
-pub fn write_outputs(
-    run_dir: &Path,
-    summary: &Summary,
-    protocol: &dyn ProtocolReport,
-    implementations: &[(String, PathBuf)],
-    kind: TestKind,
-) -> Result<(), OutputError> {
-    for (name, ws) in implementations {
+/// Writes `implementations/<coder>/`, `suite/README.md` and `summary.json` into the folder of
+/// the run that returned `outcome`. A resume that was undone, or a replay, leaves the folder as
+/// it was.
+pub fn write_outputs(outcome: &RunOutcome) -> Result<(), OutputError> {
+    if outcome.resume_undone || outcome.journal.is_none() {
+        return Ok(());
+    }
+    let (run_dir, summary, kind) = (&outcome.run_dir, &outcome.summary, outcome.test_kind);
+    for (name, ws) in &outcome.implementations {
         let to = run_dir.join("implementations").join(name);
         if to.exists() {
             io(&to, std::fs::remove_dir_all(&to))?;
@@ -47,14 +47,14 @@ pub fn write_outputs(
     let readme = suite_dir.join("README.md");
     io(
         &readme,
-        std::fs::write(&readme, suite_readme(kind, summary, protocol)),
+        std::fs::write(&readme, suite_readme(kind, summary, outcome.protocol)),
     )?;
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
     let path = run_dir.join("summary.json");
     io(&path, std::fs::write(&path, json + "\n"))
 }
 
-fn suite_readme(kind: TestKind, s: &Summary, protocol: &dyn ProtocolReport) -> String {
+fn suite_readme(kind: TestKind, s: &Summary, protocol: &dyn ProtocolData) -> String {
     let how = match kind {
         TestKind::Python => "cd ../implementations/coder-1 && for t in ../../suite/test_*.py; do PYTHONPATH=. python3 \"$t\" || echo \"FAIL $t\"; done",
         TestKind::C => "for t in test_*.c; do cc -I ../implementations/coder-1 \"$t\" ../implementations/coder-1/*.c -o t.out -lm && ./t.out || echo \"FAIL $t\"; done",

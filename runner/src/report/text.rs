@@ -1,49 +1,10 @@
-//! The terminal summary of a run, and a stop in words.
+//! The terminal summary of a run, and what it ships in words.
 
 use super::balance::balance;
-use super::choices::offer_of;
-use super::format::plural;
-use super::protocol::ProtocolReport;
-use super::summary::Summary;
-use crate::journal::{ExitClass, JournalFile, StopReason};
-
-/// A stop in words: what happened and what it asks of the person (a decision is the protocol's
-/// to describe).
-pub fn describe_stop(protocol: &dyn ProtocolReport, s: &StopReason) -> String {
-    match s {
-        StopReason::Decided(d) => protocol.describe(d),
-        StopReason::RoundCap { rounds } => {
-            format!(
-                "{} cap reached ({}); resumable",
-                protocol.round_word(),
-                plural(
-                    *rounds as usize,
-                    protocol.round_word(),
-                    &format!("{}s", protocol.round_word())
-                )
-            )
-        }
-        StopReason::Budget { agent, cap } => {
-            format!("budget cap reached before a call of {agent}: {cap}; resumable")
-        }
-        StopReason::Error { agent, message } => format!("{agent} failed: {message}; resumable"),
-        StopReason::Accepted { by } if crate::config::PolicyName::is_decider(by) => {
-            format!("accepted by {by}: the run ships what its evidence picks")
-        }
-        StopReason::Accepted { by } => {
-            format!("accepted by {by}: the implementations ship as they are")
-        }
-        StopReason::Interrupted => "interrupted; resumable".into(),
-    }
-}
-
-/// How the CLI exits on a stop (a decision's class is the protocol's to say).
-pub fn exit_class(protocol: &dyn ProtocolReport, s: &StopReason) -> ExitClass {
-    match s {
-        StopReason::Decided(d) => protocol.exit_class(d),
-        other => other.shared_exit_class().unwrap_or(ExitClass::Failed),
-    }
-}
+use super::choices::commands;
+use crate::english::plural;
+use crate::journal::JournalFile;
+use crate::outcome::{describe_stop, offer_of, ProtocolData, Summary};
 
 /// Which implementation the run ships and why, in a sentence: the coder, the strategy that
 /// picked it, and the evidence it read (the strategy's name in backticks).
@@ -89,7 +50,7 @@ pub fn shipping_words(ship: &crate::journal::Shipping) -> (String, String, Strin
 }
 
 /// The terminal summary.
-pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::Path) -> String {
+pub fn render(s: &Summary, protocol: &dyn ProtocolData, run_dir: &std::path::Path) -> String {
     let mut o = String::new();
     o.push_str(&format!(
         "run {} ({}): {}\n",
@@ -120,7 +81,7 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
                 crate::engine::resume_command(run_dir, j, here.as_deref())
             })
             .unwrap_or_else(|| format!("dixit run . --resume {}", s.run_id));
-        let commands = offer.commands(&s.run_id);
+        let commands = commands(&offer, &s.run_id);
         let e = balance(s);
         if !offer.is_empty() && !e.is_empty() {
             o.push_str("  the evidence:\n");
@@ -140,9 +101,7 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
             }
         }
     }
-    if let Some(p) = s.part.get() {
-        o.push_str(&p.text(s));
-    }
+    o.push_str(&super::protocols::renderer(protocol.name()).text(s));
     for (name, c) in &s.coders {
         let passing = c.last_vector.iter().filter(|p| **p).count();
         let hidden = c
@@ -183,27 +142,4 @@ pub fn render(s: &Summary, protocol: &dyn ProtocolReport, run_dir: &std::path::P
         o.push_str(&format!("  report: {}\n", page.display()));
     }
     o
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A policy's accept ships by evidence; a person's takes the implementations as they are.
-    #[test]
-    fn an_accept_says_what_ships() {
-        let dixit = crate::protocol::REGISTRY
-            .iter()
-            .find(|p| p.name() == "dixit")
-            .unwrap();
-        let by = |by: &str| describe_stop(*dixit, &StopReason::Accepted { by: by.to_string() });
-        assert_eq!(
-            by("policy majority"),
-            "accepted by policy majority: the run ships what its evidence picks"
-        );
-        assert_eq!(
-            by("person ada"),
-            "accepted by person ada: the implementations ship as they are"
-        );
-    }
 }

@@ -28,10 +28,13 @@ use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::engine::Protocol;
 
-mod events;
-mod report;
+pub mod events;
+pub mod outcome;
 mod settings;
 pub use settings::Settings;
+
+/// The protocol's name in `[protocol] name`, journals and output.
+pub const NAME: &str = "blind";
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![

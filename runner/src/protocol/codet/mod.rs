@@ -45,10 +45,13 @@ use events::{Case, Group, Pick, Shipped, TestCases};
 use super::{first_halt, Stop};
 
 mod cases;
-mod events;
-mod report;
+pub mod events;
+pub mod outcome;
 mod settings;
 pub use settings::Settings;
+
+/// The protocol's name in `[protocol] name`, journals and output.
+pub const NAME: &str = "codet";
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![

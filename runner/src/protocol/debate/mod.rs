@@ -35,14 +35,17 @@ use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
 
-mod events;
-mod report;
+pub mod events;
+pub mod outcome;
 mod settings;
 use events::{DebateTest, Debated};
 pub use settings::Settings;
 
 /// Why a debate that ran all its epochs ended (journaled in its stop).
 const MAX_EPOCHS_REACHED: &str = "max_epochs reached";
+
+/// The protocol's name in `[protocol] name`, journals and output.
+pub const NAME: &str = "debate";
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![

@@ -24,11 +24,14 @@ use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
 use crate::selection::{SelectionConfig, Strategy};
 
-mod events;
-mod report;
+pub mod events;
+pub mod outcome;
 mod settings;
 use crate::english::and_list;
 pub use settings::Settings;
+
+/// The protocol's name in `[protocol] name`, journals and output.
+pub const NAME: &str = "dixit";
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![

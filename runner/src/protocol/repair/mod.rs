@@ -30,13 +30,16 @@ use futures::future::BoxFuture;
 use super::{first_halt, Stop};
 use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::engine::Protocol;
-use crate::report::ProtocolReport;
+use crate::outcome::ProtocolData;
 
-mod events;
-mod report;
+pub mod events;
+pub mod outcome;
 mod settings;
 use events::{Repaired, Reviewed};
 pub use settings::Settings;
+
+/// The protocol's name in `[protocol] name`, journals and output.
+pub const NAME: &str = "repair";
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![

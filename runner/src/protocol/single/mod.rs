@@ -9,13 +9,13 @@
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use maud::{html, Markup};
-
 use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Ctx, Halt, Inputs, Protocol, Stop, Team};
 use crate::journal::{Choice, ExitClass, Named, Open, StopReason};
-use crate::report::run_report::RunView;
-use crate::report::ProtocolReport;
+use crate::outcome::ProtocolData;
+
+/// The protocol's name in `[protocol] name`, journals and output.
+pub const NAME: &str = "single";
 
 /// The prompt templates of this protocol (`prompts/`, beside this file).
 pub const TEMPLATES: &[(&str, &str)] = templates![
@@ -59,9 +59,9 @@ impl Named for Finished {
 /// The protocol, for the registry.
 pub struct Single;
 
-impl ProtocolReport for Single {
+impl ProtocolData for Single {
     fn name(&self) -> &'static str {
-        "single"
+        NAME
     }
 
     fn describe(&self, _stop: &Open) -> String {
@@ -75,16 +75,6 @@ impl ProtocolReport for Single {
     /// One answer, asked once: nothing to decide.
     fn choices(&self, _stop: &Open) -> Vec<Choice> {
         Vec::new()
-    }
-
-    fn explain(&self, _stop: &Open, v: &RunView) -> Markup {
-        html! {
-            @if !v.hidden_tests.is_empty() {
-                p { "What each coder wrote is what the run ships: " a href="#hidden" { "the hidden tests" } " say how it fares." }
-            } @else {
-                p { "What each coder wrote is what the run ships, and no test checked it: read the code below." }
-            }
-        }
     }
 
     fn suite_reason(&self) -> Option<&'static str> {

@@ -435,7 +435,7 @@ fn grid_cell(
                 title: format!(
                     "{at}: {} · {shipped} · {} · {:.1} s",
                     run.stop,
-                    crate::report::format::plural(run.calls as usize, "call", "calls"),
+                    crate::english::plural(run.calls as usize, "call", "calls"),
                     run.seconds
                 ),
             }

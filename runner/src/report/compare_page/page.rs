@@ -6,9 +6,10 @@
 use maud::{html, Markup};
 
 use super::model::{CostUnit, GridRow, Group, PageModel, PairedRow, ProtocolFigures, StopCounts};
+use crate::english::plural;
 use crate::report::compare::{CellResult, CompareReport, CONTROL, MIN_PAIRED};
 use crate::report::eval_report::Provenance;
-use crate::report::format::{plural, thousands};
+use crate::report::format::thousands;
 use crate::report::html::{
     scatter_chart, whisker_chart, Cell, Column, Page, ScatterChart, ScatterPoint, Table, Whisker,
     WhiskerChart,

@@ -2,7 +2,7 @@
 //! the evidence, rendered from the run's journal for any protocol (common sections plus the
 //! protocol's own), from the pieces in [`super::html`].
 //!
-//! Data flow: `journal.jsonl` → [`crate::report::ProtocolReport::summary_of`] and `::view`
+//! Data flow: `journal.jsonl` → [`crate::outcome::ProtocolData::summary_of`] and [`RunView::new`]
 //! (plus `implementations/` and the disagreements, computed by [`crate::consensus`]) →
 //! [`render_run`] → one self-contained HTML file. [`RunView`] also feeds the JUnit export
 //! (`report/junit.rs`).
@@ -20,7 +20,6 @@ use std::path::Path;
 
 pub use model::{
     AttemptView, Implementation, Judged, Outcome, ProposalView, RoundView, RunView, SuiteTest,
-    Trial,
 };
 pub use page::{
     attempts_anchor, coder_link, ids_linked, letter, render_run, test_link, write_run_report,

@@ -1,6 +1,6 @@
 //! [`RunView`]: what the run report (and the JUnit export) shows, folded from a run's journal in
 //! one pass, protocol-neutral: rounds (or epochs), every classified or kept-or-not test (a
-//! protocol's [`crate::report::Trial`]) with who failed it and the nudge its author got next, the
+//! protocol's [`crate::outcome::Trial`]) with who failed it and the nudge its author got next, the
 //! suite with the decision that admitted each test, each coder's attempts and the high-water
 //! mark, the final verdicts, hidden results, and the final implementations read from
 //! `implementations/`.
@@ -10,20 +10,9 @@ use std::path::{Path, PathBuf};
 
 use crate::classify::Class;
 use crate::config::Config;
-use crate::journal::{CellRecord, Choice, Event, JournalFile, Open, StopReason, RUN_LANE};
-use crate::report::summary::{ClassCounts, Summary};
-
-/// A test one of a protocol's own events ran against every coder, and whether it was kept.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Trial {
-    /// Its id (`agent#call`).
-    pub test: String,
-    pub kept: bool,
-    /// The coders whose code failed it.
-    pub failed_by: Vec<String>,
-    pub build_error: Option<String>,
-    pub cells: Vec<CellRecord>,
-}
+use crate::journal::{CellRecord, Choice, Event, JournalFile, StopReason, RUN_LANE};
+use crate::outcome::{ClassCounts, ProtocolData, Summary, Trial};
+use crate::shell::shell_word;
 
 /// One round (or epoch) of the run.
 #[derive(Clone, Debug, Default)]
@@ -287,17 +276,6 @@ fn exec_flags(config: &Config, spec: &str) -> Vec<String> {
     out
 }
 
-/// `s` as one word of a POSIX shell command: as it is when it holds only safe characters, else
-/// in single quotes.
-pub fn shell_word(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "._/-:=+,@%".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 /// A string made safe for an element id (the page escapes everything anyway).
 pub fn slug(s: &str) -> String {
     s.chars()
@@ -312,23 +290,23 @@ pub fn slug(s: &str) -> String {
 }
 
 impl<'a> RunView<'a> {
-    /// Folds the journal (and reads `run_dir/implementations/`).
-    /// `trial` reads the protocol's own events that ran a test against every coder;
-    /// `acceptance` is the protocol's acceptance folder under a config, if it has one (see
-    /// [`crate::report::ProtocolReport::view`]).
+    /// Folds the journal of a run of `protocol` (its trials and its acceptance suite read as
+    /// it says) and reads `run_dir/implementations/`: the view the page and the JUnit export
+    /// render.
     pub fn new(
         journal: &'a JournalFile,
         summary: &'a Summary,
         run_dir: &Path,
-        trial: &dyn Fn(&Open) -> Option<Trial>,
-        acceptance: &dyn Fn(&Config) -> Option<PathBuf>,
+        protocol: &dyn ProtocolData,
     ) -> RunView<'a> {
         let records = journal.effective();
         let config = crate::config::Config::parse(&journal.project.config, &journal.path).ok();
         let test_ext = config
             .as_ref()
             .map_or_else(|| "py".into(), |c| c.test_kind().extension().to_string());
-        let acceptance = config.as_ref().and_then(acceptance);
+        let acceptance = config
+            .as_ref()
+            .and_then(|c| protocol.acceptance(c).ok().flatten());
         let mut v = RunView {
             journal,
             summary,
@@ -448,7 +426,7 @@ impl<'a> RunView<'a> {
                     );
                     v.proposals[k].revival = revival;
                     if let Some(rv) = v.rounds.last_mut() {
-                        crate::report::summary::bump(&mut rv.classes, *class);
+                        crate::outcome::bump(&mut rv.classes, *class);
                     }
                     awaiting_nudge.insert(lane.to_string(), k);
                 }
@@ -459,7 +437,7 @@ impl<'a> RunView<'a> {
                         failed_by,
                         build_error,
                         cells,
-                    }) = trial(o)
+                    }) = protocol.trial(o)
                     else {
                         continue;
                     };
@@ -855,13 +833,5 @@ mod tests {
             flags("[project]\nlanguage = \"rust\"\ninterface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]\n"),
             ["--interface 'add: fn(i32, i32) -> i32'", "--interface Stack"]
         );
-    }
-
-    #[test]
-    fn shell_words_are_quoted_when_they_must_be() {
-        assert_eq!(shell_word("suite/test_001.py"), "suite/test_001.py");
-        assert_eq!(shell_word("a b"), "'a b'");
-        assert_eq!(shell_word("it's; rm -rf ~"), "'it'\\''s; rm -rf ~'");
-        assert_eq!(shell_word(""), "''");
     }
 }

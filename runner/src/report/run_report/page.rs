@@ -27,13 +27,14 @@ use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
 use crate::classify::Class;
 use crate::consensus::Disagreements;
-use crate::english::and_list;
+use crate::english::{and_list, plural};
 use crate::journal::{CellRecord, JournalFile, StopReason};
+use crate::outcome::{describe_stop, exit_class, offer_of, ProtocolData, Summary};
+use crate::report::choices::commands;
 use crate::report::eval_report::Provenance;
 use crate::report::format::{thousands, utc_timestamp};
-use crate::report::{
-    balance, describe_stop, exit_class, offer_of, shipping_words, ProtocolReport, Summary,
-};
+use crate::report::protocols::renderer;
+use crate::report::{balance, shipping_words};
 
 /// The page script of the run report.
 const RUN_JS: &str = include_str!("run.js");
@@ -54,10 +55,6 @@ fn impl_anchor(v: &RunView, coder: &str) -> Option<String> {
 /// The anchor of a coder's attempts.
 pub fn attempts_anchor(coder: &str) -> String {
     format!("attempts-{}", slug(coder))
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A verdict's letter (`P`, `F`, ...; `X`: not run).
@@ -102,10 +99,10 @@ pub fn write_run_report(
     run_dir: &Path,
     journal: &JournalFile,
     summary: &Summary,
-    protocol: &dyn ProtocolReport,
+    protocol: &dyn ProtocolData,
     out: Option<&Path>,
 ) -> Result<PathBuf, ReportError> {
-    let view = protocol.view(journal, summary, run_dir);
+    let view = RunView::new(journal, summary, run_dir, protocol);
     let html = render_run(&view, protocol, &Provenance::now())?;
     let path = out.map_or_else(|| run_dir.join("report.html"), Path::to_path_buf);
     crate::report::eval_report::write_page(&path, &html)
@@ -114,7 +111,7 @@ pub fn write_run_report(
 /// The run report of `v` (a run of protocol `p`) as one HTML document.
 pub fn render_run(
     v: &RunView,
-    p: &dyn ProtocolReport,
+    p: &dyn ProtocolData,
     prov: &Provenance,
 ) -> Result<String, ReportError> {
     let j = v.journal;
@@ -168,7 +165,7 @@ pub fn render_run(
         page.section("timeline", "Timeline", timeline(v, p));
     }
     page.section("usage", "Usage and cost", usage(v));
-    if let Some(sec) = p.section(v) {
+    if let Some(sec) = renderer(p.name()).section(v) {
         page.section(sec.id, sec.title, sec.body);
     }
     page.section("setup", "The run", setup(v));
@@ -265,7 +262,7 @@ pub fn ids_linked(v: &RunView, ids: &[String]) -> Markup {
 }
 
 /// The decision the person has to make, in plain words, with links to the evidence.
-fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
+fn lead(v: &RunView, p: &dyn ProtocolData) -> Markup {
     let Some((stop, round)) = &v.stop else {
         return html! {
             div.dx-lead.dx-bad {
@@ -296,9 +293,9 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             _ => None,
         })
         .collect();
-    let run_word = crate::engine::shell_word(&v.run_dir.display().to_string());
+    let run_word = crate::shell::shell_word(&v.run_dir.display().to_string());
     let ask: Markup = match stop {
-        StopReason::Decided(d) => p.explain(d, v),
+        StopReason::Decided(d) => renderer(p.name()).explain(d, v),
         StopReason::RoundCap { rounds } => html! {
             p { "The " (p.round_word()) " cap (" (rounds) ") stopped the run before it came to a decision; nothing is decided yet. Raise it (the command above) and continue with " (resume) "." }
         },
@@ -346,7 +343,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
                     }
                 }
             }
-            @let commands = offer.commands(&v.run_dir.display().to_string());
+            @let commands = commands(&offer, &v.run_dir.display().to_string());
             @if !commands.is_empty() {
                 div #dx-choices {
                     p { strong { "What you can do" } " (then " (resume) ", except after accept):" }
@@ -383,7 +380,7 @@ fn lead(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             dl.dx-kv.dx-facts {
                 dt { "suite" } dd #dx-suite-count data-count=(v.suite.len()) { (plural(v.suite.len(), "test", "tests")) }
                 dt { "rounds" } dd { (s.rounds) }
-                @for (k, fact) in s.part.get().map(|p| p.facts()).unwrap_or_default() {
+                @for (k, fact) in renderer(p.name()).facts(s) {
                     dt { (k) } dd { (fact) }
                 }
                 @if let Some(d) = &s.disagreements {
@@ -571,7 +568,7 @@ fn suite_cols(v: &RunView, n: usize) -> Vec<MatrixCol> {
         .collect()
 }
 
-fn matrices(v: &RunView, p: &dyn ProtocolReport) -> Markup {
+fn matrices(v: &RunView, p: &dyn ProtocolData) -> Markup {
     let final_m = Matrix {
         caption: None,
         corner: "coder \\ test".into(),
@@ -840,7 +837,7 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
     }
 }
 
-fn timeline(v: &RunView, p: &dyn ProtocolReport) -> Markup {
+fn timeline(v: &RunView, p: &dyn ProtocolData) -> Markup {
     // Proposals kept or not (rather than classified): count those instead of classes.
     let trials = v
         .proposals
@@ -910,7 +907,7 @@ fn timeline(v: &RunView, p: &dyn ProtocolReport) -> Markup {
             },
         ]
     } else {
-        let per = |f: fn(&crate::report::ClassCounts) -> u32| -> Vec<Option<f64>> {
+        let per = |f: fn(&crate::outcome::ClassCounts) -> u32| -> Vec<Option<f64>> {
             v.rounds
                 .iter()
                 .map(|r| Some(f64::from(f(&r.classes))))

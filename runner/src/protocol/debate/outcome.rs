@@ -1,21 +1,15 @@
-//! debate in the report: its part of the summary (the epochs and the winner), its stop in words
-//! and on the page, and its tests as trials.
+//! What a debate run produced: its part of the summary (the epochs and the winner), its stop in
+//! words and the room a person may give it, and its tests as trials.
 
 use std::collections::BTreeMap;
 
-use maud::{html, Markup};
 use serde::Serialize;
 
 use super::events::{DebateTest, Debated};
 use super::{settings, Debate, Settings, MAX_EPOCHS_REACHED};
 use crate::config::Config;
-use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::format::plural;
-use crate::report::html::{Cell, Column, Section, Table};
-use crate::report::metric::Metric;
-use crate::report::run_report::{coder_link, RunView};
-use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary, Trial};
+use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary, Trial};
 
 /// One debate epoch.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -38,12 +32,12 @@ pub struct DebatePart {
     pub tie_break: Option<String>,
     /// The final standings (for the page; not in `summary.json`).
     #[serde(skip)]
-    standings: Option<Debated>,
+    pub standings: Option<Debated>,
 }
 
-impl ProtocolReport for Debate {
+impl ProtocolData for Debate {
     fn name(&self) -> &'static str {
-        "debate"
+        super::NAME
     }
 
     fn part(&self) -> Option<Box<dyn Part>> {
@@ -103,15 +97,6 @@ impl ProtocolReport for Debate {
         }
     }
 
-    fn explain(&self, stop: &Open, v: &RunView) -> Markup {
-        match stop.read::<Debated>() {
-            Some(Debated { winner, why, .. }) => html! {
-                p { "The debate ended (" (why) "): " (coder_link(v, &winner)) " passes the most tests of the final suite. Its code, and how the others differ from it, are below." }
-            },
-            None => html! {},
-        }
-    }
-
     fn trial(&self, event: &Open) -> Option<Trial> {
         let t: DebateTest = event.read()?;
         Some(Trial {
@@ -133,55 +118,6 @@ impl ProtocolReport for Debate {
 
     fn round_word(&self) -> &'static str {
         "epoch"
-    }
-
-    fn section(&self, v: &RunView) -> Option<Section> {
-        let part = v.summary.part.typed::<DebatePart>()?;
-        let mut t = Table::new(
-            "dx-epochs",
-            vec![
-                Column::num("epoch"),
-                Column::num("tests written"),
-                Column::num("kept"),
-                Column::text("passed after the epoch's refinements"),
-            ],
-        );
-        for e in &part.epochs {
-            t.row(vec![
-                Cell::num(f64::from(e.epoch), e.epoch.to_string()),
-                Cell::num(f64::from(e.tests), e.tests.to_string()),
-                Cell::num(f64::from(e.breaking), e.breaking.to_string()),
-                Cell::text(
-                    e.passed
-                        .iter()
-                        .map(|(c, (p, n))| format!("{c} {p}/{n}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
-            ]);
-        }
-        let standings = match &part.standings {
-            Some(Debated {
-                standings,
-                tie_break,
-                ..
-            }) => html! {
-                ol {
-                    @for s in standings { li { (coder_link(v, &s.coder)) ": " (s.passed) " of " (s.total) " tests" } }
-                }
-                @if let Some(t) = tie_break { p { "Tie broken by " (t) "." } }
-            },
-            None => html! {},
-        };
-        Some(Section {
-            id: "protocol".into(),
-            title: "Debate".into(),
-            body: html! {
-                p { "Each epoch every coder writes a test meant to break the others' code; a test that discriminates (some pass, some fail) joins the suite, and every coder may refine once (a refinement that passes fewer tests is undone)." }
-                (t.render())
-                @if part.winner.is_some() { h3 { "Standings" } (standings) }
-            },
-        })
     }
 }
 
@@ -241,37 +177,6 @@ impl Part for DebatePart {
 
     fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
-    }
-
-    fn text(&self, s: &Summary) -> String {
-        let mut o = format!(
-            "  epochs: {}   suite: {} that discriminated\n",
-            s.rounds,
-            plural(s.suite.len(), "test", "tests")
-        );
-        for e in &self.epochs {
-            let passed: Vec<String> = e
-                .passed
-                .iter()
-                .map(|(c, (p, t))| format!("{c} {p}/{t}"))
-                .collect();
-            let best = e.passed.values().map(|(p, _)| *p).max().unwrap_or(0);
-            let leaders: Vec<&str> = e
-                .passed
-                .iter()
-                .filter(|(_, (p, _))| *p == best)
-                .map(|(c, _)| c.as_str())
-                .collect();
-            o.push_str(&format!(
-                "  epoch {}: {}, {} broke some solution; {}; leading: {}\n",
-                e.epoch,
-                plural(e.tests as usize, "test", "tests"),
-                e.breaking,
-                passed.join(", "),
-                and_list(&leaders)
-            ));
-        }
-        o
     }
 
     fn grows_suite(&self) -> bool {

@@ -1,20 +1,15 @@
-//! dixit in the report: its part of the summary (how the suite grew, how tests were classified,
-//! each tester's history), its stops in words and on the page.
+//! What a dixit run produced: its part of the summary (how the suite grew, how tests were
+//! classified, each tester's history), its stops in words and what a person may choose at them.
 
 use std::collections::BTreeMap;
 
-use maud::{html, Markup};
 use serde::Serialize;
 
 use super::events::{CannotPass, Converged, HumanNeeded, Stalled};
 use super::Dixit;
-use crate::english::and_list;
+use crate::english::{and_list, plural};
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::format::plural;
-use crate::report::html::{Cell, Column, Section, Table};
-use crate::report::metric::Metric;
-use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
-use crate::report::{bump, ClassCounts, CoderStats, Part, ProtocolReport, Summary};
+use crate::outcome::{bump, ClassCounts, CoderStats, Metric, Part, ProtocolData, Summary};
 
 /// One tester's history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -51,9 +46,9 @@ fn numbers(n: &[usize]) -> String {
         .join(", ")
 }
 
-impl ProtocolReport for Dixit {
+impl ProtocolData for Dixit {
     fn name(&self) -> &'static str {
-        "dixit"
+        super::NAME
     }
 
     fn part(&self) -> Option<Box<dyn Part>> {
@@ -166,62 +161,6 @@ impl ProtocolReport for Dixit {
         }
     }
 
-    fn explain(&self, stop: &Open, v: &RunView) -> Markup {
-        if stop.read::<Converged>().is_some() {
-            let dis = v.summary.disagreements.as_ref().map_or(0, |d| d.count());
-            return html! {
-                p { "The testers' last proposals were all too easy: the coders agree on everything the tests asked. "
-                    "The suite has " a href="#suite" { (plural(v.suite.len(), "test", "tests")) } "; each coder's implementation is below." }
-                @if dis > 0 {
-                    p { "✗ But the final implementations give different answers to "
-                        a href="#disagreements" { (plural(dis, "call", "calls")) }
-                        " the tests made without checking them: look there before picking one." }
-                }
-            };
-        }
-        if let Some(Stalled {
-            too_hard,
-            invalid,
-            hibernated,
-        }) = stop.read()
-        {
-            // The hibernating testers' tests are named with their testers below.
-            let asleep: Vec<String> = hibernated.iter().flat_map(|t| asleep_with(v, t)).collect();
-            let too_hard: Vec<String> = too_hard
-                .into_iter()
-                .filter(|t| !asleep.contains(t))
-                .collect();
-            return html! {
-                p { "The last round added no test, and not because the coders agree"
-                    @if too_hard.is_empty() && invalid.is_empty() { "." } @else { ": " }
-                    @if !too_hard.is_empty() { (plural(too_hard.len(), "proposal was", "proposals were")) " TOO_HARD (" (ids_linked(v, &too_hard)) "). " }
-                    @if !invalid.is_empty() { (plural(invalid.len(), "proposal was", "proposals were")) " INVALID, not building or never reaching the code (" (ids_linked(v, &invalid)) "). " }
-                }
-                @for t in &hibernated {
-                    @let with = asleep_with(v, t);
-                    p { (t) " hibernates with two too-hard tests"
-                        @if !with.is_empty() { ": " (ids_linked(v, &with)) }
-                        ". If they are right, wake it: they join the suite and the coders must pass them. If they are wrong, discard them: " (t) " proposes afresh." }
-                }
-                p { "Either these tests are wrong or most coders are. Read each test against the spec: a wrong test can be ignored; a right one means the coders that fail it are wrong." }
-            };
-        }
-        if let Some(HumanNeeded { cannot_pass }) = stop.read() {
-            return html! {
-                @for CannotPass { coder, failing } in &cannot_pass {
-                    p { (coder_link(v, coder)) " cannot pass "
-                        @for (k, n) in failing.iter().enumerate() {
-                            @if k > 0 { @if k + 1 == failing.len() { " and " } @else { ", " } }
-                            (test_link(v, *n))
-                        }
-                        " after its retries (" a href={ "#" (attempts_anchor(coder)) } { "its attempts" } ")." }
-                }
-                p { "Perhaps the tests are wrong. Read them against the spec: if they are right, the implementation is wrong; if not, the coders that pass them share the tests' mistake." }
-            };
-        }
-        html! {}
-    }
-
     fn suite_reason(&self) -> Option<&'static str> {
         Some("some coders failed it, but no more than a minority (IDEAL)")
     }
@@ -236,58 +175,6 @@ impl ProtocolReport for Dixit {
             *entry = Open::of(&h);
         }
     }
-
-    fn section(&self, v: &RunView) -> Option<Section> {
-        let part = v.summary.part.typed::<DixitPart>()?;
-        let mut t = Table::new(
-            "dx-testers",
-            vec![
-                Column::text("tester"),
-                Column::num("proposed"),
-                Column::num("accepted"),
-                Column::num("IDEAL"),
-                Column::num("TOO_EASY"),
-                Column::num("TOO_HARD"),
-                Column::num("INVALID"),
-                Column::num("hibernated"),
-                Column::num("revived"),
-                Column::num("rollbacks"),
-            ],
-        );
-        for (name, s) in &part.testers {
-            let n = |x: u32| Cell::num(f64::from(x), x.to_string());
-            t.row(vec![
-                Cell::text(name),
-                n(s.proposed),
-                n(s.accepted),
-                n(s.classes.ideal),
-                n(s.classes.too_easy),
-                n(s.classes.too_hard),
-                n(s.classes.invalid),
-                n(s.hibernations),
-                n(s.revivals),
-                n(s.rollbacks),
-            ]);
-        }
-        Some(Section {
-            id: "protocol".into(),
-            title: "Testers (protocol dixit)".into(),
-            body: html! {
-                p { "Each tester's proposals and how they were classified (a hibernated tester's tests are classified again each round)." }
-                (t.render())
-            },
-        })
-    }
-}
-
-/// The ids of the too-hard tests `tester` hibernates with, as the journal says.
-fn asleep_with(v: &RunView, tester: &str) -> Vec<String> {
-    v.summary
-        .part
-        .typed::<DixitPart>()
-        .and_then(|p| p.testers.get(tester))
-        .map(|t| t.asleep_with.clone())
-        .unwrap_or_default()
 }
 
 impl Part for DixitPart {
@@ -381,40 +268,6 @@ impl Part for DixitPart {
         serde_json::to_value(self).unwrap_or_default()
     }
 
-    fn text(&self, s: &Summary) -> String {
-        let mut o = String::new();
-        let growth: Vec<String> = self.suite_growth.iter().map(|n| n.to_string()).collect();
-        o.push_str(&format!(
-            "  rounds: {}   suite: {} (size at each round's start: {})\n",
-            s.rounds,
-            plural(s.suite.len(), "test", "tests"),
-            growth.join(" → ")
-        ));
-        let c = &self.classes;
-        o.push_str(&format!(
-            "  classifications: {} IDEAL, {} TOO_EASY, {} TOO_HARD, {} INVALID\n",
-            c.ideal, c.too_easy, c.too_hard, c.invalid
-        ));
-        for (name, t) in &self.testers {
-            o.push_str(&format!(
-                "  {name:10} proposed {:2}, accepted {:2}, hibernated {}×, revived {}×\n",
-                t.proposed, t.accepted, t.hibernations, t.revivals
-            ));
-        }
-        o
-    }
-
-    fn facts(&self) -> Vec<(&'static str, String)> {
-        let c = &self.classes;
-        vec![(
-            "classifications",
-            format!(
-                "{} IDEAL · {} TOO_EASY · {} TOO_HARD · {} INVALID",
-                c.ideal, c.too_easy, c.too_hard, c.invalid
-            ),
-        )]
-    }
-
     /// Per hibernating tester: who fails its too-hard tests, and what the hidden tests say.
     fn balance(&self, s: &Summary) -> Vec<String> {
         let active: Vec<&String> = s
@@ -496,64 +349,9 @@ impl Part for DixitPart {
 
 #[cfg(test)]
 mod tests {
-    //! The report of a recorded dixit run, end to end: folded, rendered, escaped.
-    use std::path::{Path, PathBuf};
-
     use super::*;
     use crate::classify::Class;
-    use crate::consensus::{AnswerGroup, Disagreement, Disagreements, FunctionDisagreements};
-    use crate::journal::{CellRecord, JournalFile};
-    use crate::report::eval_report::Provenance;
-    use crate::report::run_report::{letter, render_run, Outcome};
-
-    /// The recorded real run (coder-4 cannot pass the two tests of the suite).
-    fn fixture() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/runs/to_roman-qwen1.5b")
-    }
-
-    /// Disagreements with hostile text where a guest controls it (an exception's type name).
-    fn hostile_disagreements() -> Disagreements {
-        Disagreements {
-            implementations: vec!["coder-1".into(), "coder-4".into()],
-            tests: 3,
-            calls: 36,
-            agreed: 35,
-            not_replayable: 1,
-            not_probed: 0,
-            overlap: None,
-            functions: vec![FunctionDisagreements {
-                function: "to_roman".into(),
-                inputs: vec![Disagreement {
-                    call: "to_roman('7')".into(),
-                    args: serde_json::json!(["7"]),
-                    kwargs: serde_json::json!([]),
-                    tests: vec!["hidden test_hidden.py".into()],
-                    answers: vec![
-                        AnswerGroup {
-                            kind: "raised".into(),
-                            answer: "raises ValueError".into(),
-                            coders: vec!["coder-1".into()],
-                        },
-                        AnswerGroup {
-                            kind: "raised".into(),
-                            answer: "raises <img src=x onerror=alert(1)>".into(),
-                            coders: vec!["coder-4".into()],
-                        },
-                    ],
-                }],
-            }],
-            error: None,
-        }
-    }
-
-    fn render(dir: &Path) -> (String, Provenance) {
-        let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
-        let mut s = Dixit.summary_of(&j);
-        s.disagreements = Some(hostile_disagreements());
-        let v = Dixit.view(&j, &s, dir);
-        let prov = Provenance::now();
-        (render_run(&v, &Dixit, &prov).unwrap(), prov)
-    }
+    use crate::journal::CellRecord;
 
     /// A summary of three coders where tester-1 hibernates with two tests that `fail` (per
     /// coder) fail, and the hidden tests pass for those in `hidden_ok`.
@@ -617,7 +415,7 @@ mod tests {
 
     #[test]
     fn the_balance_names_who_fails_a_hibernating_testers_tests() {
-        let line = |s: &Summary| crate::report::balance(s).balance;
+        let line = |s: &Summary| s.part.get().map(|p| p.balance(s)).unwrap_or_default();
         assert_eq!(
             line(&hibernating([true, true, false], [false, false, true])),
             ["tester-1 hibernates with tester-1#0 and tester-1#1: coder-1 and coder-2 fail them, coder-3 passes them; the hidden tests agree with them"]
@@ -646,87 +444,5 @@ mod tests {
             s.doubts(),
             ["the suite is empty: no test checked the implementations"]
         );
-    }
-
-    #[test]
-    fn the_recorded_run_folds_into_its_view() {
-        let dir = fixture();
-        let j = JournalFile::read(&dir.join("journal.jsonl")).unwrap();
-        let s = Dixit.summary_of(&j);
-        let v = Dixit.view(&j, &s, &dir);
-        assert_eq!(v.coders.len(), 4);
-        assert_eq!(v.suite.len(), 2);
-        assert_eq!(
-            v.suite
-                .iter()
-                .map(|t| t.author.as_str())
-                .collect::<Vec<_>>(),
-            ["tester-1", "tester-2"]
-        );
-        // Both tests were admitted by an IDEAL classification that coder-4 alone failed.
-        for t in &v.suite {
-            let p = &v.proposals[t.admitted_by.expect("admitted")];
-            assert_eq!(p.outcome, Outcome::Class(Class::Ideal));
-            assert_eq!(p.failed_by, ["coder-4"]);
-            assert_eq!(p.suite_number, Some(t.number));
-        }
-        // coder-4: its round-2 check was kept as the best, both fixes were rolled back, and the
-        // code it ended with is the kept one.
-        let a = &v.attempts["coder-4"];
-        let outcomes: Vec<&str> = a.iter().map(|a| a.outcome.as_str()).collect();
-        assert_eq!(outcomes[1], "kept: the best so far");
-        assert!(outcomes[2].starts_with("rolled back") && outcomes[3].starts_with("rolled back"));
-        assert_eq!(v.final_attempt("coder-4").unwrap().pos, a[1].pos);
-        let letters = |c: &str| -> String {
-            v.final_cells[c]
-                .iter()
-                .map(|x| letter(x.as_ref()))
-                .collect()
-        };
-        assert_eq!(letters("coder-1"), "PP");
-        assert_eq!(letters("coder-4"), "WW");
-        assert_eq!(v.hidden_tests, ["test_hidden.py"]);
-        assert_eq!(v.implementations.len(), 4);
-        let stop = v
-            .stop
-            .as_ref()
-            .and_then(|(s, _)| s.decided().cloned())
-            .unwrap();
-        assert_eq!(Dixit.exit_class(&stop), ExitClass::HumanNeeded);
-    }
-
-    #[test]
-    fn hostile_text_is_escaped_and_the_decision_links_the_evidence() {
-        let (html, _) = render(&fixture());
-        assert!(!html.contains("<img"), "hostile text reached the markup");
-        assert!(html.contains("raises &lt;img src=x onerror=alert(1)&gt;"));
-        let lead = &html[html.find("dx-lead").unwrap()..html.find("class=\"dx-section\"").unwrap()];
-        for link in [
-            "href=\"#test-1\"",
-            "href=\"#test-2\"",
-            "href=\"#impl-3\"",
-            "href=\"#attempts-coder-4\"",
-        ] {
-            assert!(lead.contains(link), "the decision lacks {link}");
-        }
-        for id in ["id=\"test-1\"", "id=\"impl-3\"", "id=\"attempts-coder-4\""] {
-            assert!(html.contains(id), "no target {id}");
-        }
-    }
-
-    #[test]
-    fn run_page_snapshot() {
-        let dir = fixture();
-        let (html, prov) = render(&dir);
-        let main = &html[html.find("<main").unwrap()..html.find("</main>").unwrap() + 7];
-        let mut text = crate::report::html::pretty(main)
-            .replace(&prov.generated, "[time]")
-            .replace(&dir.display().to_string(), "[run]");
-        // The recorded run's times, in case the fixture is ever recorded again.
-        while let Some(k) = text.find("<dd class=\"dx-time\">") {
-            let end = k + text[k..].find("</dd>").unwrap();
-            text.replace_range(k..end, "<dd class=\"dx-time\"[times]");
-        }
-        insta::assert_snapshot!(text);
     }
 }

@@ -1,22 +1,17 @@
-//! blind in the report: its part of the summary (each coder's self-tests and what the hidden
-//! suite told it), its stop in words and on the page, and its self-tests for the disagreement
-//! finder.
+//! What a blind run produced: its part of the summary (each coder's self-tests and what the
+//! hidden suite told it), its stop in words and the room a person may give it, and its
+//! self-tests for the disagreement finder.
 
 use std::collections::BTreeMap;
 
-use maud::{html, Markup};
 use serde::Serialize;
 
 use super::events::{BlindChecked, SelfTests, Verified};
 use super::{settings, Blind, Settings};
 use crate::config::Config;
 use crate::consensus::NamedTest;
-use crate::english::and_list;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::report::html::{Cell, Column, Section, Table};
-use crate::report::metric::Metric;
-use crate::report::run_report::{coder_link, RunView};
-use crate::report::{CoderStats, Part, ProtocolReport, Room, Summary};
+use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary};
 
 /// One coder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -36,9 +31,9 @@ pub struct BlindPart {
     pub coders: BTreeMap<String, BlindCoder>,
 }
 
-impl ProtocolReport for Blind {
+impl ProtocolData for Blind {
     fn name(&self) -> &'static str {
-        "blind"
+        super::NAME
     }
 
     fn part(&self) -> Option<Box<dyn Part>> {
@@ -95,17 +90,6 @@ impl ProtocolReport for Blind {
         }
     }
 
-    fn explain(&self, stop: &Open, _v: &RunView) -> Markup {
-        let failed = stop
-            .read::<Verified>()
-            .map(|v| v.failed)
-            .unwrap_or_default();
-        html! {
-            @if failed.is_empty() { p { "Every coder's code passes the hidden suite." } }
-            @else { p { "The hidden suite fails for " (and_list(&failed)) ": see " a href="#hidden" { "the hidden tests" } "." } }
-        }
-    }
-
     fn named_tests(&self, event: &Open) -> Vec<NamedTest> {
         let Some(SelfTests { tests }) = event.read() else {
             return Vec::new();
@@ -129,49 +113,6 @@ impl ProtocolReport for Blind {
 
     fn shipped_rule(&self) -> &'static str {
         "the first coder whose final implementation passes the most of its own tests"
-    }
-
-    fn section(&self, v: &RunView) -> Option<Section> {
-        let part = v.summary.part.typed::<BlindPart>()?;
-        let mut t = Table::new(
-            "dx-blind",
-            vec![
-                Column::text("coder"),
-                Column::num("self-tests"),
-                Column::text("by category"),
-                Column::text("own tests passed"),
-                Column::text("hidden suite said"),
-            ],
-        );
-        for (name, c) in &part.coders {
-            t.row(vec![
-                Cell::markup(coder_link(v, name), name.clone()),
-                Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
-                Cell::text(
-                    c.categories
-                        .iter()
-                        .map(|(k, n)| format!("{k} {n}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ),
-                Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
-                Cell::text(
-                    c.blind
-                        .iter()
-                        .map(|p| if *p { "✓ pass" } else { "✗ fail" })
-                        .collect::<Vec<_>>()
-                        .join(" → "),
-                ),
-            ]);
-        }
-        Some(Section {
-            id: "protocol".into(),
-            title: "Blind verification".into(),
-            body: html! {
-                p { "Each coder writes its own tests from the spec and sees everything about them; the hidden suite answers pass or fail only, never which test or why." }
-                (t.render())
-            },
-        })
     }
 }
 
@@ -258,35 +199,6 @@ impl Part for BlindPart {
 
     fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
-    }
-
-    fn text(&self, _s: &Summary) -> String {
-        let mut o = String::new();
-        for (name, c) in &self.coders {
-            let cats: Vec<String> = c
-                .categories
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect();
-            let blind: Vec<&str> = c
-                .blind
-                .iter()
-                .map(|p| if *p { "pass" } else { "fail" })
-                .collect();
-            o.push_str(&format!(
-                "  {name:10} self-tests {} ({}), passing {}/{}; hidden suite: {}\n",
-                c.self_tests,
-                cats.join(", "),
-                c.self_passed.0,
-                c.self_passed.1,
-                if blind.is_empty() {
-                    "not run".to_string()
-                } else {
-                    blind.join(" → ")
-                }
-            ));
-        }
-        o
     }
 
     fn boxed(&self) -> Box<dyn Part> {

@@ -62,14 +62,6 @@ pub trait Part: Send + Sync + std::any::Any {
     /// The part in `summary.json`, under the protocol's name.
     fn to_json(&self) -> serde_json::Value;
 
-    /// Its lines of the terminal summary (each ends with a newline).
-    fn text(&self, summary: &Summary) -> String;
-
-    /// Facts for the page's headline box (label, value).
-    fn facts(&self) -> Vec<(&'static str, String)> {
-        Vec::new()
-    }
-
     /// Facts of its own that contradict a good ending (e.g. a coder's own tests failing), so a
     /// headline is never green while something known disagrees.
     fn doubts(&self) -> Vec<String> {
@@ -212,7 +204,7 @@ pub fn bump(c: &mut ClassCounts, class: Class) {
 
 impl Summary {
     /// An empty summary of a run of `protocol`, with its own `part` (see
-    /// [`crate::report::ProtocolReport::summary`]).
+    /// [`super::ProtocolData::summary`]).
     pub fn new(protocol: &str, part: Option<Box<dyn Part>>) -> Summary {
         Summary {
             run_id: String::new(),

@@ -1,21 +1,19 @@
-//! What the report asks of a protocol: its own part of the summary, its decisions in words and
-//! on the page, and what its own events mean to the shared views (the matrix, the tests the
-//! disagreement finder replays). Each protocol implements [`ProtocolReport`] in its folder; the
-//! report names none, and the CLI hands it the protocol the journal names.
+//! What a protocol's runs mean, as data: its own part of the summary, its decisions in words,
+//! what a person may choose at them, and what its own events mean to the shared views (the
+//! matrix, the tests the disagreement finder replays). Each protocol implements
+//! [`ProtocolData`] in its folder (`outcome.rs`); the engine reads it and the report renders it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use maud::Markup;
-
-use super::html::Section;
-use super::run_report::model::{RunView, Trial};
+use super::stop::Room;
 use super::summary::{Part, Summary};
 use crate::config::{Config, ConfigError};
 use crate::consensus::NamedTest;
-use crate::journal::{Choice, ExitClass, JournalFile, Open};
+use crate::journal::{CellRecord, Choice, ExitClass, JournalFile, Open};
 
-/// A protocol as the report sees it.
-pub trait ProtocolReport: Send + Sync {
+/// A protocol's runs as data: its name, its own events and stops, its part of the summary.
+/// `engine::Protocol` extends it with how a run goes.
+pub trait ProtocolData: Send + Sync {
     /// The name `[protocol] name`, journals and output use.
     fn name(&self) -> &'static str;
 
@@ -47,9 +45,6 @@ pub trait ProtocolReport: Send + Sync {
     fn round_limit(&self) -> Option<&'static str> {
         None
     }
-
-    /// The page's paragraphs under the headline of one of its decisions: the evidence to read.
-    fn explain(&self, stop: &Open, v: &RunView) -> Markup;
 
     /// The test one of its events ran against every coder, if the event is one (a row of the
     /// page's proposals and, when kept, of its suite).
@@ -100,45 +95,16 @@ pub trait ProtocolReport: Send + Sync {
     fn summary_of(&self, journal: &JournalFile) -> Summary {
         self.summary().fold(journal)
     }
-
-    /// Its own section of the run's page (from its part of the summary, `v.summary.part`).
-    fn section(&self, _v: &RunView) -> Option<Section> {
-        None
-    }
-
-    /// The run of `journal` folded for the page and the JUnit export, its trials and its
-    /// acceptance suite read as this protocol says.
-    fn view<'a>(
-        &self,
-        journal: &'a JournalFile,
-        summary: &'a Summary,
-        run_dir: &Path,
-    ) -> RunView<'a> {
-        RunView::new(journal, summary, run_dir, &|e| self.trial(e), &|c| {
-            self.acceptance(c).ok().flatten()
-        })
-    }
 }
 
-/// A limit a person may raise at a stop (`dixit decide … raise KEY=VALUE`): its `table.key` in
-/// `dixit.toml` and its value now. Any larger value goes; the page suggests twice it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Room {
-    pub key: String,
-    pub now: i64,
-}
-
-impl Room {
-    /// Limit `key`, `now` at `now`.
-    pub fn new(key: &str, now: impl Into<i64>) -> Room {
-        Room {
-            key: key.to_string(),
-            now: now.into(),
-        }
-    }
-
-    /// The value a command suggests: twice the limit (at least one more).
-    pub fn suggested(&self) -> i64 {
-        self.now.saturating_mul(2).max(self.now.saturating_add(1))
-    }
+/// A test one of a protocol's own events ran against every coder, and whether it was kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trial {
+    /// Its id (`agent#call`).
+    pub test: String,
+    pub kept: bool,
+    /// The coders whose code failed it.
+    pub failed_by: Vec<String>,
+    pub build_error: Option<String>,
+    pub cells: Vec<CellRecord>,
 }

@@ -1,0 +1,24 @@
+//! What a run produced, as data: the engine and the protocols make it, the report renders it
+//! (and neither of the first two imports the report). A replay, or a reader of any journal,
+//! folds the same data from the run's events.
+//!
+//! - `protocol.rs`: [`ProtocolData`], what a protocol's runs mean (its part of the summary, its
+//!   decisions in words, what a person may choose at them, its trials and named tests); each
+//!   protocol implements it in its folder (`protocol/<name>/outcome.rs`), and `engine::Protocol`
+//!   extends it.
+//! - `summary.rs`: the [`Summary`] (`summary.json`): common fields plus the protocol's [`Part`].
+//! - `stop.rs`: a stop in words ([`describe_stop`]), its [`exit_class`], and what a person may
+//!   choose at it ([`Offer`], [`Room`]).
+//! - `metric.rs`: the seeds' own measures of a run ([`Metric`]).
+
+mod metric;
+mod protocol;
+mod stop;
+mod summary;
+
+pub use metric::Metric;
+pub use protocol::{ProtocolData, Trial};
+pub use stop::{describe_stop, exit_class, offer, offer_of, recorded_config, Offer, Room};
+pub use summary::{
+    bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
+};
