@@ -104,7 +104,7 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         if !flagged.is_empty() && !g.quiet {
             eprintln!(
                 "leaving out {} flagged at import until a person decides (see {} in each): {}",
-                crate::report::format::plural(flagged.len(), "project", "projects"),
+                crate::english::plural(flagged.len(), "project", "projects"),
                 crate::import::FLAG_FILE,
                 crate::english::and_list(
                     flagged
