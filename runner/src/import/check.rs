@@ -35,7 +35,7 @@ enum Which {
 }
 
 /// The kind of a task's unit tests, and the extension of their files.
-fn unit_kind(language: Language) -> (TestKind, &'static str) {
+pub(super) fn unit_kind(language: Language) -> (TestKind, &'static str) {
     match language {
         Language::C => (TestKind::C, "c"),
         Language::Cpp => (TestKind::Cpp, "cpp"),

@@ -22,7 +22,7 @@ use serde::Deserialize;
 
 use super::examples::Found;
 use super::humaneval::read_bytes;
-use super::source::{code_mask, function_name, open_braces, pieces, Syntax};
+use super::source::{code_mask, function_name, open_braces, pieces, Piece, Syntax};
 use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
 use crate::toolchain::Language;
 
@@ -132,17 +132,7 @@ fn check_test(test: &str, syntax: Syntax) -> Result<(), String> {
 /// defines or declares; the entry point is the last, the function the declaration leaves open.
 fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
     let (parts, _) = pieces(&r.declaration, Syntax::Cpp);
-    let Some((last, helpers)) = parts.split_last() else {
-        return Err("the declaration has no function signature".into());
-    };
-    let entry = match (last.block, function_name(last.head, Syntax::Cpp)) {
-        (None, Some(name)) => name,
-        _ => {
-            return Err(
-                "the declaration does not end with the entry function's signature and `{`".into(),
-            )
-        }
-    };
+    let (entry, last, helpers) = entry_point(&parts, Syntax::Cpp)?;
     let mut header = String::from("#pragma once\n");
     for p in helpers {
         header.push_str(p.head.trim());
@@ -186,6 +176,21 @@ fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
     })
 }
 
+/// The entry point of a declaration cut into `parts`: the function it leaves open, last; with
+/// that piece and the pieces before it (helpers, types).
+fn entry_point<'p, 'a>(
+    parts: &'p [Piece<'a>],
+    syntax: Syntax,
+) -> Result<(String, &'p Piece<'a>, &'p [Piece<'a>]), String> {
+    let Some((last, helpers)) = parts.split_last() else {
+        return Err("the declaration has no function signature".into());
+    };
+    match (last.block, function_name(last.head, syntax)) {
+        (None, Some(name)) => Ok((name, last, helpers)),
+        _ => Err("the declaration does not end with the entry function's signature and `{`".into()),
+    }
+}
+
 /// Whether `test` defines `main` (C++) outside comments and strings.
 fn has_main(test: &str, syntax: Syntax) -> bool {
     let (parts, _) = pieces(test, syntax);
@@ -201,17 +206,7 @@ fn has_main(test: &str, syntax: Syntax) -> bool {
 fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
     let (uses, declaration) = rust_declaration(&r.declaration);
     let (parts, _) = pieces(&declaration, Syntax::Rust);
-    let Some((last, helpers)) = parts.split_last() else {
-        return Err("the declaration has no function signature".into());
-    };
-    let entry = match (last.block, function_name(last.head, Syntax::Rust)) {
-        (None, Some(name)) => name,
-        _ => {
-            return Err(
-                "the declaration does not end with the entry function's signature and `{`".into(),
-            )
-        }
-    };
+    let (entry, _, helpers) = entry_point(&parts, Syntax::Rust)?;
     let mut items: Vec<String> = helpers
         .iter()
         .filter_map(|p| function_name(p.head, Syntax::Rust))

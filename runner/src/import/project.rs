@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::check::{why, Checked};
+use super::check::{unit_kind, why, Checked};
 use super::{Clash, Example, ImportError, Place, Refused, Task, TaskInterface, Unread};
 use crate::config::{Config, TestStyle};
 use crate::sandbox::{Limits, Verdict, VerdictKind};
@@ -293,12 +293,7 @@ pub fn plan(
                 });
             }
         }
-        let (kind, ext) = match task.language {
-            Language::C => (TestKind::C, "c"),
-            Language::Cpp => (TestKind::Cpp, "cpp"),
-            Language::Rust => (TestKind::Rust, "rs"),
-            _ => (TestKind::Python, "py"),
-        };
+        let (kind, ext) = unit_kind(task.language);
         let mut files = vec![
             (PathBuf::from("spec.md"), spec(task, kind)),
             (PathBuf::from("dixit.toml"), template.for_task(task)),
