@@ -574,6 +574,73 @@ fn humaneval_x_cpp_and_rust_import_clean_flagged_and_refused() {
         "{kept:?}"
     );
     assert!(!kept.stdout.contains("CPP_32"), "{kept:?}");
+    // A person decides, journaled in the project: included, it takes part; excluded, it stays
+    // out, saying who excluded it and why; the import's page shows where it stands.
+    let f = folder.to_str().unwrap();
+    let no_reason = dixit(&["decide", f, "include"]);
+    assert_eq!(no_reason.code, 2, "{no_reason:?}");
+    assert!(no_reason.stderr.contains("--why"), "{no_reason:?}");
+    let clean = dixit(&["decide", p.to_str().unwrap(), "include", "--why", "x"]);
+    assert_eq!(clean.code, 2, "{clean:?}");
+    assert!(clean.stderr.contains("not flagged at import"), "{clean:?}");
+    let cmp = dir.path().join("cmp").to_str().unwrap().to_string();
+    let compare = || {
+        dixit(&[
+            "compare",
+            f,
+            p.to_str().unwrap(),
+            "--protocols",
+            "single",
+            "--kept",
+            "--out",
+            &cmp,
+        ])
+    };
+    let why = "the limit is ours: the reference converges, slowly";
+    let d = dixit(&["decide", f, "include", "--why", why, "--by", "ann"]);
+    assert_eq!(d.code, 0, "{d:?}");
+    let included = compare();
+    assert_eq!(included.code, 0, "{included:?}");
+    assert!(
+        included.stderr.contains(&format!(
+            "including 1 flagged project a person decided to include: {f} (by ann: {why})"
+        )),
+        "{included:?}"
+    );
+    assert!(included.stdout.contains("CPP_32"), "{included:?}");
+    let d = dixit(&[
+        "decide",
+        f,
+        "exclude",
+        "--why",
+        "on second thought",
+        "--by",
+        "bob",
+    ]);
+    assert_eq!(d.code, 0, "{d:?}");
+    let excluded = compare();
+    assert!(
+        excluded
+            .stderr
+            .contains("leaving out 1 flagged project a person excluded"),
+        "{excluded:?}"
+    );
+    assert!(!excluded.stdout.contains("CPP_32"), "{excluded:?}");
+    let journal = std::fs::read_to_string(folder.join("decisions.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 2, "{journal}");
+    let page_dir = dir.path().join("cpp");
+    let page = dixit(&["report", page_dir.to_str().unwrap()]);
+    assert_eq!(page.code, 0, "{page:?}");
+    let html = std::fs::read_to_string(page_dir.join("import.html")).unwrap();
+    assert!(html.contains("159 clean, 1 flagged, 4 refused"), "{html}");
+    assert!(
+        html.contains("excluded (the test is wrong) by bob: on second thought"),
+        "{html}"
+    );
+    assert!(
+        html.contains("boost/any.hpp"),
+        "the refused records are on the page"
+    );
 
     let rust = import("rust");
     assert_eq!(

@@ -94,32 +94,7 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
                 )));
             }
         }
-        // A project an import flagged (its reference fails its own hidden test) waits for a
-        // person: it stays out until its FLAGGED.md is gone.
-        let (flagged, unflagged): (Vec<PathBuf>, Vec<PathBuf>) = a
-            .projects
-            .iter()
-            .cloned()
-            .partition(|p| p.join(crate::import::FLAG_FILE).exists());
-        if !flagged.is_empty() && !g.quiet {
-            eprintln!(
-                "leaving out {} flagged at import until a person decides (see {} in each): {}",
-                crate::english::plural(flagged.len(), "project", "projects"),
-                crate::import::FLAG_FILE,
-                crate::english::and_list(
-                    flagged
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                )
-            );
-        }
-        if unflagged.is_empty() {
-            return Err(CliError::usage(format!(
-                "every project is flagged at import ({}): decide, then delete the file",
-                crate::import::FLAG_FILE
-            )));
-        }
+        let eligible = taking_part(&a.projects, g.quiet)?;
         for p in &a.protocols {
             crate::protocol::named(p).map_err(CliError::usage)?;
         }
@@ -132,14 +107,14 @@ pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             a.protocols.clone()
         };
         let projects = match a.sample {
-            Some(n) if n > unflagged.len() => {
+            Some(n) if n > eligible.len() => {
                 return Err(CliError::usage(format!(
                     "--sample {n}: there are only {} projects",
-                    unflagged.len()
+                    eligible.len()
                 )))
             }
-            Some(n) => compare::sample(&unflagged, n, a.seed),
-            None => unflagged,
+            Some(n) => compare::sample(&eligible, n, a.seed),
+            None => eligible,
         };
         if a.jobs == 0 {
             return Err(CliError::usage("--jobs must be at least 1"));
@@ -355,4 +330,69 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
         }
         _ => CliError::usage(e),
     })
+}
+
+/// The projects that take part: a project an import flagged (its reference fails its own
+/// hidden test) waits for a person's decision (`dixit decide PROJECT include|exclude`), and
+/// stays out until it is included. Says on stderr which are left out and which a person let in.
+fn taking_part(projects: &[PathBuf], quiet: bool) -> Result<Vec<PathBuf>, CliError> {
+    use crate::english::{and_list, plural};
+    use crate::evidence::escaped;
+    use crate::import::{standing, Standing};
+    let mut part = Vec::new();
+    let (mut undecided, mut excluded, mut included) = (Vec::new(), Vec::new(), Vec::new());
+    for p in projects {
+        let s = standing(p).map_err(CliError::usage)?;
+        let shown = p.display().to_string();
+        match &s {
+            Standing::Undecided => undecided.push(shown),
+            Standing::Decided(d) if s.takes_part() => included.push(format!(
+                "{shown} (by {}: {})",
+                escaped(&d.by),
+                escaped(&d.why)
+            )),
+            Standing::Decided(d) => excluded.push(format!(
+                "{shown} (by {}: {})",
+                escaped(&d.by),
+                escaped(&d.why)
+            )),
+            Standing::Clean => {}
+        }
+        if s.takes_part() {
+            part.push(p.clone());
+        }
+    }
+    if !quiet {
+        if !undecided.is_empty() {
+            eprintln!(
+                "leaving out {} flagged at import until a person decides (see {} in each; then \
+                 `dixit decide PROJECT include|exclude --why ...`): {}",
+                plural(undecided.len(), "project", "projects"),
+                crate::import::FLAG_FILE,
+                and_list(undecided)
+            );
+        }
+        if !excluded.is_empty() {
+            eprintln!(
+                "leaving out {} a person excluded: {}",
+                plural(excluded.len(), "flagged project", "flagged projects"),
+                and_list(excluded)
+            );
+        }
+        if !included.is_empty() {
+            eprintln!(
+                "including {} a person decided to include: {}",
+                plural(included.len(), "flagged project", "flagged projects"),
+                and_list(included)
+            );
+        }
+    }
+    if part.is_empty() {
+        return Err(CliError::usage(format!(
+            "no project takes part: every one is flagged at import ({}) and not included; \
+             decide with `dixit decide PROJECT include --why ...`",
+            crate::import::FLAG_FILE
+        )));
+    }
+    Ok(part)
 }

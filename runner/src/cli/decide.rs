@@ -1,5 +1,6 @@
 //! `dixit decide`: what a person decides at a run's stop, journaled; `dixit run PROJECT --resume
-//! ID` goes on from it (accepting ends the run at once).
+//! ID` goes on from it (accepting ends the run at once). Also what a person decides about a
+//! project an import flagged (`include`, `exclude`), journaled in the project.
 
 use std::path::PathBuf;
 
@@ -8,6 +9,7 @@ use clap::{Args, Subcommand};
 use super::exit::{self, CliError, CliResult};
 use super::run::{protocol_error, resolve_run};
 use crate::engine::{self, DecideError};
+use crate::import::{self, DecisionError, Ruling};
 use crate::journal::Choice;
 
 #[derive(Debug, Args)]
@@ -18,9 +20,14 @@ use crate::journal::Choice;
   dixit decide runs/20261124-1 raise dixit.max_rounds=12 --why \"still finding bugs\"
   dixit decide runs/20261124-1 accept --why \"all three agree with the hidden tests\"
   dixit decide runs/20261124-1 --at 2 wake tester-1 --why \"its tests follow the spec\"   # fork at decision 2
-Then, except after accept, the command it prints (dixit run PROJECT_DIR --resume 20261124-1)")]
+Then, except after accept, the command it prints (dixit run PROJECT_DIR --resume 20261124-1)
+
+A project an import flagged (its FLAGGED.md: the reference fails its own hidden test):
+  dixit decide humaneval/HumanEval_32 include --why \"the test is right: the prompt asks for the first\"
+  dixit decide humaneval-x/CPP_32 exclude --why \"the test asserts a count the prompt contradicts\"")]
 pub struct DecideArgs {
-    /// The run: its directory (holding journal.jsonl), or its id under ./runs.
+    /// The run: its directory (holding journal.jsonl), or its id under ./runs; for include and
+    /// exclude, the directory of a project an import flagged.
     pub run: String,
     #[command(subcommand)]
     pub choice: ChoiceArg,
@@ -60,11 +67,22 @@ pub enum ChoiceArg {
     },
     /// Accept the implementations as they are: the run ends as accepted.
     Accept,
+    /// A flagged project's hidden test is right (its reference is wrong): the project takes
+    /// part in `dixit compare`.
+    Include,
+    /// A flagged project's hidden test is wrong: the project stays out of `dixit compare`.
+    Exclude,
 }
 
 pub fn run(a: &DecideArgs) -> CliResult {
-    let run_dir = resolve_run(&PathBuf::from("runs"), &a.run).map_err(protocol_error)?;
+    let by =
+        a.by.clone()
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|b| !b.trim().is_empty())
+            .unwrap_or_else(|| "a person".into());
     let choice = match &a.choice {
+        ChoiceArg::Include => return flag(a, Ruling::Include, &by),
+        ChoiceArg::Exclude => return flag(a, Ruling::Exclude, &by),
         ChoiceArg::DropTest { test } => Choice::DropTest { test: *test },
         ChoiceArg::LeaveBehind { coder } => Choice::LeaveBehind {
             coder: coder.clone(),
@@ -89,11 +107,7 @@ pub fn run(a: &DecideArgs) -> CliResult {
         }
         ChoiceArg::Accept => Choice::Accept,
     };
-    let by =
-        a.by.clone()
-            .or_else(|| std::env::var("USER").ok())
-            .filter(|b| !b.trim().is_empty())
-            .unwrap_or_else(|| "a person".into());
+    let run_dir = resolve_run(&PathBuf::from("runs"), &a.run).map_err(protocol_error)?;
     let why = a.why.clone().unwrap_or_default();
     let d = engine::decide(
         &run_dir,
@@ -127,5 +141,40 @@ pub fn run(a: &DecideArgs) -> CliResult {
     } else {
         println!("the run ends as accepted");
     }
+    Ok(exit::OK)
+}
+
+/// A person's ruling on a project an import flagged, journaled in the project.
+fn flag(a: &DecideArgs, ruling: Ruling, by: &str) -> CliResult {
+    let project = PathBuf::from(&a.run);
+    if a.at.is_some() {
+        return Err(CliError::usage(
+            "--at forks a run at one of its decisions: a flagged project has none",
+        ));
+    }
+    if !project.join("dixit.toml").is_file() {
+        return Err(CliError::usage(format!(
+            "{}: not a project (no dixit.toml); include and exclude decide about a project an \
+             import flagged",
+            project.display()
+        )));
+    }
+    let d = import::decide(&project, ruling, a.why.as_deref().unwrap_or(""), by).map_err(|e| {
+        let code = match e {
+            DecisionError::Io { .. } => exit::INTERNAL,
+            _ => exit::USAGE,
+        };
+        CliError::new(code, anyhow::anyhow!(e))
+    })?;
+    println!(
+        "{}: {by} decided: {} ({}); journaled in {}",
+        project.display(),
+        ruling.word(),
+        match d.ruling {
+            Ruling::Include => "the hidden test is right: it takes part in dixit compare",
+            Ruling::Exclude => "the hidden test is wrong: it stays out of dixit compare",
+        },
+        project.join(import::DECISIONS_FILE).display()
+    );
     Ok(exit::OK)
 }

@@ -104,6 +104,9 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
         planned.into_iter().map(|p| p.report).collect(),
         refused_records,
     );
+    report.save().map_err(bad_input)?;
+    crate::report::import::write_import_page(&a.out, None)
+        .map_err(|e| CliError::new(exit::INTERNAL, e))?;
     if a.json {
         println!(
             "{}",

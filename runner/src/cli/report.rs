@@ -1,6 +1,6 @@
 //! `dixit report`: one self-contained HTML report of a run directory (re-rendered from its
-//! journal) or of an eval output (`dixit eval --out DIR`), or the comparison of two eval
-//! outputs; `--junit` exports a run's final verdicts. The directory's contents say what it is
+//! journal), of an eval output (`dixit eval --out DIR`) or of an import (`dixit import --out
+//! DIR`), or the comparison of two eval outputs; `--junit` exports a run's final verdicts. The directory's contents say what it is
 //! (`report::input`).
 
 use std::path::{Path, PathBuf};
@@ -10,24 +10,26 @@ use clap::Args;
 use super::exit::{self, CliError, CliResult};
 use super::{toolchains, GlobalArgs};
 use crate::report::eval_report::{write_comparison, write_eval_report};
+use crate::report::import::write_import_page;
 use crate::report::input::{ReportError, ReportInput};
 use crate::report::run_report::{read_journal, write_run_report};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A run directory (`runs/<id>/`, with journal.jsonl) or an eval output (`dixit eval --out
-    /// DIR`); a second eval output compares the two (first: before, second: after).
+    /// A run directory (`runs/<id>/`, with journal.jsonl), an eval output (`dixit eval --out
+    /// DIR`) or an import (`dixit import --out DIR`: its page again, with the decisions taken
+    /// since); a second eval output compares the two (first: before, second: after).
     #[arg(required = true, num_args = 1..=2, value_name = "DIR")]
     pub inputs: Vec<PathBuf>,
-    /// Where to write the page [default: DIR/report.html; with two inputs, the second's
-    /// compare.html].
+    /// Where to write the page [default: DIR/report.html (an import: DIR/import.html); with two
+    /// inputs, the second's compare.html].
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also write the run's final suite and hidden tests against every coder as JUnit XML
     /// (run directories only).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
-    /// Print what was written as JSON on stdout: `{"input": "run"|"eval"|"comparison",
+    /// Print what was written as JSON on stdout: `{"input": "run"|"eval"|"import"|"comparison",
     /// "report": PATH, "junit": PATH|null}`.
     #[arg(long)]
     pub json: bool,
@@ -48,12 +50,14 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
     }
     let kind = match inputs.as_slice() {
         [ReportInput::Run(_)] => "run",
+        [ReportInput::Import(_)] => "import",
         [_] => "eval",
         _ => "comparison",
     };
     let written = match inputs.as_slice() {
         [ReportInput::Eval(dir)] => write_eval_report(dir, a.output.as_deref()),
         [ReportInput::Run(dir)] => return run_report(g, dir, a),
+        [ReportInput::Import(dir)] => write_import_page(dir, a.output.as_deref()),
         [ReportInput::Eval(x), ReportInput::Eval(y)] => write_comparison(x, y, a.output.as_deref()),
         [x, y] => Err(ReportError::CompareNeedsEvals {
             dir: match x {
@@ -119,7 +123,7 @@ fn run_report(g: &GlobalArgs, dir: &Path, a: &ReportArgs) -> CliResult {
 fn report_error(e: ReportError) -> CliError {
     let hint = match &e {
         ReportError::UnknownInput { .. } | ReportError::NotADirectory { .. } => Some(
-            "give a run directory (runs/<id>/, with journal.jsonl) or the directory `dixit eval --out DIR` wrote",
+            "give a run directory (runs/<id>/, with journal.jsonl) or the directory `dixit eval --out DIR` or `dixit import --out DIR` wrote",
         ),
         _ => None,
     };

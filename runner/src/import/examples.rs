@@ -19,10 +19,10 @@
 //! is [`Unread`]: left out and reported, never guessed at (`is_happy(a) => False`, where `a`
 //! means a string; `f(1) => true`, which is not Python).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One example read from a docstring: a call and the value it gives.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Example {
     /// Its first line in the text read (1-based).
     pub line: usize,
@@ -58,7 +58,7 @@ impl Example {
 }
 
 /// A line that looks like an example but could not be read as one: left out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unread {
     /// Its line in the text read (1-based).
     pub line: usize,
@@ -68,7 +68,7 @@ pub struct Unread {
 
 /// What a docstring holds: the examples read, and the lines that looked like examples but were
 /// not read.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Found {
     pub examples: Vec<Example>,
     pub unread: Vec<Unread>,

@@ -14,12 +14,15 @@
 //!   that looked like examples but could not be read ([`Unread`]).
 //! - `check.rs`: the reference solution against its hidden test and every example, in the
 //!   sandbox (benchmark code never runs on the host); an example it fails is dropped.
+//! - `decision.rs`: a person's decision on a flagged project ([`Ruling`]: include or exclude),
+//!   journaled beside its `FLAGGED.md`, and where a project stands with comparisons.
 //! - `project.rs`: folder names made from task ids, `spec.md`, `dixit.toml` from a
 //!   [`Template`], the files of each project, and writing them all or nothing.
 //!
 //! Another benchmark is another reader: a type implementing [`Benchmark`].
 
 mod check;
+mod decision;
 mod examples;
 mod humaneval;
 mod humaneval_x;
@@ -28,15 +31,18 @@ mod source;
 
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use check::{check, Checked};
+pub use decision::{
+    decide, standing, DecisionError, FlagDecision, Ruling, Standing, DECISIONS_FILE,
+};
 pub use examples::{Example, Found, Unread};
 pub use humaneval::HumanEval;
 pub use humaneval_x::HumanEvalX;
 pub use project::{
     existing, folder_name, folders, plan, write, Dropped, Flag, ImportReport, Planned,
-    ProjectReport, Template, BUILTIN_TEMPLATE, FLAG_FILE,
+    ProjectReport, Template, BUILTIN_TEMPLATE, FLAG_FILE, REPORT_FILE,
 };
 
 /// A benchmark's file format: reads every task of a file, checked.
@@ -59,7 +65,7 @@ pub struct Tasks {
 
 /// A record no project is made of, and why: the benchmark's own defect (a test cut off, a
 /// reference that does not build) or something dixit cannot run (a library no build has).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refused {
     /// Its task id (empty when the record could not be read at all).
     pub task_id: String,
@@ -110,7 +116,7 @@ pub enum TaskInterface {
 }
 
 /// A line of a file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Place {
     pub path: PathBuf,
     /// 1-based.

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::check::{unit_kind, why, Checked};
 use super::{Clash, Example, ImportError, Place, Refused, Task, TaskInterface, Unread};
@@ -24,6 +24,9 @@ pub const FLAG_FILE: &str = "FLAGGED.md";
 /// The `dixit.toml` every imported project gets when no template is given: a Python project
 /// for the local model, with a table for every protocol.
 pub const BUILTIN_TEMPLATE: &str = include_str!("../../assets/import/dixit.toml");
+
+/// The report of the last import into a folder, beside its projects.
+pub const REPORT_FILE: &str = "import.json";
 
 /// The longest task id a folder is named from.
 const MAX_ID_CHARS: usize = 100;
@@ -163,7 +166,7 @@ pub struct Planned {
 const HEADER: &str = "interface/solution.h";
 
 /// What became of one task.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProjectReport {
     pub task_id: String,
     /// The project's folder name.
@@ -189,7 +192,7 @@ pub struct ProjectReport {
 }
 
 /// An example the reference solution fails, and how it failed.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Dropped {
     pub example: Example,
     pub verdict: VerdictKind,
@@ -198,7 +201,7 @@ pub struct Dropped {
 }
 
 /// The evidence of a flagged task: the benchmark's test and its reference disagree.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Flag {
     /// The hidden test's verdict on the reference, in a few words.
     pub why: String,
@@ -211,7 +214,7 @@ pub struct Flag {
 }
 
 /// What an import did (its summary, and `--json`).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ImportReport {
     /// The benchmark's name (`HumanEval`).
     pub benchmark: String,
@@ -253,6 +256,17 @@ impl ImportReport {
             projects,
             refused,
         }
+    }
+
+    /// Writes the report as `out/import.json` (what the import page is rendered from).
+    pub fn save(&self) -> Result<PathBuf, ImportError> {
+        let path = self.out.join(REPORT_FILE);
+        let json = serde_json::to_string_pretty(self).expect("an import report serialises");
+        std::fs::write(&path, json + "\n").map_err(|source| ImportError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
     }
 }
 
@@ -331,7 +345,7 @@ pub fn plan(
             examples: examples_text(checked),
         });
         if let Some(f) = &flagged {
-            files.push((PathBuf::from(FLAG_FILE), flag_file(task, f, ext)));
+            files.push((PathBuf::from(FLAG_FILE), flag_file(task, &folder, f, ext)));
         }
         out.push(Planned {
             files,
@@ -402,7 +416,7 @@ fn examples_text(checked: &Checked) -> String {
 }
 
 /// `FLAGGED.md`: the disagreement, its evidence, and what a person decides.
-fn flag_file(task: &Task, f: &Flag, ext: &str) -> String {
+fn flag_file(task: &Task, folder: &str, f: &Flag, ext: &str) -> String {
     format!(
         "# {id}: flagged at import\n\n\
          The benchmark's reference solution fails its own hidden test \
@@ -411,9 +425,16 @@ fn flag_file(task: &Task, f: &Flag, ext: &str) -> String {
          ## What the failing run showed\n\n```text\n{evidence}\n```\n\n\
          ## The prompt's examples\n\n{examples}.\n\n\
          ## Deciding\n\n\
-         `dixit compare` leaves this project out while this file is here. Read `spec.md` and \
-         the hidden test; if the test is wrong, fix or delete the assertion; if it is right (the \
-         reference is wrong), keep it. Then delete this file.\n",
+         `dixit compare` leaves this project out until a person decides. Read `spec.md` and \
+         the hidden test, then, from the folder above this project's:\n\n\
+         - the test is right (the reference is wrong): `dixit decide {folder} include --why \
+         \"...\"`; the project takes part;\n\
+         - the test is wrong: `dixit decide {folder} exclude --why \"...\"`; it stays out (or \
+         fix the assertion in the hidden test, then include it).\n\n\
+         Each decision is journaled in `{decisions}` with who and why, and answers this file \
+         as it is: a re-import that flags the task differently waits for a person again.\n",
+        folder = folder,
+        decisions = super::DECISIONS_FILE,
         id = task.id,
         why = f.why,
         evidence = f.evidence,

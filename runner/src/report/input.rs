@@ -13,6 +13,8 @@ pub enum ReportInput {
     Run(PathBuf),
     /// The output of `dixit eval --out DIR` (`report.json` and `problems/`).
     Eval(PathBuf),
+    /// The output of `dixit import --out DIR` (`import.json` and the project folders).
+    Import(PathBuf),
 }
 
 impl ReportInput {
@@ -27,6 +29,8 @@ impl ReportInput {
             Ok(ReportInput::Run(dir.to_path_buf()))
         } else if dir.join("report.json").is_file() && dir.join("problems").is_dir() {
             Ok(ReportInput::Eval(dir.to_path_buf()))
+        } else if dir.join(crate::import::REPORT_FILE).is_file() {
+            Ok(ReportInput::Import(dir.to_path_buf()))
         } else {
             Err(ReportError::UnknownInput {
                 dir: dir.to_path_buf(),
@@ -37,7 +41,7 @@ impl ReportInput {
     /// The directory.
     pub fn dir(&self) -> &Path {
         match self {
-            ReportInput::Run(d) | ReportInput::Eval(d) => d,
+            ReportInput::Run(d) | ReportInput::Eval(d) | ReportInput::Import(d) => d,
         }
     }
 }
@@ -52,7 +56,7 @@ pub enum ReportError {
         path: PathBuf,
     },
     /// The directory is neither a run nor an eval output.
-    #[error("{dir} is neither an eval output (report.json and problems/) nor a run directory (journal.jsonl)")]
+    #[error("{dir} is neither an eval output (report.json and problems/), an import (import.json) nor a run directory (journal.jsonl)")]
     UnknownInput {
         /// The directory.
         dir: PathBuf,
@@ -101,6 +105,18 @@ pub enum ReportError {
         #[source]
         source: std::io::Error,
     },
+    /// An import's `import.json` is not an import's report.
+    #[error("{path} is not the report of dixit import")]
+    BadImport {
+        /// The file.
+        path: PathBuf,
+        /// The parse error, with line and column.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A flagged project's decisions could not be read.
+    #[error(transparent)]
+    Decision(#[from] crate::import::DecisionError),
     /// Data could not be serialised for the page (a bug).
     #[error("cannot embed data in the page")]
     Embed(#[from] serde_json::Error),

@@ -27,7 +27,7 @@ pub mod eval_report;
 mod eval_table;
 pub mod format;
 pub mod html;
-mod import;
+pub mod import;
 pub mod input;
 pub mod junit;
 pub mod metric;

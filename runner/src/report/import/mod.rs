@@ -2,10 +2,39 @@
 //! examples dropped and the lines left unread (each with its task and line), and what every
 //! project holds.
 
+mod page;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use page::render_import;
+
 use crate::english::and_list;
 use crate::english::plural;
 use crate::evidence::escaped;
-use crate::import::{ImportReport, FLAG_FILE};
+use crate::import::{ImportReport, FLAG_FILE, REPORT_FILE};
+use crate::report::eval_report::{write_page, Provenance};
+use crate::report::input::ReportError;
+
+/// The import's page, beside its projects.
+pub const PAGE_FILE: &str = "import.html";
+
+/// The page of an import into `dir` (`DIR/import.html`), from its `import.json` and each
+/// flagged project's decisions as they stand now; returns the path written.
+pub fn write_import_page(dir: &Path, out: Option<&Path>) -> Result<PathBuf, ReportError> {
+    let path = dir.join(REPORT_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| ReportError::io(&path, e))?;
+    let r: ImportReport =
+        serde_json::from_str(&text).map_err(|source| ReportError::BadImport { path, source })?;
+    let mut standings = BTreeMap::new();
+    for p in &r.projects {
+        let s = crate::import::standing(&dir.join(&p.folder))?;
+        standings.insert(p.folder.clone(), s);
+    }
+    let html = render_import(&r, &standings, &Provenance::now());
+    let page = out.map_or_else(|| dir.join(PAGE_FILE), Path::to_path_buf);
+    write_page(&page, &html)
+}
 
 /// Lines listed per kind (dropped examples, unread lines); `--json` has them all.
 const SHOWN: usize = 12;
@@ -62,8 +91,8 @@ pub fn import_summary(r: &ImportReport) -> String {
         .collect();
     if !flagged.is_empty() {
         s.push_str(&format!(
-            "  flagged {} (written, left out of `dixit compare` until a person decides and \
-             deletes its {FLAG_FILE}):\n",
+            "  flagged {} (written, left out of `dixit compare` until a person decides, \
+             `dixit decide PROJECT include|exclude --why ...`):\n",
             plural(flagged.len(), "project", "projects"),
         ));
         lines(&mut s, &flagged);
@@ -197,6 +226,10 @@ pub fn import_summary(r: &ImportReport) -> String {
             || "the built-in template".into(),
             |p| p.display().to_string()
         )
+    ));
+    s.push_str(&format!(
+        "the page (every project, and each flag's evidence): {}\n",
+        r.out.join(PAGE_FILE).display()
     ));
     if let Some(p) = r.projects.first() {
         s.push_str(&format!(
