@@ -414,8 +414,9 @@ fn import_prints_what_it_made() {
     insta::assert_snapshot!(Redactor::new().path(t.path(), "[TMP]").transcript(&o));
 }
 
-/// Malformed records, a bad template and folders in the way are refused with the file and the
-/// line (or the folders), exit 2, and nothing is written.
+/// A malformed record is refused with its line and why, and the others import (exit 0); a file
+/// whose every record is refused, a bad template and folders in the way are refused (exit 2),
+/// and nothing is written.
 #[test]
 fn bad_input_is_refused_and_nothing_is_written() {
     let t = tempfile::tempdir().unwrap();
@@ -426,19 +427,59 @@ fn bad_input_is_refused_and_nothing_is_written() {
 
     let text = std::fs::read_to_string(&file).unwrap();
     let bad = t.path().join("bad.jsonl");
-    for (edit, want) in [
-        (format!("{text}{{\"task_id\": \"x\"}}\n"), "bad.jsonl:3: not a HumanEval record: missing field `prompt`"),
-        (format!("{text}{}", text.lines().next().unwrap()), "bad.jsonl:3: task id \"Small/0\" is already the task of line 1"),
-        (text.replace("\"entry_point\":\"double\"", "\"entry_point\":\"os.system\""), "bad.jsonl:1: task \"Small/0\": entry point \"os.system\" is not a Python function name"),
-        (text.replace("\"task_id\":\"Small/0\"", "\"task_id\":\"a\\u001b[2Jb\""), "bad.jsonl:1: the task id \"a\\u{1b}[2Jb\" holds a control character"),
-        (text.replace("\"task_id\":\"Small/0\"", "\"task_id\":\"Small_0\"").replace("\"task_id\":\"../Small 1\"", "\"task_id\":\"Small/0\""), "bad.jsonl:1 and "),
+    for (edit, want, imported) in [
+        (
+            format!("{text}{{\"task_id\": \"x\"}}\n"),
+            "(unread), line 3: not a HumanEval record: missing field `prompt`",
+            2,
+        ),
+        (
+            format!("{text}{}", text.lines().next().unwrap()),
+            "Small/0, line 3: task id \"Small/0\" is already the task of line 1",
+            2,
+        ),
+        (
+            text.replace(
+                "\"entry_point\":\"double\"",
+                "\"entry_point\":\"os.system\"",
+            ),
+            "Small/0, line 1: entry point \"os.system\" is not a Python function name",
+            1,
+        ),
+        (
+            text.replace("\"task_id\":\"Small/0\"", "\"task_id\":\"a\\u001b[2Jb\""),
+            "a\\u{1b}[2Jb, line 1: the task id \"a\\u{1b}[2Jb\" holds a control character",
+            1,
+        ),
+        (
+            text.replace("\"task_id\":\"Small/0\"", "\"task_id\":\"Small_0\"")
+                .replace("\"task_id\":\"../Small 1\"", "\"task_id\":\"Small/0\""),
+            "Small/0, line 2: task ids \"Small_0\" (",
+            1,
+        ),
     ] {
         std::fs::write(&bad, edit).unwrap();
-        let o = import(&bad, &["--out", o_]);
-        o.expect_code(2);
-        assert!(o.stderr.contains(want), "{}\n(wanted {want})", o.stderr);
-        nothing_written();
+        let o = import(&bad, &["--out", o_, "--force"]);
+        o.expect_code(0);
+        assert!(o.stdout.contains(want), "{}\n(wanted {want})", o.stdout);
+        assert!(
+            o.stdout.contains(&format!("imported {imported} of ")),
+            "{}",
+            o.stdout
+        );
+        std::fs::remove_dir_all(&out).unwrap();
     }
+    std::fs::write(&bad, "{\"task_id\": \"x\"}\nnot json\n").unwrap();
+    let o = import(&bad, &["--out", o_]);
+    o.expect_code(2);
+    assert!(
+        o.stderr.contains("line 2: not a HumanEval record")
+            && o.stderr
+                .contains("every record was refused, so no project was made"),
+        "{}",
+        o.stderr
+    );
+    nothing_written();
 
     let template = t.path().join("tpl.toml");
     std::fs::write(

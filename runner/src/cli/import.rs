@@ -68,7 +68,8 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
         refused: mut refused_records,
     } = reader.tasks().map_err(bad_input)?;
     // Folder names first, so a refused id or a folder in the way costs no sandbox run.
-    let folders = imp::folders(&tasks).map_err(bad_input)?;
+    let (tasks, folders, unnamed) = imp::folders(tasks);
+    refused_records.extend(unnamed);
     let there = imp::existing(&a.out, &folders);
     if !a.force && !there.is_empty() {
         return Err(bad_input(ImportError::Exists {
@@ -76,7 +77,7 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
             folders: there,
         }));
     }
-    if !g.quiet {
+    if !g.quiet && !tasks.is_empty() {
         let examples: usize = tasks.iter().map(|t| t.examples.examples.len()).sum();
         eprintln!(
             "checking the reference solutions of {} against their hidden tests and {} in the \
@@ -92,9 +93,26 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
                 .hint("run `dixit toolchain doctor` to see what is missing and how to install it"),
             e => bad_input(e),
         })?;
-    let (planned, refused) = imp::plan(&tasks, &checked, &template).map_err(bad_input)?;
-    imp::write(&a.out, &planned, a.force).map_err(bad_input)?;
+    let (planned, refused) = imp::plan(&tasks, &folders, &checked, &template).map_err(bad_input)?;
     refused_records.extend(refused);
+    if planned.is_empty() {
+        // Every record refused: nothing is written, and the summary says why, record by record.
+        let report = ImportReport::new(
+            reader.name(),
+            a.file.clone(),
+            a.examples.clone(),
+            template.path.clone(),
+            a.out.clone(),
+            Vec::new(),
+            refused_records,
+        );
+        eprint!("{}", crate::report::import_summary(&report));
+        return Err(CliError::usage(format!(
+            "{}: every record was refused, so no project was made (nothing written)",
+            a.file.display()
+        )));
+    }
+    imp::write(&a.out, &planned, a.force).map_err(bad_input)?;
     let report = ImportReport::new(
         reader.name(),
         a.file.clone(),

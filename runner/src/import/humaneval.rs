@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::examples::{self, is_identifier};
-use super::{Benchmark, ImportError, Place, Task, TaskInterface, Tasks};
+use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
 
 /// The most bytes a benchmark file may hold (decompressed): HumanEval is 0.2 MB.
 const MAX_BYTES: u64 = 256 << 20;
@@ -56,29 +56,35 @@ impl Benchmark for HumanEval {
     }
 
     fn tasks(&self) -> Result<Tasks, ImportError> {
-        let own = records(&self.file)?;
+        let (own, mut refused) = records(&self.file)?;
+        // The examples file is read for its prompts only: a record of it that is refused
+        // leaves its task's examples to the task's own prompt, and is listed.
         let others: HashMap<String, (Place, Record)> = match &self.examples {
-            Some(path) => records(path)?
-                .into_iter()
-                .map(|(at, r)| (r.task_id.clone(), (at, r)))
-                .collect(),
+            Some(path) => {
+                let (others, bad) = records(path)?;
+                refused.extend(bad);
+                others
+                    .into_iter()
+                    .map(|(at, r)| (r.task_id.clone(), (at, r)))
+                    .collect()
+            }
             None => HashMap::new(),
         };
         let mut tasks = Vec::with_capacity(own.len());
         for (at, r) in own {
             let (examples_at, source) = match others.get(&r.task_id) {
-                Some((other_at, other)) => {
-                    if other.entry_point != r.entry_point {
-                        return Err(ImportError::Record {
-                            at: other_at.clone(),
-                            message: format!(
-                                "task {}: entry point `{}`, but `{}` in {at}",
-                                r.task_id, other.entry_point, r.entry_point
-                            ),
-                        });
-                    }
-                    (other_at.clone(), other.prompt.as_str())
+                Some((other_at, other)) if other.entry_point != r.entry_point => {
+                    refused.push(Refused {
+                        task_id: r.task_id.clone(),
+                        at: at.clone(),
+                        why: format!(
+                            "entry point `{}`, but `{}` in {other_at} (the examples file)",
+                            r.entry_point, other.entry_point
+                        ),
+                    });
+                    continue;
                 }
+                Some((other_at, other)) => (other_at.clone(), other.prompt.as_str()),
                 None => (at.clone(), r.prompt.as_str()),
             };
             let examples = examples::read(source, &r.entry_point);
@@ -96,10 +102,7 @@ impl Benchmark for HumanEval {
                 examples,
             });
         }
-        Ok(Tasks {
-            tasks,
-            refused: Vec::new(),
-        })
+        Ok(Tasks { tasks, refused })
     }
 }
 
@@ -129,44 +132,66 @@ fn definition(prompt: &str, entry: &str) -> Option<usize> {
     None
 }
 
-/// Every record of `path`, checked, with its place: malformed lines, missing fields, values a
-/// task cannot have and repeated task ids are errors naming the line.
-fn records(path: &Path) -> Result<Vec<(Place, Record)>, ImportError> {
+/// The records read from a file, each with its place, and those refused.
+type Records = (Vec<(Place, Record)>, Vec<Refused>);
+
+/// Every record of `path`, checked, with its place, and the records refused (a malformed line,
+/// a missing field, a value a task cannot have, a repeated task id), each with its line and
+/// why: a bad record never stops the others. A file with no record at all is an error.
+fn records(path: &Path) -> Result<Records, ImportError> {
     let bytes = read_bytes(path)?;
     let mut out: Vec<(Place, Record)> = Vec::new();
+    let mut refused = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let at = Place {
             path: path.to_path_buf(),
             line: i + 1,
         };
-        let bad = |message: String| ImportError::Record {
-            at: at.clone(),
-            message,
-        };
-        let line = std::str::from_utf8(raw).map_err(|e| bad(format!("not UTF-8 ({e})")))?;
-        if line.trim().is_empty() {
+        if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let r: Record =
-            serde_json::from_str(line).map_err(|e| bad(format!("not a HumanEval record: {e}")))?;
-        check_record(&r).map_err(|m| bad(format!("task {:?}: {m}", r.task_id)))?;
+        let mut refuse = |task_id: &str, why: String| {
+            refused.push(Refused {
+                task_id: task_id.to_string(),
+                at: at.clone(),
+                why,
+            })
+        };
+        let r: Record = match std::str::from_utf8(raw)
+            .map_err(|e| format!("not UTF-8 ({e})"))
+            .and_then(|l| {
+                serde_json::from_str(l).map_err(|e| format!("not a HumanEval record: {e}"))
+            }) {
+            Ok(r) => r,
+            Err(why) => {
+                refuse("", why);
+                continue;
+            }
+        };
+        if let Err(why) = check_record(&r) {
+            refuse(&r.task_id, why);
+            continue;
+        }
         if let Some(&first) = seen.get(&r.task_id) {
-            return Err(ImportError::Duplicate {
-                at,
-                id: r.task_id,
-                first,
-            });
+            refuse(
+                &r.task_id,
+                format!(
+                    "task id {:?} is already the task of line {first}",
+                    r.task_id
+                ),
+            );
+            continue;
         }
         seen.insert(r.task_id.clone(), at.line);
         out.push((at, r));
     }
-    if out.is_empty() {
+    if out.is_empty() && refused.is_empty() {
         return Err(ImportError::Empty {
             path: path.to_path_buf(),
         });
     }
-    Ok(out)
+    Ok((out, refused))
 }
 
 /// What a record must be beyond its JSON shape.
@@ -247,15 +272,20 @@ mod tests {
         p
     }
 
-    fn err(dir: &Path, lines: &[String]) -> String {
+    /// The records refused from `lines`, each as `LINE: [TASK] WHY`; the file's own error if
+    /// it cannot be read at all.
+    fn refused(dir: &Path, lines: &[String]) -> Result<Vec<String>, String> {
         let file = file(dir, "bad.jsonl", lines);
-        HumanEval {
+        let t = HumanEval {
             file,
             examples: None,
         }
         .tasks()
-        .unwrap_err()
-        .to_string()
+        .map_err(|e| e.to_string())?;
+        Ok(t.refused
+            .iter()
+            .map(|r| format!("{}: [{}] {}", r.at, r.task_id, r.why))
+            .collect())
     }
 
     #[test]
@@ -287,9 +317,10 @@ mod tests {
         assert_eq!(t.examples.examples[0].line, 6);
     }
 
-    /// Every malformed record is refused with the file and its line.
+    /// Every malformed record is refused with the file, its line and why, and the others are
+    /// tasks still.
     #[test]
-    fn malformed_records_name_the_line() {
+    fn malformed_records_are_refused_with_their_line_and_the_rest_read() {
         let dir = tempfile::tempdir().unwrap();
         let ok = record("T/0", "inc").to_string();
         let with = |key: &str, value: serde_json::Value| {
@@ -303,41 +334,42 @@ mod tests {
             r.to_string()
         };
         let cases: Vec<(Vec<String>, &str)> = vec![
-            (vec![ok.clone(), "{not json".into()], "bad.jsonl:2: not a HumanEval record"),
-            (vec![ok.clone(), "[1, 2]".into()], "bad.jsonl:2: not a HumanEval record"),
+            (vec![ok.clone(), "{not json".into()], "bad.jsonl:2: [] not a HumanEval record"),
+            (vec![ok.clone(), "[1, 2]".into()], "bad.jsonl:2: [] not a HumanEval record"),
             (vec![ok.clone(), without("prompt")], "missing field `prompt`"),
-            (vec![ok.clone(), with("task_id", 7.into())], "bad.jsonl:2: not a HumanEval record"),
+            (vec![ok.clone(), with("task_id", 7.into())], "bad.jsonl:2: [] not a HumanEval record"),
             (
                 vec![ok.clone(), with("entry_point", "not a name".into())],
-                "bad.jsonl:2: task \"T/1\": entry point \"not a name\" is not a Python function name",
+                "bad.jsonl:2: [T/1] entry point \"not a name\" is not a Python function name",
             ),
             (vec![ok.clone(), with("entry_point", "class".into())], "is not a Python function name"),
             (
                 vec![ok.clone(), with("entry_point", "dec".into())],
-                "bad.jsonl:2: task \"T/1\": the prompt does not define the entry point (no line starts with `def dec(`)",
+                "bad.jsonl:2: [T/1] the prompt does not define the entry point (no line starts with `def dec(`)",
             ),
             (vec![ok.clone(), with("test", "assert True".into())], "does not define `check(candidate)`"),
             (vec![ok.clone(), with("canonical_solution", " \n".into())], "the canonical solution is empty"),
             (
                 vec![ok.clone(), String::new(), ok.clone()],
-                "bad.jsonl:3: task id \"T/0\" is already the task of line 1",
+                "bad.jsonl:3: [T/0] task id \"T/0\" is already the task of line 1",
             ),
-            (vec![String::new()], "bad.jsonl: no task in it"),
+            (vec![ok.clone(), "\u{ff}".into()], "bad.jsonl:2: [] not a HumanEval record"),
         ];
         for (lines, want) in cases {
-            let e = err(dir.path(), &lines);
-            assert!(e.contains(want), "{e}\n(wanted {want})");
-            assert!(e.contains("bad.jsonl"), "{e}");
+            let r = refused(dir.path(), &lines).unwrap();
+            assert_eq!(r.len(), 1, "{r:?}");
+            assert!(r[0].contains(want), "{r:?}\n(wanted {want})");
         }
+        let e = refused(dir.path(), &[String::new()]).unwrap_err();
+        assert!(e.contains("bad.jsonl: no task in it"), "{e}");
         std::fs::write(dir.path().join("bin.jsonl"), b"{\"task_id\": \"\xff\"}\n").unwrap();
-        let e = HumanEval {
+        let t = HumanEval {
             file: dir.path().join("bin.jsonl"),
             examples: None,
         }
         .tasks()
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("bin.jsonl:1: not UTF-8"), "{e}");
+        .unwrap();
+        assert!(t.refused[0].why.starts_with("not UTF-8"), "{:?}", t.refused);
         let e = HumanEval {
             file: dir.path().join("absent.jsonl"),
             examples: None,
@@ -405,16 +437,18 @@ mod tests {
         wrong["entry_point"] = "add".into();
         wrong["prompt"] = "def add(x):\n    pass\n".into();
         let other = file(dir.path(), "other.jsonl", &[wrong.to_string()]);
-        let e = HumanEval {
+        let t = HumanEval {
             file: f,
             examples: Some(other),
         }
         .tasks()
-        .unwrap_err()
-        .to_string();
+        .unwrap();
+        assert_eq!(t.tasks.len(), 1, "the other task is read");
+        let why = format!("{}: {}", t.refused[0].task_id, t.refused[0].why);
         assert!(
-            e.contains("other.jsonl:1: task T/0: entry point `add`, but `inc` in"),
-            "{e}"
+            why.starts_with("T/0: entry point `inc`, but `add` in ")
+                && why.ends_with("other.jsonl:1 (the examples file)"),
+            "{why}"
         );
     }
 }

@@ -142,22 +142,9 @@ pub enum ImportError {
     /// A file is larger than an import reads.
     #[error("{path}: more than {limit} bytes (decompressed): not read")]
     TooLarge { path: PathBuf, limit: u64 },
-    /// A record is malformed: not JSON, a field missing or of the wrong type, or a value the
-    /// task cannot have.
-    #[error("{at}: {message}")]
-    Record { at: Place, message: String },
-    /// Two records have one task id.
-    #[error("{at}: task id {id:?} is already the task of line {first}")]
-    Duplicate { at: Place, id: String, first: usize },
-    /// A file holds no task.
+    /// A file holds no record at all.
     #[error("{path}: no task in it")]
     Empty { path: PathBuf },
-    /// Two task ids would be written to one folder.
-    #[error(
-        "{} and {}: task ids {:?} and {:?} both become the folder name {}",
-        .0.first, .0.at, .0.first_id, .0.id, .0.folder
-    )]
-    SameFolder(Box<Clash>),
     /// The template is not a project's dixit.toml this import can use (the message names the
     /// file, the key and its line).
     #[error("template {0}")]
@@ -175,16 +162,6 @@ pub enum ImportError {
     /// The sandbox lacks a toolchain (the Python runtime) to check the references with.
     #[error("cannot check the reference solutions in the sandbox: {0}")]
     Toolchain(String),
-}
-
-/// Two tasks whose ids give one folder name.
-#[derive(Debug)]
-pub struct Clash {
-    pub first: Place,
-    pub first_id: String,
-    pub at: Place,
-    pub id: String,
-    pub folder: String,
 }
 
 /// Names, the first five of them and how many more.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::check::{unit_kind, why, Checked};
-use super::{Clash, Example, ImportError, Place, Refused, Task, TaskInterface, Unread};
+use super::{Example, ImportError, Place, Refused, Task, TaskInterface, Unread};
 use crate::config::{Config, TestStyle};
 use crate::sandbox::{Limits, Verdict, VerdictKind};
 use crate::toolchain::{solution_files, Language, TestKind};
@@ -270,16 +270,16 @@ impl ImportReport {
     }
 }
 
-/// The projects of `tasks`, whose reference solutions did `checked`: folder names (refused
-/// when two tasks would share one), files, and what became of each example; and the tasks
+/// The projects of `tasks` (in the `folders` that [`folders`] named), whose reference solutions
+/// did `checked`: files, and what became of each example; and the tasks
 /// refused because their reference or hidden test does not build. A reference that fails its
 /// hidden test is flagged: its project gets [`FLAG_FILE`] with the evidence.
 pub fn plan(
     tasks: &[Task],
+    folders: &[String],
     checked: &[Checked],
     template: &Template,
 ) -> Result<(Vec<Planned>, Vec<Refused>), ImportError> {
-    let folders = folders(tasks)?;
     let mut out = Vec::with_capacity(tasks.len());
     let mut refused = Vec::new();
     for ((task, checked), folder) in tasks.iter().zip(checked).zip(folders) {
@@ -345,7 +345,7 @@ pub fn plan(
             examples: examples_text(checked),
         });
         if let Some(f) = &flagged {
-            files.push((PathBuf::from(FLAG_FILE), flag_file(task, &folder, f, ext)));
+            files.push((PathBuf::from(FLAG_FILE), flag_file(task, folder, f, ext)));
         }
         out.push(Planned {
             files,
@@ -361,7 +361,7 @@ pub fn plan(
                 dropped,
                 unread: task.examples.unread.clone(),
             },
-            folder,
+            folder: folder.clone(),
         });
     }
     Ok((out, refused))
@@ -442,29 +442,36 @@ fn flag_file(task: &Task, folder: &str, f: &Flag, ext: &str) -> String {
     )
 }
 
-/// Each task's folder name; a refused id, or two ids that give one name, is an error naming
-/// the lines.
-pub fn folders(tasks: &[Task]) -> Result<Vec<String>, ImportError> {
-    let mut seen: std::collections::HashMap<String, &Task> = std::collections::HashMap::new();
-    let mut out = Vec::with_capacity(tasks.len());
+/// The tasks whose ids name a folder, and their folder names; a task whose id names none, or
+/// gives the folder name of an earlier task, is refused with its line and why (the others go
+/// on).
+pub fn folders(tasks: Vec<Task>) -> (Vec<Task>, Vec<String>, Vec<Refused>) {
+    let mut seen: std::collections::HashMap<String, (Place, String)> =
+        std::collections::HashMap::new();
+    let (mut kept, mut names, mut refused) = (Vec::new(), Vec::new(), Vec::new());
     for t in tasks {
-        let name = folder_name(&t.id).map_err(|message| ImportError::Record {
-            at: t.at.clone(),
-            message,
-        })?;
-        if let Some(first) = seen.get(&name) {
-            return Err(ImportError::SameFolder(Box::new(Clash {
-                first: first.at.clone(),
-                first_id: first.id.clone(),
-                at: t.at.clone(),
-                id: t.id.clone(),
-                folder: name,
-            })));
-        }
-        seen.insert(name.clone(), t);
-        out.push(name);
+        let why = match folder_name(&t.id) {
+            Err(why) => why,
+            Ok(name) => match seen.get(&name) {
+                Some((at, id)) => format!(
+                    "task ids {id:?} ({at}) and {:?} both become the folder name {name}",
+                    t.id
+                ),
+                None => {
+                    seen.insert(name.clone(), (t.at.clone(), t.id.clone()));
+                    names.push(name);
+                    kept.push(t);
+                    continue;
+                }
+            },
+        };
+        refused.push(Refused {
+            task_id: t.id,
+            at: t.at,
+            why,
+        });
     }
-    Ok(out)
+    (kept, names, refused)
 }
 
 /// `spec.md`: the function's name, one sentence, and the task's code (imports, helpers, the
@@ -610,28 +617,21 @@ mod tests {
     }
 
     #[test]
-    fn two_ids_with_one_folder_name_are_refused_with_both_lines() {
-        let e = plan(
-            &[task("a/b", 3), task("a_b", 7)],
-            &[checked(&[]), checked(&[])],
-            &Template::builtin().unwrap(),
-        )
-        .unwrap_err()
-        .to_string();
+    fn an_id_that_names_no_folder_or_the_folder_of_another_is_refused_with_its_line() {
+        let (kept, names, refused) = folders(vec![task("a/b", 3), task("a_b", 7), task("a\tb", 4)]);
+        assert_eq!(names, ["a_b"]);
+        assert_eq!(kept[0].id, "a/b");
+        let refused: Vec<String> = refused
+            .iter()
+            .map(|r| format!("{}: {}", r.at, r.why))
+            .collect();
         assert_eq!(
-            e,
-            "he.jsonl:3 and he.jsonl:7: task ids \"a/b\" and \"a_b\" both become the folder name a_b"
+            refused[0],
+            "he.jsonl:7: task ids \"a/b\" (he.jsonl:3) and \"a_b\" both become the folder name a_b"
         );
-        let e = plan(
-            &[task("a\tb", 4)],
-            &[checked(&[])],
-            &Template::builtin().unwrap(),
-        )
-        .unwrap_err()
-        .to_string();
         assert!(
-            e.starts_with("he.jsonl:4: the task id \"a\\tb\" holds a control character"),
-            "{e}"
+            refused[1].starts_with("he.jsonl:4: the task id \"a\\tb\" holds a control character"),
+            "{refused:?}"
         );
     }
 
@@ -643,7 +643,8 @@ mod tests {
         assert_eq!(t.examples.examples.len(), 2);
         assert_eq!(t.examples.unread.len(), 1);
         let planned = plan(
-            &[t],
+            std::slice::from_ref(&t),
+            &folders(vec![t.clone()]).1,
             &[checked(&[VerdictKind::Pass, VerdictKind::WrongAnswer])],
             &Template::builtin().unwrap(),
         )
@@ -698,6 +699,7 @@ mod tests {
         broken.hidden = verdict(VerdictKind::CompileError);
         let (planned, refused) = plan(
             &[task("T/2", 9), task("T/3", 10)],
+            &["T_2".to_string(), "T_3".to_string()],
             &[failing, broken],
             &Template::builtin().unwrap(),
         )
@@ -784,6 +786,7 @@ mod tests {
         let out = dir.path().join("out");
         let planned = plan(
             &[task("A", 1), task("B", 2)],
+            &["A".to_string(), "B".to_string()],
             &[
                 checked(&[VerdictKind::Pass, VerdictKind::Pass]),
                 checked(&[]),

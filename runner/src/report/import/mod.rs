@@ -219,6 +219,9 @@ pub fn import_summary(r: &ImportReport) -> String {
             if renamed.len() > 1 { ", …" } else { "" }
         ));
     }
+    if r.projects.is_empty() {
+        return s;
+    }
     s.push_str(&format!(
         "each project: spec.md (the prompt), dixit.toml (from {}), hidden/ (the benchmark's \
          test), tests/ (the examples the reference passes)\n",
