@@ -13,7 +13,7 @@ use crate::agents::{Agent, AskError, BackendError, Checkpoint, Turn};
 use crate::budget::Budget;
 use crate::classify::Reruns;
 use crate::config::{AgentSpec, Config, ProtocolName};
-use crate::journal::{Choice, Event, Journal, JournalError, NAMES_BOUND_SINCE_MINOR};
+use crate::journal::{Answered, Event, Journal, JournalError, NAMES_BOUND_SINCE_MINOR};
 use crate::outcome::Summary;
 use crate::sandbox::Limits;
 use crate::toolchain::{BuildError, Interface, Language, Test, TestKind, Toolchains};
@@ -204,7 +204,7 @@ pub struct CtxParts {
     pub run_dir: PathBuf,
     /// A person's answers to the run's stops, in order (resume and replay; see
     /// [`crate::journal::JournalFile::answers`]).
-    pub answers: Vec<(Choice, String)>,
+    pub answers: Vec<Answered>,
     /// Raised from outside to stop the run (never in a replay).
     pub interrupt: Interrupt,
 }
@@ -236,7 +236,7 @@ pub struct Ctx {
     /// Statistics of the run so far, folded from its events.
     pub summary: Mutex<Summary>,
     /// The person's answers not yet met, in order.
-    answers: Mutex<VecDeque<(Choice, String)>>,
+    answers: Mutex<VecDeque<Answered>>,
 }
 
 impl Ctx {
@@ -264,7 +264,7 @@ impl Ctx {
 
     /// The person's answer to the stop the run has reached, if one is recorded (taken: the
     /// next stop meets the next answer).
-    pub fn take_answer(&self) -> Option<(Choice, String)> {
+    pub fn take_answer(&self) -> Option<Answered> {
         self.answers
             .lock()
             .unwrap_or_else(|e| e.into_inner())

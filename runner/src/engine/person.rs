@@ -8,7 +8,7 @@ use std::path::Path;
 use super::{run_hidden, Coder, Ctx, Halt, Inputs, Protocol, ProtocolError};
 use crate::config::{ConfigError, PolicyName};
 use crate::journal::{
-    append_decision, fork_journal, Choice, Event, JournalError, JournalFile, PolicyNote,
+    append_decision, fork_journal, Answered, Choice, Event, JournalError, JournalFile, PolicyNote,
     StopReason, PERSON_LANE, RUN_LANE,
 };
 use crate::shell::shell_word;
@@ -95,12 +95,14 @@ pub(crate) fn answer_at(ctx: &Ctx, stop: &StopReason) -> Result<Option<Answer>, 
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     };
-    if let Some((choice, by)) = ctx.take_answer() {
+    if let Some(Answered { choice, by, rule }) = ctx.take_answer() {
         let recorded_policy = by
             .strip_prefix("policy ")
             .and_then(|n| n.parse::<PolicyName>().ok());
         if let Some(policy) = recorded_policy {
-            let again = super::policy::decide(policy, &offered(), &evidence()).map(|(c, _)| c);
+            let rule = rule.as_deref().unwrap_or(super::policy::MAJORITY_RULE);
+            let again =
+                super::policy::decide_under(policy, rule, &offered(), &evidence()).map(|(c, _)| c);
             if again.as_ref() != Some(&choice) {
                 return Err(Halt::Fatal(ProtocolError::Decision(format!(
                     "the journal records that policy {policy} chose `{}` here, but on the same \

@@ -12,8 +12,8 @@
 //!
 //! The rule of `majority`, over the coders still taking part:
 //! - a suite test that a majority of them fail is wrong: drop it;
-//! - a coder that fails tests every one of which a majority passes is wrong: leave it behind
-//!   (while at least two coders remain);
+//! - a coder whose code does not build while a majority's does, or that fails tests every one
+//!   of which a majority passes, is wrong: leave it behind (while at least two coders remain);
 //! - a hibernating tester's tests that a majority of the coders they ran against fail are
 //!   wrong: discard them (the tester proposes afresh); that a majority pass are right: wake it;
 //! - otherwise, accept.
@@ -24,6 +24,14 @@ use crate::outcome::Summary;
 
 /// The rule of [`PolicyName::Majority`], as the journal and the page state it.
 pub const MAJORITY_RULE: &str = "the majority of the coders still taking part is right: a test \
+     most of them fail is dropped, a coder whose code does not build while most coders' does, or \
+     that fails tests most of them pass, is left behind (two coders at least remain), a \
+     hibernating tester's tests most coders fail are discarded and those most pass are woken; \
+     otherwise accept";
+
+/// The rule of [`PolicyName::Majority`] before a coder whose code does not build could be left
+/// behind: a decision journaled under it is decided again under it, so older runs replay.
+pub const MAJORITY_RULE_1: &str = "the majority of the coders still taking part is right: a test \
      most of them fail is dropped, a coder failing tests most of them pass is left behind (two \
      coders at least remain), a hibernating tester's tests most coders fail are discarded and \
      those most pass are woken; otherwise accept";
@@ -35,18 +43,34 @@ pub fn decide(
     choices: &[Choice],
     summary: &Summary,
 ) -> Option<(Choice, PolicyNote)> {
+    decide_under(policy, MAJORITY_RULE, choices, summary)
+}
+
+/// What `policy` decided, under the `rule` it stated then (a journaled decision, decided again
+/// on replay): the current rule, or an earlier one it names.
+pub fn decide_under(
+    policy: PolicyName,
+    rule: &str,
+    choices: &[Choice],
+    summary: &Summary,
+) -> Option<(Choice, PolicyNote)> {
     if choices.is_empty() {
         return None;
     }
     match policy {
         PolicyName::Person => None,
         PolicyName::Majority => {
-            let (choice, evidence) = majority(choices, summary);
+            let (rule, builds) = if rule == MAJORITY_RULE_1 {
+                (MAJORITY_RULE_1, false)
+            } else {
+                (MAJORITY_RULE, true)
+            };
+            let (choice, evidence) = majority(choices, summary, builds);
             Some((
                 choice,
                 PolicyNote {
                     name: policy.as_str().into(),
-                    rule: MAJORITY_RULE.into(),
+                    rule: rule.into(),
                     evidence,
                 },
             ))
@@ -54,8 +78,9 @@ pub fn decide(
     }
 }
 
-/// The choice the majority rule supports, and the evidence it read, in sentences.
-fn majority(choices: &[Choice], s: &Summary) -> (Choice, Vec<String>) {
+/// The choice the majority rule supports, and the evidence it read, in sentences; `builds`:
+/// whether a coder whose code does not build while most coders' does is left behind.
+fn majority(choices: &[Choice], s: &Summary, builds: bool) -> (Choice, Vec<String>) {
     let active: Vec<&String> = s
         .coders
         .keys()
@@ -102,6 +127,20 @@ fn majority(choices: &[Choice], s: &Summary) -> (Choice, Vec<String>) {
                 }
             }
             Choice::LeaveBehind { coder } => {
+                let broken = |c: &String| s.coders.get(c).is_some_and(|c| c.does_not_build);
+                if builds && broken(coder) {
+                    let building: Vec<&String> =
+                        active.iter().copied().filter(|c| !broken(c)).collect();
+                    evidence.push(format!(
+                        "{coder}'s code does not build; {} of {n} coders' code builds ({})",
+                        building.len(),
+                        names(&building)
+                    ));
+                    if n > 2 && 2 * building.len() > n {
+                        return (c.clone(), evidence);
+                    }
+                    continue;
+                }
                 let failing: Vec<usize> = numbers
                     .iter()
                     .copied()
@@ -205,6 +244,46 @@ mod tests {
 
     fn decide_among(choices: &[Choice], s: &Summary) -> Choice {
         decide(PolicyName::Majority, choices, s).unwrap().0
+    }
+
+    /// A coder whose code does not build while most coders' does is left behind (the stop
+    /// names no test it fails: the suite is empty); two of three that do not build are not;
+    /// a decision journaled under the rule before this one is decided again under it.
+    #[test]
+    fn a_coder_whose_code_does_not_build_is_left_behind_when_most_coders_build() {
+        let mut s = summary(&[("coder-1", &[]), ("coder-2", &[]), ("coder-3", &[])]);
+        let broken = |s: &mut Summary, c: &str| {
+            s.add(
+                c,
+                &Event::Judged {
+                    vector: Vec::new(),
+                    build_error: Some("error[E0308]: mismatched types".into()),
+                    cells: Vec::new(),
+                },
+            )
+        };
+        broken(&mut s, "coder-2");
+        let offer = [
+            Choice::LeaveBehind {
+                coder: "coder-2".into(),
+            },
+            Choice::Accept,
+        ];
+        let (choice, note) = decide(PolicyName::Majority, &offer, &s).unwrap();
+        assert_eq!(choice, offer[0]);
+        assert_eq!(note.rule, MAJORITY_RULE);
+        assert_eq!(
+            note.evidence,
+            ["coder-2's code does not build; 2 of 3 coders' code builds (coder-1 and coder-3)"]
+        );
+        let (old, note) = decide_under(PolicyName::Majority, MAJORITY_RULE_1, &offer, &s).unwrap();
+        assert_eq!((old, note.rule.as_str()), (Choice::Accept, MAJORITY_RULE_1));
+        broken(&mut s, "coder-3");
+        assert_eq!(
+            decide_among(&offer, &s),
+            Choice::Accept,
+            "most do not build"
+        );
     }
 
     /// The odd coder out is left behind; a test most coders fail is dropped; without a

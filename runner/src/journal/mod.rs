@@ -18,7 +18,7 @@ pub use event::{
     Shipping, Standing, StopReason, SuiteEntry, DETACHED_SINCE_MINOR, FORMAT_MAJOR, FORMAT_MINOR,
     NAMES_BOUND_SINCE_MINOR, PERSON_LANE, RUN_LANE, SHIPPED_SINCE_MINOR, SHIP_LANE,
 };
-pub use reader::{JournalFile, FORMAT_1_0_PROTOCOL};
+pub use reader::{Answered, JournalFile, FORMAT_1_0_PROTOCOL};
 pub use writer::{append_decision, fork_journal, Journal, PastEnd};
 
 use std::path::PathBuf;

@@ -10,6 +10,15 @@ use super::JournalError;
 use crate::agents::{RecordedReply, Recording};
 use crate::config::ProtocolName;
 
+/// A recorded answer to a stop: the choice, who made it, and the rule a policy stated for it
+/// (`None`: a person's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answered {
+    pub choice: Choice,
+    pub by: String,
+    pub rule: Option<String>,
+}
+
 /// The protocol of every journal of format 1.0: headers named no protocol before 1.1, when
 /// `dixit` was the only one. A fact of the format, not a default of the registry.
 pub const FORMAT_1_0_PROTOCOL: &str = "dixit";
@@ -248,12 +257,21 @@ impl JournalFile {
     }
 
     /// The person's answers to stops (every decision but raising a limit), in order, with who
-    /// made each: what a resumed or replayed run meets at its stops.
-    pub fn answers(&self) -> Vec<(Choice, String)> {
-        self.decisions()
-            .into_iter()
-            .filter(|(c, _)| !matches!(c, Choice::Raise { .. }))
-            .map(|(c, by)| (c.clone(), by.to_string()))
+    /// made each and, for a policy's, the rule it stated: what a resumed or replayed run meets
+    /// at its stops.
+    pub fn answers(&self) -> Vec<Answered> {
+        self.records
+            .iter()
+            .filter_map(|r| match &r.event {
+                Event::Decision {
+                    choice, by, policy, ..
+                } if !matches!(choice, Choice::Raise { .. }) => Some(Answered {
+                    choice: choice.clone(),
+                    by: by.clone(),
+                    rule: policy.as_ref().map(|p| p.rule.clone()),
+                }),
+                _ => None,
+            })
             .collect()
     }
 

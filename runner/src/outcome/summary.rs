@@ -29,9 +29,14 @@ pub struct CoderStats {
     /// Its verdicts on the suite the last time it was checked (or, after a rollback, those of
     /// the code it went back to: what is on disk).
     pub last_vector: Vec<bool>,
-    /// The verdicts in effect at each of its checkpoints, to restore on a rollback.
+    /// Whether its code did not build the last time it was checked (or, after a rollback, the
+    /// code it went back to).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub does_not_build: bool,
+    /// The verdicts and the build in effect at each of its checkpoints, to restore on a
+    /// rollback.
     #[serde(skip)]
-    pub saved: BTreeMap<u64, Vec<bool>>,
+    pub saved: BTreeMap<u64, (Vec<bool>, bool)>,
     /// (passed, total) on the hidden tests, if the project has any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<(usize, usize)>,
@@ -267,21 +272,28 @@ impl Summary {
                     }
                 }
             }
-            Event::Judged { vector, .. } => {
+            Event::Judged {
+                vector,
+                build_error,
+                ..
+            } => {
                 if let Some(c) = self.coders.get_mut(lane) {
                     c.last_vector = vector.clone();
+                    c.does_not_build = build_error.is_some();
                 }
             }
             Event::Checkpoint { id } => {
                 if let Some(c) = self.coders.get_mut(lane) {
-                    c.saved.insert(*id, c.last_vector.clone());
+                    c.saved
+                        .insert(*id, (c.last_vector.clone(), c.does_not_build));
                 }
             }
             Event::Rollback { to, .. } => {
                 if let Some(c) = self.coders.get_mut(lane) {
                     c.rollbacks += 1;
-                    if let Some(v) = c.saved.get(to) {
+                    if let Some((v, broken)) = c.saved.get(to) {
                         c.last_vector = v.clone();
+                        c.does_not_build = *broken;
                     }
                 }
             }

@@ -92,6 +92,12 @@ impl ProtocolData for Dixit {
             let who: Vec<String> = cannot_pass
                 .iter()
                 .map(|CannotPass { coder, failing }| {
+                    if failing.is_empty() {
+                        // No test it fails: its code does not build (or it gave none).
+                        return format!(
+                            "{coder} cannot pass even an empty suite (its code does not build)"
+                        );
+                    }
                     format!(
                         "{coder} cannot pass {} {}",
                         if failing.len() == 1 { "test" } else { "tests" },
@@ -99,13 +105,14 @@ impl ProtocolData for Dixit {
                     )
                 })
                 .collect();
+            let failing: usize = cannot_pass.iter().map(|c| c.failing.len()).sum();
             return format!(
-                "human judgement needed: {} (perhaps the {} wrong)",
+                "human judgement needed: {}{}",
                 who.join("; "),
-                if cannot_pass.iter().map(|c| c.failing.len()).sum::<usize>() == 1 {
-                    "test is"
-                } else {
-                    "tests are"
+                match failing {
+                    0 => " (perhaps the coder is wrong)",
+                    1 => " (perhaps the test is wrong)",
+                    _ => " (perhaps the tests are wrong)",
                 }
             );
         }
