@@ -74,7 +74,7 @@ fn lead(r: &ImportReport, undecided: usize) -> Markup {
 
 fn flagged(r: &ImportReport, standings: &BTreeMap<String, Standing>) -> Markup {
     html! {
-        p.dx-muted { "Each project's " code { (FLAG_FILE) } " has the same evidence. Decide with one of the two commands under it; the decision is journaled in the project with who and why, and `dixit report` on this folder draws this page again with it." }
+        p.dx-muted { "Each project's " code { (FLAG_FILE) } " has the same evidence. Decide with one of the two commands under it; the decision is journaled in the project with who and why, and " code { "dixit report" } " on this folder draws this page again with it." }
         @for p in r.projects.iter().filter(|p| p.flagged.is_some()) {
             @let f = p.flagged.as_ref().expect("filtered");
             @let folder = r.out.join(&p.folder);
