@@ -95,17 +95,17 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
         })?;
     let (planned, refused) = imp::plan(&tasks, &folders, &checked, &template).map_err(bad_input)?;
     refused_records.extend(refused);
+    let report = ImportReport::new(
+        reader.name(),
+        a.file.clone(),
+        a.examples.clone(),
+        template.path.clone(),
+        a.out.clone(),
+        planned.iter().map(|p| p.report.clone()).collect(),
+        refused_records,
+    );
     if planned.is_empty() {
         // Every record refused: nothing is written, and the summary says why, record by record.
-        let report = ImportReport::new(
-            reader.name(),
-            a.file.clone(),
-            a.examples.clone(),
-            template.path.clone(),
-            a.out.clone(),
-            Vec::new(),
-            refused_records,
-        );
         eprint!("{}", crate::report::import_summary(&report));
         return Err(CliError::usage(format!(
             "{}: every record was refused, so no project was made (nothing written)",
@@ -113,15 +113,6 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
         )));
     }
     imp::write(&a.out, &planned, a.force).map_err(bad_input)?;
-    let report = ImportReport::new(
-        reader.name(),
-        a.file.clone(),
-        a.examples.clone(),
-        template.path.clone(),
-        a.out.clone(),
-        planned.into_iter().map(|p| p.report).collect(),
-        refused_records,
-    );
     report.save().map_err(bad_input)?;
     crate::report::import::write_import_page(&a.out, None)
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;

@@ -133,14 +133,27 @@ fn definition(prompt: &str, entry: &str) -> Option<usize> {
 }
 
 /// The records read from a file, each with its place, and those refused.
-type Records = (Vec<(Place, Record)>, Vec<Refused>);
+pub(super) type Records<R> = (Vec<(Place, R)>, Vec<Refused>);
 
 /// Every record of `path`, checked, with its place, and the records refused (a malformed line,
 /// a missing field, a value a task cannot have, a repeated task id), each with its line and
 /// why: a bad record never stops the others. A file with no record at all is an error.
-fn records(path: &Path) -> Result<Records, ImportError> {
+fn records(path: &Path) -> Result<Records<Record>, ImportError> {
+    json_records(path, "HumanEval", |r: &Record| &r.task_id, check_record)
+}
+
+/// The records of a benchmark's JSON Lines file (`format` names it in a refusal), each with
+/// its place: a line that is not UTF-8 or not a record, one `check` refuses, and a repeated
+/// task id (`id`) are refused with their line and why, and the others read. A file with no
+/// record at all is an error.
+pub(super) fn json_records<R: serde::de::DeserializeOwned>(
+    path: &Path,
+    format: &str,
+    id: impl Fn(&R) -> &str,
+    check: impl Fn(&R) -> Result<(), String>,
+) -> Result<Records<R>, ImportError> {
     let bytes = read_bytes(path)?;
-    let mut out: Vec<(Place, Record)> = Vec::new();
+    let mut out = Vec::new();
     let mut refused = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -158,10 +171,10 @@ fn records(path: &Path) -> Result<Records, ImportError> {
                 why,
             })
         };
-        let r: Record = match std::str::from_utf8(raw)
+        let r: R = match std::str::from_utf8(raw)
             .map_err(|e| format!("not UTF-8 ({e})"))
             .and_then(|l| {
-                serde_json::from_str(l).map_err(|e| format!("not a HumanEval record: {e}"))
+                serde_json::from_str(l).map_err(|e| format!("not a {format} record: {e}"))
             }) {
             Ok(r) => r,
             Err(why) => {
@@ -169,21 +182,19 @@ fn records(path: &Path) -> Result<Records, ImportError> {
                 continue;
             }
         };
-        if let Err(why) = check_record(&r) {
-            refuse(&r.task_id, why);
+        let task_id = id(&r).to_string();
+        if let Err(why) = check(&r) {
+            refuse(&task_id, why);
             continue;
         }
-        if let Some(&first) = seen.get(&r.task_id) {
+        if let Some(&first) = seen.get(&task_id) {
             refuse(
-                &r.task_id,
-                format!(
-                    "task id {:?} is already the task of line {first}",
-                    r.task_id
-                ),
+                &task_id,
+                format!("task id {task_id:?} is already the task of line {first}"),
             );
             continue;
         }
-        seen.insert(r.task_id.clone(), at.line);
+        seen.insert(task_id, at.line);
         out.push((at, r));
     }
     if out.is_empty() && refused.is_empty() {

@@ -15,13 +15,12 @@
 //! open) or with nothing to run. What only a build can tell (a library the sandbox lacks, a
 //! reference that does not compile) is found by the check in the sandbox.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
 use super::examples::Found;
-use super::humaneval::read_bytes;
+use super::humaneval::json_records;
 use super::source::{code_mask, function_name, open_braces, pieces, Piece, Syntax};
 use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
 use crate::toolchain::Language;
@@ -54,46 +53,17 @@ impl Benchmark for HumanEvalX {
     }
 
     fn tasks(&self) -> Result<Tasks, ImportError> {
-        let bytes = read_bytes(&self.file)?;
-        let mut out = Tasks::default();
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-            let at = Place {
-                path: self.file.clone(),
-                line: i + 1,
-            };
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let mut refuse = |task_id: &str, why: String| {
-                out.refused.push(Refused {
-                    task_id: task_id.to_string(),
-                    at: at.clone(),
-                    why,
-                })
-            };
-            let r: Record = match std::str::from_utf8(raw)
-                .map_err(|e| format!("not UTF-8 ({e})"))
-                .and_then(|l| {
-                    serde_json::from_str(l).map_err(|e| format!("not a HumanEval-X record: {e}"))
-                }) {
-                Ok(r) => r,
-                Err(why) => {
-                    refuse("", why);
-                    continue;
-                }
-            };
-            if let Some(&first) = seen.get(&r.task_id) {
-                refuse(
-                    &r.task_id,
-                    format!(
-                        "task id {:?} is already the task of line {first}",
-                        r.task_id
-                    ),
-                );
-                continue;
-            }
-            seen.insert(r.task_id.clone(), at.line);
+        let (records, refused) = json_records(
+            &self.file,
+            "HumanEval-X",
+            |r: &Record| &r.task_id,
+            |_| Ok(()),
+        )?;
+        let mut out = Tasks {
+            tasks: Vec::new(),
+            refused,
+        };
+        for (at, r) in records {
             let made = match r.task_id.split('/').next() {
                 Some("CPP") => cpp_task(&r, &at),
                 Some("Rust") => rust_task(&r, &at),
@@ -104,14 +74,14 @@ impl Benchmark for HumanEvalX {
             };
             match made {
                 Ok(t) => out.tasks.push(t),
-                Err(why) => refuse(&r.task_id, why),
+                Err(why) => out.refused.push(Refused {
+                    task_id: r.task_id.clone(),
+                    at,
+                    why,
+                }),
             }
         }
-        if out.tasks.is_empty() && out.refused.is_empty() {
-            return Err(ImportError::Empty {
-                path: self.file.clone(),
-            });
-        }
+        out.refused.sort_by_key(|x| x.at.line);
         Ok(out)
     }
 }
