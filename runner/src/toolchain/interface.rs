@@ -255,6 +255,18 @@ impl Interface {
         out
     }
 
+    /// The functions the headers declare (C), each with how its arguments and result cross
+    /// between the test's component and the solution's; an error names what cannot cross.
+    /// No interface declares none.
+    pub(crate) fn c_signatures(&self) -> Result<Vec<super::wit::Signature>, super::wit::WitError> {
+        let mut text = String::new();
+        for (_, t) in self.header_files() {
+            text.push_str(&t);
+            text.push('\n');
+        }
+        super::wit::Signature::parse_header(&text)
+    }
+
     /// The Python functions and classes (empty for none).
     pub fn python(&self) -> Arc<Names> {
         match &self.kind {
