@@ -434,11 +434,9 @@ const C: &[Case] = &[
         "cpp/tests/uses_answer.cpp",
         "wrong_answer",
     ),
-    // A C solution and its test are two components (C++: one link, checked as a whole, the
-    // test's object first): a solution cannot replace a function the test defines (C: its copy
-    // stays in its own component; C++: strongly refused, weakly the test's copy wins), nor
-    // read the test's data by name; a test cannot replace library functions under the
-    // solution.
+    // A solution and its test are two components: a solution cannot replace a function the
+    // test defines (its copy stays in its own component), nor read the test's data by name; a
+    // test cannot replace library functions under the solution.
     case("c/solutions/benign", "c/tests/weak_helper.c", "pass"),
     case(
         "c/solutions/replace_test_helper",
@@ -466,10 +464,11 @@ const C: &[Case] = &[
         "cpp/tests/inline_expected.cpp",
         "pass",
     ),
-    build_fails(
+    // Its strong copy of the test's inline function stays in its own component.
+    case(
         "cpp/solutions/replace_inline",
         "cpp/tests/inline_expected.cpp",
-        "solution",
+        "wrong_answer",
     ),
     case(
         "cpp/solutions/inline_copy",

@@ -220,8 +220,10 @@ impl Toolchain for CToolchain {
     // A test is compiled against the solution's interface: with the solution, in `unit_test`.
 
     fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
-        if t.kind == super::TestKind::C && s.language == Language::C {
-            return self.component_test(tc, s, t);
+        let c = t.kind == super::TestKind::C && s.language == Language::C;
+        let cpp = t.kind == super::TestKind::Cpp && s.language == Language::Cpp;
+        if c || cpp {
+            return self.component_test(tc, s, t, cpp);
         }
         let cc = self.compiler(tc, CompileSide::Link)?;
         let solution_objects = self.unit_solution_objects(tc, s)?;
@@ -268,13 +270,14 @@ impl CToolchain {
         tc: &dyn Builds,
         s: &Solution,
         t: &Test,
+        cxx: bool,
     ) -> Result<Runnable, BuildError> {
         let cc = self.compiler(tc, CompileSide::Link)?;
         let interface = &s.interface;
-        let sigs = interface.c_signatures().map_err(|e| {
+        let sigs = interface.signatures(cxx).map_err(|e| {
             BuildError::new(CompileSide::Test, BuildFailure::Interface, e.to_string())
         })?;
-        let wit = wit::world(&sigs);
+        let wit = sigs.world();
         let headers: Vec<String> = interface
             .header_files()
             .into_iter()
@@ -307,7 +310,7 @@ impl CToolchain {
         let failed: std::cell::RefCell<Option<BuildError>> = Default::default();
         let build = |objects: &[PathBuf], side: Side| -> Result<Vec<u8>, SandboxError> {
             let reactor = side == Side::Solution;
-            let module = cc.link_with(objects, false, reactor).map_err(|log| {
+            let module = cc.link_with(objects, cxx, reactor).map_err(|log| {
                 let blame = match side {
                     Side::Test => failed_side(&log, &t.file_name),
                     Side::Solution => CompileSide::Solution,
@@ -355,25 +358,26 @@ impl CToolchain {
         tc: &dyn Builds,
         cc: &CCompiler,
         wit: &str,
-        sigs: &[wit::Signature],
+        sigs: &wit::Signatures,
         side: Side,
         headers: &[String],
         header_dir: Option<&Path>,
     ) -> Result<Vec<PathBuf>, BuildError> {
         let fail = |m: String| BuildError::new(CompileSide::Link, BuildFailure::Interface, m);
         let files = component::c_bindings(wit, side).map_err(|e| fail(e.to_string()))?;
-        let glue = wit::c_glue(sigs, side, headers);
+        let glue = sigs.glue(side, headers);
         let key = hash_parts(
             [b"c-glue-v1".as_slice(), wit.as_bytes(), glue.as_bytes()]
                 .into_iter()
                 .chain(files.iter().map(|(_, b)| b.as_slice())),
         );
         let dir = tc.build_dir("glue").join(&key);
+        let ext = if sigs.is_cpp() { "cpp" } else { "c" };
         let glue_name = match side {
-            Side::Test => "dixit_test_glue.c",
-            Side::Solution => "dixit_solution_glue.c",
+            Side::Test => format!("dixit_test_glue.{ext}"),
+            Side::Solution => format!("dixit_solution_glue.{ext}"),
         };
-        if !dir.join(glue_name).is_file() {
+        if !dir.join(&glue_name).is_file() {
             let tmp = tc
                 .build_dir("glue")
                 .join(format!("{key}.tmp{}", std::process::id()));
@@ -382,7 +386,7 @@ impl CToolchain {
                 for (n, b) in &files {
                     std::fs::write(tmp.join(n), b)?;
                 }
-                std::fs::write(tmp.join(glue_name), &glue)?;
+                std::fs::write(tmp.join(&glue_name), &glue)?;
                 if std::fs::rename(&tmp, &dir).is_err() {
                     let _ = std::fs::remove_dir_all(&tmp);
                 }
@@ -398,7 +402,7 @@ impl CToolchain {
             .filter(|(n, _)| n.ends_with(".c"))
             .map(|(n, _)| dir.join(n))
             .collect();
-        sources.push(dir.join(glue_name));
+        sources.push(dir.join(&glue_name));
         sources
             .iter()
             .map(|src| {

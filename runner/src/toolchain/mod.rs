@@ -49,6 +49,7 @@ mod snapshot;
 mod symbols;
 mod toolchains;
 mod wit;
+mod wit_cpp;
 
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};

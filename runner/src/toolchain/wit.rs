@@ -55,7 +55,7 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    fn wit(self) -> &'static str {
+    pub(crate) fn wit(self) -> &'static str {
         match self {
             Scalar::S8 => "s8",
             Scalar::U8 => "u8",
@@ -93,7 +93,7 @@ impl Scalar {
     }
 
     /// The scalar a C type's words name (`const` and `volatile` already gone).
-    fn of_words(words: &[&str]) -> Option<Scalar> {
+    pub(crate) fn of_words(words: &[&str]) -> Option<Scalar> {
         let mut w: Vec<&str> = words.to_vec();
         w.sort_unstable();
         let joined = w.join(" ");
@@ -163,63 +163,17 @@ impl Signature {
     /// compiles its own copy) are skipped; every other declaration must be a prototype whose
     /// types cross by value.
     pub fn parse_header(text: &str) -> Result<Vec<Signature>, WitError> {
-        let tokens = tokenize(&strip(text));
         let mut out: Vec<Signature> = Vec::new();
-        let mut decl: Vec<String> = Vec::new();
-        let mut i = 0;
-        while i < tokens.len() {
-            let t = &tokens[i];
-            match t.as_str() {
-                ";" => {
-                    if !decl.is_empty() {
-                        if let Some(sig) = declaration(&decl)? {
-                            if out.iter().any(|s| s.name == sig.name) {
-                                return Err(WitError::Declaration(format!(
-                                    "`{}` is declared twice",
-                                    sig.name
-                                )));
-                            }
-                            out.push(sig);
-                        }
-                    }
-                    decl.clear();
+        for decl in declarations(text) {
+            if let Some(sig) = declaration(&decl)? {
+                if out.iter().any(|s| s.name == sig.name) {
+                    return Err(WitError::Declaration(format!(
+                        "`{}` is declared twice",
+                        sig.name
+                    )));
                 }
-                "{" if decl.len() == 2 && decl[0] == "extern" && decl[1].starts_with('"') => {
-                    // `extern "C" {`: its declarations are ordinary ones.
-                    decl.clear();
-                }
-                "}" if decl.is_empty() => {}
-                "{" => {
-                    // A body: a definition each side compiles for itself.
-                    let mut depth = 0usize;
-                    while i < tokens.len() {
-                        match tokens[i].as_str() {
-                            "{" => depth += 1,
-                            "}" => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        i += 1;
-                    }
-                    decl.clear();
-                    // `struct s { ... } ;` and `typedef struct { ... } t;`
-                    while i + 1 < tokens.len() && tokens[i + 1] != ";" && tokens[i + 1] != "{" {
-                        i += 1;
-                        if tokens[i] == "(" {
-                            break;
-                        }
-                    }
-                    if i + 1 < tokens.len() && tokens[i + 1] == ";" {
-                        i += 1;
-                    }
-                }
-                _ => decl.push(t.clone()),
+                out.push(sig);
             }
-            i += 1;
         }
         Ok(out)
     }
@@ -269,6 +223,36 @@ pub fn world(sigs: &[Signature]) -> String {
         "}\n\nworld dixit-solution {\n  export api;\n}\n\nworld dixit-test {\n  import api;\n}\n",
     );
     s
+}
+
+/// An interface's functions as C or C++ reads them.
+#[derive(Clone, Debug)]
+pub enum Signatures {
+    C(Vec<Signature>),
+    Cpp(Vec<super::wit_cpp::CppSignature>),
+}
+
+impl Signatures {
+    /// The WIT world (see [`world`]).
+    pub fn world(&self) -> String {
+        match self {
+            Signatures::C(s) => world(s),
+            Signatures::Cpp(s) => super::wit_cpp::cpp_world(s),
+        }
+    }
+
+    /// The glue of `side` (see [`c_glue`]); C++ glue for a C++ interface.
+    pub fn glue(&self, side: Side, headers: &[String]) -> String {
+        match self {
+            Signatures::C(s) => c_glue(s, side, headers),
+            Signatures::Cpp(s) => super::wit_cpp::cpp_glue(s, side, headers),
+        }
+    }
+
+    /// Whether the glue is C++.
+    pub fn is_cpp(&self) -> bool {
+        matches!(self, Signatures::Cpp(_))
+    }
 }
 
 /// Which side a piece of glue is for.
@@ -458,6 +442,64 @@ fn list_type(world: &str, scalar: Scalar) -> String {
     format!("{world}_list_{}_t", scalar.wit())
 }
 
+/// The top-level declarations of a header (each one's tokens, without its `;`). Comments,
+/// preprocessor lines, `extern "C" {`, `namespace N {` and definitions with a body (inline
+/// functions, struct definitions: each side compiles its own copy) are left out.
+pub(crate) fn declarations(text: &str) -> Vec<Vec<String>> {
+    let tokens = tokenize(&strip(text));
+    let mut out = Vec::new();
+    let mut decl: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        match t.as_str() {
+            ";" => {
+                if !decl.is_empty() {
+                    out.push(std::mem::take(&mut decl));
+                }
+            }
+            "{" if (decl.len() == 2 && decl[0] == "extern" && decl[1].starts_with('"'))
+                || (decl.len() == 2 && decl[0] == "namespace") =>
+            {
+                // `extern "C" {` and `namespace N {`: their declarations are ordinary ones.
+                decl.clear();
+            }
+            "}" if decl.is_empty() => {}
+            "{" => {
+                // A body: a definition each side compiles for itself.
+                let mut depth = 0usize;
+                while i < tokens.len() {
+                    match tokens[i].as_str() {
+                        "{" => depth += 1,
+                        "}" => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                decl.clear();
+                // `struct s { ... } ;` and `typedef struct { ... } t;`
+                while i + 1 < tokens.len() && tokens[i + 1] != ";" && tokens[i + 1] != "{" {
+                    i += 1;
+                    if tokens[i] == "(" {
+                        break;
+                    }
+                }
+                if i + 1 < tokens.len() && tokens[i + 1] == ";" {
+                    i += 1;
+                }
+            }
+            _ => decl.push(t.clone()),
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The header's text without comments and preprocessor lines.
 fn strip(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -550,7 +592,9 @@ const QUALIFIERS: [&str; 7] = [
 /// nothing a test calls (a typedef, a struct's forward declaration), or why it cannot cross.
 fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
     let first = tokens[0].as_str();
-    if first == "typedef" || (matches!(first, "struct" | "union" | "enum") && tokens.len() <= 2) {
+    if matches!(first, "typedef" | "using")
+        || (matches!(first, "struct" | "union" | "enum") && tokens.len() <= 2)
+    {
         return Ok(None);
     }
     let text = tokens.join(" ");
@@ -580,11 +624,11 @@ fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
     let mut cur = Vec::new();
     for t in inner {
         match t.as_str() {
-            "(" | "[" => {
+            "(" | "[" | "<" => {
                 depth += 1;
                 cur.push(t.clone());
             }
-            ")" | "]" => {
+            ")" | "]" | ">" => {
                 depth = depth.saturating_sub(1);
                 cur.push(t.clone());
             }
