@@ -661,6 +661,9 @@ const USED_BY_GENERATED: &[&str] = &[
     "c/tests/fingerprint_memory.c",
     "c/solutions/scan_memory",
     "c/solutions/marked",
+    "cpp/interface_strings",
+    "cpp/tests/expected_string.cpp",
+    "cpp/solutions/scan_memory",
     "python/tests/read_outside.py",
     "python/tests/write_readonly.py",
     "python/tests/probe.py",
@@ -971,18 +974,20 @@ fn hostile_c() {
     run_table(C);
 }
 
-/// A C solution and its test are two components with their own memories: a wrong solution that
-/// scans memory for the test's expected string finds nothing to return, and a test that scans
-/// memory for one coder's data cannot single that coder out (with one shared memory the first
-/// was a forged pass and the second failed exactly the marked coder).
+/// A C or C++ solution and its test are two components with their own memories: a wrong
+/// solution that scans memory for the test's expected string finds nothing to return, and a test
+/// that scans memory for one coder's data cannot single that coder out (with one shared memory
+/// the scans were a forged pass and failed exactly the marked coder).
 #[test]
 fn hostile_c_memory_is_not_shared() {
-    let interface = fixture("hostile/c/interface_strings/solution.h");
     let run = |solution: &str, test: &str| {
+        let lang = if test.ends_with(".cpp") { "cpp" } else { "c" };
         let (s, t, i) = (
-            fixture(&format!("hostile/c/solutions/{solution}")),
-            fixture(&format!("hostile/c/tests/{test}")),
-            interface.display().to_string(),
+            fixture(&format!("hostile/{lang}/solutions/{solution}")),
+            fixture(&format!("hostile/{lang}/tests/{test}")),
+            fixture(&format!("hostile/{lang}/interface_strings/solution.h"))
+                .display()
+                .to_string(),
         );
         let out = dixit(&[
             "exec".to_string(),
@@ -1003,6 +1008,8 @@ fn hostile_c_memory_is_not_shared() {
     assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
     let v = run("marked", "fingerprint_memory.c");
     assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    let v = run("scan_memory", "expected_string.cpp");
+    assert_eq!(s(&v, "verdict"), "wrong_answer", "{v:#}");
 }
 
 #[test]

@@ -110,7 +110,7 @@ fn cpp_declaration(tokens: &[String]) -> Result<CppSignature, WitError> {
                       those"
                 .into(),
         })?;
-        Some((ret_tokens.join(" "), ty))
+        Some((spell(&ret_tokens), ty))
     };
     let mut params = Vec::new();
     let inner = &tokens[open + 1..tokens.len() - 1];
@@ -175,7 +175,7 @@ fn cpp_declaration(tokens: &[String]) -> Result<CppSignature, WitError> {
                     .into()
             },
         })?;
-        params.push((ty_tokens.join(" "), ty));
+        params.push((spell(&ty_tokens), ty));
     }
     Ok(CppSignature { name, params, ret })
 }
@@ -269,6 +269,14 @@ fn parse_at(toks: &[&str], pos: &mut usize) -> Option<CppType> {
     }
 }
 
+/// Type tokens as C++ source again (`std : : string` is `std::string`).
+fn spell(tokens: &[&str]) -> String {
+    tokens
+        .join(" ")
+        .replace(" : : ", "::")
+        .replace(": : ", "::")
+}
+
 fn is_ident(t: &str) -> bool {
     t.chars()
         .next()
@@ -312,7 +320,24 @@ template <class R, class... A> struct sig<R (*)(A...)> {
   template <std::size_t I> using raw = std::tuple_element_t<I, std::tuple<A...>>;
   template <std::size_t I> using arg = std::remove_pointer_t<raw<I>>;
 };
+// Every overload declared before any is defined: they call one another for nested types, and
+// argument-dependent lookup does not find them from the bindings' types.
 template <class O, class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+void lower(O &o, T v);
+template <class O> void lower(O &o, const std::string &s);
+template <class O, class T> void lower(O &o, const std::vector<T> &v);
+template <class O, class A, class B> void lower(O &o, const std::pair<A, B> &p);
+template <class O, class K, class V> void lower(O &o, const std::map<K, V> &m);
+template <class I, class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+void lift(const I &i, T &out);
+template <class I> void lift(const I &i, std::string &out);
+template <class I, class T> void lift(const I &i, std::vector<T> &out);
+template <class I, class A, class B> void lift(const I &i, std::pair<A, B> &out);
+template <class I, class K, class V> void lift(const I &i, std::map<K, V> &out);
+template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0> void release(T &);
+template <class I> auto release(I &i) -> decltype(i.len, void());
+template <class I> auto release(I &i) -> decltype(i.f0, i.f1, void());
+template <class O, class T, std::enable_if_t<std::is_arithmetic<T>::value, int>>
 void lower(O &o, T v) { o = (O) v; }
 template <class O> void lower(O &o, const std::string &s) {
   o.ptr = (uint8_t *) std::malloc(s.size() ? s.size() : 1);
@@ -339,7 +364,7 @@ template <class O, class K, class V> void lower(O &o, const std::map<K, V> &m) {
   std::size_t k = 0;
   for (const auto &kv : m) { lower(o.ptr[k].f0, kv.first); lower(o.ptr[k].f1, kv.second); k++; }
 }
-template <class I, class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+template <class I, class T, std::enable_if_t<std::is_arithmetic<T>::value, int>>
 void lift(const I &i, T &out) { out = (T) i; }
 template <class I> void lift(const I &i, std::string &out) {
   out.assign((const char *) i.ptr, i.len);
@@ -362,7 +387,7 @@ template <class I, class K, class V> void lift(const I &i, std::map<K, V> &out) 
     out[key] = val;
   }
 }
-template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0> void release(T &) {}
+template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int>> void release(T &) {}
 template <class I> auto release(I &i) -> decltype(i.len, void()) {
   for (std::size_t k = 0; k < i.len; k++) release(i.ptr[k]);
   if (i.len) std::free(i.ptr);
@@ -542,6 +567,7 @@ mod tests {
         );
         assert!(w.contains("f3: func(p0: list<s64>) -> s64;"), "{w}");
         assert!(w.contains("f4: func() -> tuple<s32, string>;"), "{w}");
+        assert_eq!(sigs[3].params[0].0, "const std::vector < long long > &");
     }
 
     #[test]
