@@ -378,19 +378,23 @@ impl CToolchain {
             Side::Solution => format!("dixit_solution_glue.{ext}"),
         };
         if !dir.join(&glue_name).is_file() {
-            let tmp = tc
-                .build_dir("glue")
-                .join(format!("{key}.tmp{}", std::process::id()));
+            // Written in a folder of its own and renamed into place: builds running at once
+            // (a classification's solutions) write the same glue, and whichever renames first
+            // wins; the others' folders are removed when they are dropped.
             let write = || -> std::io::Result<()> {
-                std::fs::create_dir_all(&tmp)?;
+                let root = tc.build_dir("glue");
+                std::fs::create_dir_all(&root)?;
+                let tmp = tempfile::tempdir_in(&root)?;
                 for (n, b) in &files {
-                    std::fs::write(tmp.join(n), b)?;
+                    std::fs::write(tmp.path().join(n), b)?;
                 }
-                std::fs::write(tmp.join(&glue_name), &glue)?;
-                if std::fs::rename(&tmp, &dir).is_err() {
-                    let _ = std::fs::remove_dir_all(&tmp);
+                std::fs::write(tmp.path().join(&glue_name), &glue)?;
+                let _ = std::fs::rename(tmp.path(), &dir);
+                if dir.join(&glue_name).is_file() {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other("the glue's folder could not be made"))
                 }
-                Ok(())
             };
             write().map_err(|e| fail(format!("writing the interface's glue: {e}")))?;
         }
