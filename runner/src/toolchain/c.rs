@@ -295,7 +295,7 @@ impl CToolchain {
         let key_of = |objects: &[PathBuf], side: &[u8]| {
             hash_parts(
                 [
-                    b"c-component-v1".as_slice(),
+                    b"c-component-v2".as_slice(),
                     side,
                     wit.as_bytes(),
                     cc.version.as_bytes(),
@@ -309,8 +309,11 @@ impl CToolchain {
         // What failed, kept out of the sandbox's error so it can be blamed on its side.
         let failed: std::cell::RefCell<Option<BuildError>> = Default::default();
         let build = |objects: &[PathBuf], side: Side| -> Result<Vec<u8>, SandboxError> {
-            let reactor = side == Side::Solution;
-            let module = cc.link_with(objects, cxx, reactor).map_err(|log| {
+            // Both sides are reactors: their constructors run once, when the component is
+            // instantiated (`_initialize`). A command's exports (`cabi_realloc`, which the
+            // canonical ABI calls for every string and list) would each run the constructors
+            // and destructors again; the test's entry is the glue's `_start` instead.
+            let module = cc.link_with(objects, cxx, true).map_err(|log| {
                 let blame = match side {
                     Side::Test => failed_side(&log, &t.file_name),
                     Side::Solution => CompileSide::Solution,

@@ -62,8 +62,9 @@ pub fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, Compo
         .collect())
 }
 
-/// `module` (a linked wasm32-wasi core module: a command for the test, a reactor for the
-/// solution) as a component of `side`'s world, its WASI calls adapted to preview 2.
+/// `module` (a linked wasm32-wasi reactor: the test's entry is its glue's `_start`) as a
+/// component of `side`'s world, its WASI calls adapted to preview 2 (the command adapter for
+/// the test, the reactor adapter for the solution); `_initialize` runs at instantiation.
 pub fn componentize(module: &[u8], wit: &str, side: Side) -> Result<Vec<u8>, ComponentError> {
     let (r, world) = resolve(wit, side)?;
     let mut bytes = module.to_vec();

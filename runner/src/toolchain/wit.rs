@@ -291,6 +291,9 @@ pub fn c_glue(sigs: &[Signature], side: Side, headers: &[String]) -> String {
          char *c = (char *)malloc(len + 1);\n  if (!c) abort();\n  \
          if (len) memcpy(c, p, len);\n  c[len] = 0;\n  return c;\n}}\n"
     );
+    if side == Side::Test {
+        s.push_str(TEST_ENTRY);
+    }
     for (i, sig) in sigs.iter().enumerate() {
         match side {
             Side::Test => test_function(&mut s, i, sig),
@@ -299,6 +302,17 @@ pub fn c_glue(sigs: &[Signature], side: Side, headers: &[String]) -> String {
     }
     s
 }
+
+/// The test's entry, in the test's glue (C and C++). The test is linked as a reactor, so its
+/// constructors run once when its component is instantiated; `_start` (what the command
+/// adapter's `wasi:cli/run` calls) runs `main` and the destructors, as a command's start does.
+/// Linked as a command, every other export (`cabi_realloc`) would run the constructors and
+/// destructors again around each call: `std::cout` was destroyed by the first string copied.
+pub(super) const TEST_ENTRY: &str = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
+int __main_void(void);\nvoid __wasm_call_dtors(void);\n\
+__attribute__((export_name(\"_start\"))) void dixit_test_start(void) {\n  \
+int r = __main_void();\n  __wasm_call_dtors();\n  if (r != 0) exit(r);\n}\n\
+#ifdef __cplusplus\n}\n#endif\n\n";
 
 /// The header's function on the test's side: arguments into the bindings' types, the import
 /// called, the result back into the header's type.

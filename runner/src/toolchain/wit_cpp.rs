@@ -422,6 +422,9 @@ pub fn cpp_glue(sigs: &[CppSignature], side: Side, headers: &[String]) -> String
         s,
         "extern \"C\" void __component_type_object_force_link_{world}(void) {{}}\n"
     );
+    if side == Side::Test {
+        s.push_str(super::wit::TEST_ENTRY);
+    }
     for (i, sig) in sigs.iter().enumerate() {
         match side {
             Side::Test => test_function(&mut s, i, sig),
