@@ -356,10 +356,11 @@ const C: &[Case] = &[
         "c/tests/uses_answer.c",
         "runtime_error",
     ),
+    // The solution's handler runs in its own component: the test's `exit(1)` stands.
     case(
         "c/solutions/atexit_exit_zero",
         "c/tests/uses_answer.c",
-        "runtime_error",
+        "wrong_answer",
     ),
     case(
         "c/solutions/constructor_exit",
@@ -433,14 +434,14 @@ const C: &[Case] = &[
         "cpp/tests/uses_answer.cpp",
         "wrong_answer",
     ),
-    // The link is checked as a whole, the test's object first: a solution cannot replace a
-    // function the test defines (strongly: refused; weakly: the test's copy wins), nor read the
-    // test's data by name; a test cannot replace library functions under the solution.
+    // A solution and its test are two components: a solution cannot replace a function the
+    // test defines (its copy stays in its own component), nor read the test's data by name; a
+    // test cannot replace library functions under the solution.
     case("c/solutions/benign", "c/tests/weak_helper.c", "pass"),
-    build_fails(
+    case(
         "c/solutions/replace_test_helper",
         "c/tests/weak_helper.c",
-        "solution",
+        "wrong_answer",
     ),
     case(
         "c/solutions/weak_test_helper",
@@ -463,21 +464,22 @@ const C: &[Case] = &[
         "cpp/tests/inline_expected.cpp",
         "pass",
     ),
-    build_fails(
+    // Its strong copy of the test's inline function stays in its own component.
+    case(
         "cpp/solutions/replace_inline",
         "cpp/tests/inline_expected.cpp",
-        "solution",
+        "wrong_answer",
     ),
     case(
         "cpp/solutions/inline_copy",
         "cpp/tests/inline_expected.cpp",
         "wrong_answer",
     ),
-    // A signature other than the interface's fails the link (not a trapping stub).
+    // A signature other than the interface's fails the solution's link (not a trapping stub).
     build_fails(
         "c/solutions/other_signature",
         "c/tests/uses_answer.c",
-        "link",
+        "solution",
     ),
     // A compiled test gets no file system: it cannot fingerprint the solution's source.
     case("c/solutions/benign", "c/tests/read_solution.c", "pass"),
@@ -654,6 +656,14 @@ const USED_BY_GENERATED: &[&str] = &[
     "c/interface",
     "cpp/interface",
     "c/tests/copy_loop.c",
+    "c/interface_strings",
+    "c/tests/expected_string.c",
+    "c/tests/fingerprint_memory.c",
+    "c/solutions/scan_memory",
+    "c/solutions/marked",
+    "cpp/interface_strings",
+    "cpp/tests/expected_string.cpp",
+    "cpp/solutions/scan_memory",
     "python/tests/read_outside.py",
     "python/tests/write_readonly.py",
     "python/tests/probe.py",
@@ -962,6 +972,44 @@ fn hostile_python_evidence_is_the_tests_own() {
 #[test]
 fn hostile_c() {
     run_table(C);
+}
+
+/// A C or C++ solution and its test are two components with their own memories: a wrong
+/// solution that scans memory for the test's expected string finds nothing to return, and a test
+/// that scans memory for one coder's data cannot single that coder out (with one shared memory
+/// the scans were a forged pass and failed exactly the marked coder).
+#[test]
+fn hostile_c_memory_is_not_shared() {
+    let run = |solution: &str, test: &str| {
+        let lang = if test.ends_with(".cpp") { "cpp" } else { "c" };
+        let (s, t, i) = (
+            fixture(&format!("hostile/{lang}/solutions/{solution}")),
+            fixture(&format!("hostile/{lang}/tests/{test}")),
+            fixture(&format!("hostile/{lang}/interface_strings/solution.h"))
+                .display()
+                .to_string(),
+        );
+        let out = dixit(&[
+            "exec".to_string(),
+            "--json".into(),
+            "--solution".into(),
+            s.display().to_string(),
+            "--test".into(),
+            t.display().to_string(),
+            "--interface".into(),
+            i,
+        ]);
+        out.json()
+    };
+    let v = run("scan_memory", "expected_string.c");
+    assert_eq!(s(&v, "verdict"), "wrong_answer", "{v:#}");
+    assert!(s(&v, "stderr").contains("no idea"), "{v:#}");
+    let v = run("marked", "expected_string.c");
+    assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    let v = run("marked", "fingerprint_memory.c");
+    assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    let v = run("scan_memory", "expected_string.cpp");
+    assert_eq!(s(&v, "verdict"), "wrong_answer", "{v:#}");
 }
 
 #[test]

@@ -15,8 +15,9 @@ use super::cache::{hash_parts, ArtifactCache};
 use super::host::P1Host;
 use super::limits::EPOCH_TICK;
 use super::memory::{Image, Memories, MemoryStats};
+use super::pair::Pair;
 use super::session::P2Host;
-use super::{bridge, exit, image, sleep, SandboxError};
+use super::{bridge, exit, image, pair, sleep, SandboxError};
 
 /// How the engine is set up.
 #[derive(Clone, Debug)]
@@ -47,6 +48,8 @@ pub struct Sandbox {
     pub(crate) components: Engine,
     pub(crate) p1: Linker<P1Host>,
     pub(crate) p2: component::Linker<P2Host>,
+    /// Compiled unit tests and their solutions as components on the pooling engine (`pair.rs`).
+    pair: component::Linker<P2Host>,
     cache: ArtifactCache,
     engine_hash: String,
     components_hash: String,
@@ -62,6 +65,8 @@ pub struct Sandbox {
 pub enum ProgramKind {
     Module,
     Component,
+    /// A compiled unit test and its solution, two components linked by the host.
+    Pair,
 }
 
 /// A compiled, linked program ready to instantiate many times.
@@ -83,6 +88,7 @@ pub(crate) enum ProgramInner {
         /// component's data segments ([`super::image`]).
         image: Option<Arc<Image>>,
     },
+    Pair(Pair),
 }
 
 impl Program {
@@ -91,6 +97,7 @@ impl Program {
         match &*self.inner {
             ProgramInner::Module(_) => ProgramKind::Module,
             ProgramInner::Component { .. } => ProgramKind::Component,
+            ProgramInner::Pair(_) => ProgramKind::Pair,
         }
     }
 
@@ -141,6 +148,7 @@ impl Sandbox {
         wasmtime_wasi::p2::add_to_linker_sync(&mut p2).map_err(SandboxError::Engine)?;
         sleep::add_p2(&mut p2).map_err(SandboxError::Engine)?;
         bridge::add_to_linker(&mut p2).map_err(SandboxError::Engine)?;
+        let pair = pair::base_linker(&engine).map_err(SandboxError::Engine)?;
 
         let engine_hash = compatibility_hash(&engine, "");
         let components_hash = compatibility_hash(&components, "-image-memory");
@@ -151,6 +159,7 @@ impl Sandbox {
             components,
             p1,
             p2,
+            pair,
             cache: ArtifactCache::open(&config.cache_dir)?,
             engine_hash,
             components_hash,
@@ -224,6 +233,11 @@ impl Sandbox {
                     let compiled = self.engine.precompile_module(&wasm).map_err(invalid)?;
                     self.cache.write_atomic(&module_path, &compiled)?;
                     Stored::Module
+                }
+                ProgramKind::Pair => {
+                    return Err(SandboxError::NotWasm {
+                        what: "a pair of components is loaded with `load_pair`".into(),
+                    })
                 }
                 ProgramKind::Component => match image::strip_memory_image(&wasm) {
                     Some(stripped) => {
@@ -302,6 +316,67 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// A compiled unit test and its solution, each a component (compiled once per key and
+    /// cached like every artifact), linked so that the test's imports of the interface call
+    /// the solution's exports (see `pair.rs`). `produce_*` build the components' bytes only
+    /// when no compiled artifact exists for their key.
+    pub fn load_pair(
+        &self,
+        test: (&str, &mut dyn FnMut() -> Result<Vec<u8>, SandboxError>),
+        solution: (&str, &mut dyn FnMut() -> Result<Vec<u8>, SandboxError>),
+    ) -> Result<Program, SandboxError> {
+        let key = hash_parts([
+            b"pair-v1".as_slice(),
+            test.0.as_bytes(),
+            solution.0.as_bytes(),
+        ]);
+        if let Some(p) = self
+            .memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return Ok(p.clone());
+        }
+        let t = self.pooled_component(test.0, test.1)?;
+        let s = self.pooled_component(solution.0, solution.1)?;
+        let pair = Pair::link(&self.engine, &self.pair, &t, &s)?;
+        let program = Program {
+            id: key.clone(),
+            inner: Arc::new(ProgramInner::Pair(pair)),
+        };
+        self.memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, program.clone());
+        Ok(program)
+    }
+
+    /// A component compiled for the pooling engine, from the cache or built by `produce`.
+    fn pooled_component(
+        &self,
+        key: &str,
+        produce: &mut dyn FnMut() -> Result<Vec<u8>, SandboxError>,
+    ) -> Result<Component, SandboxError> {
+        let file_key = hash_parts([self.engine_hash.as_bytes(), key.as_bytes()]);
+        let path = self
+            .cache
+            .path("cwasm", &file_key, "pooled-component.cwasm");
+        if !path.exists() {
+            let wasm = produce()?;
+            let compiled =
+                self.engine
+                    .precompile_component(&wasm)
+                    .map_err(|e| SandboxError::Invalid {
+                        message: format!("{e:#}"),
+                    })?;
+            self.cache.write_atomic(&path, &compiled)?;
+        }
+        deserialize_component(&self.engine, &path)
+    }
+}
+
 /// How a program is stored in the artifact cache.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stored {
@@ -369,10 +444,12 @@ fn components_config() -> Config {
 fn engine_config(config: &SandboxConfig, pagemap: bool) -> Config {
     let mut pool = PoolingAllocationConfig::default();
     let slots = config.max_concurrent_runs.max(1);
-    pool.total_memories(slots * 4)
-        .total_tables(slots * 4)
+    // A compiled unit test is two components (`pair.rs`), each with its module's memory and
+    // table and the WASI adapter's.
+    pool.total_memories(slots * 6)
+        .total_tables(slots * 6)
         .total_core_instances(slots * 16)
-        .total_component_instances(slots)
+        .total_component_instances(slots * 2)
         .max_memory_size(config.max_memory_bytes as usize)
         .table_elements(100_000)
         .max_core_instance_size(16 << 20)

@@ -8,6 +8,7 @@
 //! - `engine.rs`: the two engines (core modules; components), their linkers and the epoch ticker.
 //! - `image.rs`: moves a component's initial memory out of its data segments into an image.
 //! - `memory.rs`: dixit's own memories for components with an image, reset without a cap.
+//! - `pair.rs`: a compiled unit test and its solution as two components, linked by the host.
 //! - `bridge.rs`: a unit test and its solution in two instances, meeting only at the interface.
 //! - `boundary/`: what crosses there: the value grammar, calls and answers, read and written by
 //!   the host.
@@ -37,6 +38,7 @@ mod image;
 mod limits;
 mod memory;
 mod outcome;
+mod pair;
 mod run;
 mod session;
 mod sleep;

@@ -34,6 +34,7 @@ impl Sandbox {
                 answer,
                 image,
             } => self.run_component(pre, (*run, *answer), image.as_ref(), spec, &io),
+            ProgramInner::Pair(pair) => self.run_pair(pair, spec, &io),
         };
         let (end, fuel_used, mem) = match end {
             Ok(x) => x,
@@ -167,6 +168,7 @@ impl Session {
             time: io.time.clone(),
             partner: None,
             failure: io.failure.clone(),
+            solution: Vec::new(),
         };
         let mut store = Store::new(&sandbox.components, host);
         store.limiter(|h| &mut h.limiter);
@@ -282,7 +284,7 @@ impl RunIo {
 
     /// A WASI context with nothing from the host: no env, no network, no inherited stdio;
     /// stdin from memory; read-only preopens; seeded RNGs and the virtual clock.
-    fn wasi_builder(&self, spec: &RunSpec) -> Result<WasiCtxBuilder, String> {
+    pub(super) fn wasi_builder(&self, spec: &RunSpec) -> Result<WasiCtxBuilder, String> {
         let mut b = WasiCtxBuilder::new();
         b.stdin(MemoryInputPipe::new(bytes::Bytes::copy_from_slice(
             &spec.stdin,

@@ -29,6 +29,8 @@ pub(crate) struct P2Host {
     /// Where this instance's failure report goes (the bridge's `failure` import): the run's
     /// own slot for the test's instance, a slot nobody reads for the solution's.
     pub failure: Arc<std::sync::Mutex<Option<String>>>,
+    /// A compiled unit test's run (`pair.rs`): the solution's exports the test's imports call.
+    pub solution: Vec<wasmtime::component::Func>,
 }
 
 impl WasiView for P2Host {

@@ -14,6 +14,7 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 use super::builds::{Builds, Toolchain};
+use super::component;
 use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
 use super::host_paths;
 use super::process::{
@@ -23,6 +24,7 @@ use super::process::{
 use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot::Snapshot;
 use super::symbols::{interposition_error, Blame, ObjectSymbols, SystemSymbols};
+use super::wit::{self, Side};
 use super::Language;
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
@@ -218,6 +220,11 @@ impl Toolchain for CToolchain {
     // A test is compiled against the solution's interface: with the solution, in `unit_test`.
 
     fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+        let c = t.kind == super::TestKind::C && s.language == Language::C;
+        let cpp = t.kind == super::TestKind::Cpp && s.language == Language::Cpp;
+        if c || cpp {
+            return self.component_test(tc, s, t, cpp);
+        }
         let cc = self.compiler(tc, CompileSide::Link)?;
         let solution_objects = self.unit_solution_objects(tc, s)?;
         // The test's object first: where both define a weak symbol (an inline function, a
@@ -250,6 +257,166 @@ impl Toolchain for CToolchain {
             .link(tc, cc, &objects, s.language == Language::Cpp)
             .map_err(|e| BuildError::new(side, BuildFailure::Link, e))?;
         Ok(Runnable::compiled_program(program, s))
+    }
+}
+
+impl CToolchain {
+    /// A C unit test and its C solution as two components (see `sandbox/pair.rs`): the
+    /// interface header as a WIT world (`wit.rs`), each side linked with the bindings of its
+    /// world and dixit's glue, made a component, and the pair linked by the host. Neither side
+    /// can reach the other's memory: every argument and result is copied.
+    fn component_test(
+        &self,
+        tc: &dyn Builds,
+        s: &Solution,
+        t: &Test,
+        cxx: bool,
+    ) -> Result<Runnable, BuildError> {
+        let cc = self.compiler(tc, CompileSide::Link)?;
+        let interface = &s.interface;
+        let sigs = interface.signatures(cxx).map_err(|e| {
+            BuildError::new(CompileSide::Test, BuildFailure::Interface, e.to_string())
+        })?;
+        let wit = sigs.world();
+        let headers: Vec<String> = interface
+            .header_files()
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        let solution_objects = self.unit_solution_objects(tc, s)?.clone();
+        let test_object = self.test_object(tc, t, s)?;
+        let glue = |side: Side| {
+            self.glue_objects(tc, cc, &wit, &sigs, side, &headers, interface.header_dir())
+        };
+        let mut test_objects = vec![test_object];
+        test_objects.extend(glue(Side::Test)?);
+        let mut sol_objects = solution_objects;
+        sol_objects.extend(glue(Side::Solution)?);
+        let key_of = |objects: &[PathBuf], side: &[u8]| {
+            hash_parts(
+                [
+                    b"c-component-v2".as_slice(),
+                    side,
+                    wit.as_bytes(),
+                    cc.version.as_bytes(),
+                ]
+                .into_iter()
+                .chain(objects.iter().map(|o| o.as_os_str().as_encoded_bytes())),
+            )
+        };
+        let test_key = key_of(&test_objects, b"test");
+        let sol_key = key_of(&sol_objects, b"solution");
+        // What failed, kept out of the sandbox's error so it can be blamed on its side.
+        let failed: std::cell::RefCell<Option<BuildError>> = Default::default();
+        let build = |objects: &[PathBuf], side: Side| -> Result<Vec<u8>, SandboxError> {
+            // Both sides are reactors: their constructors run once, when the component is
+            // instantiated (`_initialize`). A command's exports (`cabi_realloc`, which the
+            // canonical ABI calls for every string and list) would each run the constructors
+            // and destructors again; the test's entry is the glue's `_start` instead.
+            let module = cc.link_with(objects, cxx, true).map_err(|log| {
+                let blame = match side {
+                    Side::Test => failed_side(&log, &t.file_name),
+                    Side::Solution => CompileSide::Solution,
+                };
+                let e = if log.contains("signature mismatch") {
+                    BuildError::new(
+                        blame,
+                        BuildFailure::Interface,
+                        format!(
+                            "a function of the solution does not have the signature the \
+                             interface ({}) declares:\n{log}",
+                            interface.describe()
+                        ),
+                    )
+                } else {
+                    BuildError::new(blame, BuildFailure::Link, log.clone())
+                };
+                *failed.borrow_mut() = Some(e);
+                SandboxError::Link { message: log }
+            })?;
+            component::componentize(&module, &wit, side).map_err(|e| SandboxError::Invalid {
+                message: e.to_string(),
+            })
+        };
+        let mut build_test = || build(&test_objects, Side::Test);
+        let program = {
+            let mut build_solution = || build(&sol_objects, Side::Solution);
+            tc.sandbox().load_pair(
+                (&test_key, &mut build_test),
+                (&sol_key, &mut build_solution),
+            )
+        };
+        let program = program.map_err(|e| {
+            failed.borrow_mut().take().unwrap_or_else(|| {
+                BuildError::new(CompileSide::Link, BuildFailure::Link, sandbox_message(e))
+            })
+        })?;
+        Ok(Runnable::compiled_test(program))
+    }
+
+    /// The bindings of `side`'s world and dixit's glue for it, compiled (cached by content).
+    #[allow(clippy::too_many_arguments)]
+    fn glue_objects(
+        &self,
+        tc: &dyn Builds,
+        cc: &CCompiler,
+        wit: &str,
+        sigs: &wit::Signatures,
+        side: Side,
+        headers: &[String],
+        header_dir: Option<&Path>,
+    ) -> Result<Vec<PathBuf>, BuildError> {
+        let fail = |m: String| BuildError::new(CompileSide::Link, BuildFailure::Interface, m);
+        let files = component::c_bindings(wit, side).map_err(|e| fail(e.to_string()))?;
+        let glue = sigs.glue(side, headers);
+        let key = hash_parts(
+            [b"c-glue-v1".as_slice(), wit.as_bytes(), glue.as_bytes()]
+                .into_iter()
+                .chain(files.iter().map(|(_, b)| b.as_slice())),
+        );
+        let dir = tc.build_dir("glue").join(&key);
+        let ext = if sigs.is_cpp() { "cpp" } else { "c" };
+        let glue_name = match side {
+            Side::Test => format!("dixit_test_glue.{ext}"),
+            Side::Solution => format!("dixit_solution_glue.{ext}"),
+        };
+        if !dir.join(&glue_name).is_file() {
+            // Written in a folder of its own and renamed into place: builds running at once
+            // (a classification's solutions) write the same glue, and whichever renames first
+            // wins; the others' folders are removed when they are dropped.
+            let write = || -> std::io::Result<()> {
+                let root = tc.build_dir("glue");
+                std::fs::create_dir_all(&root)?;
+                let tmp = tempfile::tempdir_in(&root)?;
+                for (n, b) in &files {
+                    std::fs::write(tmp.path().join(n), b)?;
+                }
+                std::fs::write(tmp.path().join(&glue_name), &glue)?;
+                let _ = std::fs::rename(tmp.path(), &dir);
+                if dir.join(&glue_name).is_file() {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other("the glue's folder could not be made"))
+                }
+            };
+            write().map_err(|e| fail(format!("writing the interface's glue: {e}")))?;
+        }
+        let mut incs: Vec<&Path> = vec![&dir];
+        incs.extend(header_dir);
+        let out = tc.build_dir("obj");
+        let mut sources: Vec<PathBuf> = files
+            .iter()
+            .filter(|(n, _)| n.ends_with(".c"))
+            .map(|(n, _)| dir.join(n))
+            .collect();
+        sources.push(dir.join(&glue_name));
+        sources
+            .iter()
+            .map(|src| {
+                cc.compile(src, &incs, &[wit.as_bytes()], &out)
+                    .map_err(|log| fail(format!("compiling the interface's glue:\n{log}")))
+            })
+            .collect()
     }
 }
 
@@ -680,6 +847,17 @@ impl CCompiler {
 
     /// Links objects into a command module (`_start`), confined like a compile.
     pub fn link(&self, objects: &[PathBuf], cxx: bool) -> Result<Vec<u8>, String> {
+        self.link_with(objects, cxx, false)
+    }
+
+    /// Links `objects` into a command (entered at `_start`) or, with `reactor`, a module
+    /// without `main` whose exports are called (a unit test's solution component).
+    pub fn link_with(
+        &self,
+        objects: &[PathBuf],
+        cxx: bool,
+        reactor: bool,
+    ) -> Result<Vec<u8>, String> {
         let work = tempfile::tempdir().map_err(|e| e.to_string())?;
         let out = work.path().join("a.wasm");
         let mut c = self.command(cxx);
@@ -687,6 +865,7 @@ impl CCompiler {
             .args(objects)
             .args(STACK_LINK_ARGS)
             .arg(STRICT_LINK_ARG)
+            .args(reactor.then_some("-mexec-model=reactor"))
             .arg("-o")
             .arg(&out);
         let dirs: Vec<&Path> = objects.iter().filter_map(|o| o.parent()).collect();

@@ -255,6 +255,25 @@ impl Interface {
         out
     }
 
+    /// The functions the headers declare, read as C or (`cxx`) C++, each with how its
+    /// arguments and result cross between the test's component and the solution's; an error
+    /// names what cannot cross. No interface declares none.
+    pub(crate) fn signatures(
+        &self,
+        cxx: bool,
+    ) -> Result<super::wit::Signatures, super::wit::WitError> {
+        let mut text = String::new();
+        for (_, t) in self.header_files() {
+            text.push_str(&t);
+            text.push('\n');
+        }
+        Ok(if cxx {
+            super::wit::Signatures::Cpp(super::wit_cpp::parse_cpp_header(&text)?)
+        } else {
+            super::wit::Signatures::C(super::wit::Signature::parse_header(&text)?)
+        })
+    }
+
     /// The Python functions and classes (empty for none).
     pub fn python(&self) -> Arc<Names> {
         match &self.kind {

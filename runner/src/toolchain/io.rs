@@ -160,7 +160,7 @@ impl Toolchain for IoToolchain {
             .load_file(&s.snapshot.dir.join(f))
             .map_err(|e| BuildError::new(side, BuildFailure::Link, sandbox_message(e)))?;
         let entry = match program.kind() {
-            ProgramKind::Module => Entry::Start {
+            ProgramKind::Module | ProgramKind::Pair => Entry::Start {
                 argv: vec!["main".into()],
             },
             ProgramKind::Component => Entry::Call {

@@ -31,6 +31,7 @@
 
 mod builds;
 mod c;
+mod component;
 mod doctor;
 mod error;
 mod files;
@@ -47,6 +48,8 @@ mod sdk;
 mod snapshot;
 mod symbols;
 mod toolchains;
+mod wit;
+mod wit_cpp;
 
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};

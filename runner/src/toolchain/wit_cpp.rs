@@ -1,0 +1,590 @@
+//! A C++ interface header as a WIT world, and the C++ glue that carries its calls by value (the
+//! C++ counterpart of `wit.rs`, whose world and worlds' names it shares).
+//!
+//! | C++ | WIT |
+//! |---|---|
+//! | `int`, `long long`, `char`, `float`, `double`, `bool`, … | `s32`, `s64`, `s8`, `f32`, `f64`, `bool`, … |
+//! | `string` | `string` |
+//! | `vector<T>` | `list<T>` |
+//! | `pair<A, B>` | `tuple<A, B>` |
+//! | `map<K, V>` | `list<tuple<K, V>>` |
+//!
+//! Types may be written with `std::`, `const` and `&`; every value is copied (a `vector<int>&`
+//! the callee changes is not changed for the caller). A raw pointer, `void *`, a callback, a
+//! class, `boost::any` or any other type is refused with the parameter named.
+//!
+//! The glue names none of the bindings' C types: it takes them from the bindings' function
+//! declarations (`decltype`), and converts with overloads on the C++ side's types.
+
+use std::fmt::Write as _;
+
+use super::wit::{declarations, Scalar, Side, WitError};
+
+/// A C++ type that crosses by value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CppType {
+    Scalar(Scalar),
+    String,
+    List(Box<CppType>),
+    Pair(Box<CppType>, Box<CppType>),
+    Map(Box<CppType>, Box<CppType>),
+}
+
+impl CppType {
+    fn wit(&self) -> String {
+        match self {
+            CppType::Scalar(s) => s.wit().to_string(),
+            CppType::String => "string".into(),
+            CppType::List(t) => format!("list<{}>", t.wit()),
+            CppType::Pair(a, b) => format!("tuple<{}, {}>", a.wit(), b.wit()),
+            CppType::Map(k, v) => format!("list<tuple<{}, {}>>", k.wit(), v.wit()),
+        }
+    }
+
+    fn is_scalar(&self) -> bool {
+        matches!(self, CppType::Scalar(_))
+    }
+}
+
+/// One function of a C++ interface: its name, each parameter's type as the header spells it
+/// and as it crosses, and its result (`None`: `void`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CppSignature {
+    pub name: String,
+    pub params: Vec<(String, CppType)>,
+    pub ret: Option<(String, CppType)>,
+}
+
+/// The functions a C++ header declares, in order; what cannot cross is refused by name.
+pub fn parse_cpp_header(text: &str) -> Result<Vec<CppSignature>, WitError> {
+    let mut out: Vec<CppSignature> = Vec::new();
+    for decl in declarations(text) {
+        let first = decl[0].as_str();
+        if matches!(
+            first,
+            "typedef" | "using" | "template" | "class" | "struct" | "enum"
+        ) {
+            continue;
+        }
+        let sig = cpp_declaration(&decl)?;
+        if out.iter().any(|s| s.name == sig.name) {
+            return Err(WitError::Declaration(format!(
+                "`{}` is declared twice (an overloaded function cannot cross: give each its own \
+                 name)",
+                sig.name
+            )));
+        }
+        out.push(sig);
+    }
+    Ok(out)
+}
+
+fn cpp_declaration(tokens: &[String]) -> Result<CppSignature, WitError> {
+    let text = tokens.join(" ");
+    let Some(open) = tokens.iter().position(|t| t == "(") else {
+        let name = tokens.last().cloned().unwrap_or_default();
+        return Err(WitError::Declaration(format!(
+            "`{name}`: a variable cannot be shared between the test and the solution (each has \
+             its own memory); declare a function that returns it instead"
+        )));
+    };
+    if open == 0 || tokens.last().map(String::as_str) != Some(")") {
+        return Err(WitError::Declaration(format!(
+            "`{text}`: not a function prototype dixit can read"
+        )));
+    }
+    let name = tokens[open - 1].clone();
+    let ret_tokens: Vec<&str> = tokens[..open - 1]
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !matches!(*t, "extern" | "static" | "inline"))
+        .collect();
+    let ret = if ret_tokens == ["void"] {
+        None
+    } else {
+        let ty = parse_type(&ret_tokens).ok_or_else(|| WitError::Type {
+            function: name.clone(),
+            what: "the result".into(),
+            ty: ret_tokens.join(" "),
+            instead: "return a number, `bool`, `string`, or a `vector`, `pair` or `map` of \
+                      those"
+                .into(),
+        })?;
+        Some((spell(&ret_tokens), ty))
+    };
+    let mut params = Vec::new();
+    let inner = &tokens[open + 1..tokens.len() - 1];
+    let mut depth = 0usize;
+    let mut cur: Vec<&str> = Vec::new();
+    let mut raw: Vec<Vec<&str>> = Vec::new();
+    for t in inner {
+        match t.as_str() {
+            "(" | "[" | "<" => depth += 1,
+            ")" | "]" | ">" => depth = depth.saturating_sub(1),
+            "," if depth == 0 => {
+                raw.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(t);
+    }
+    if !cur.is_empty() {
+        raw.push(cur);
+    }
+    if raw.len() == 1 && raw[0] == ["void"] {
+        raw.clear();
+    }
+    for (k, p) in raw.iter().enumerate() {
+        let (ty_tokens, pname) = match p.split_last() {
+            Some((last, rest))
+                if !rest.is_empty()
+                    && is_ident(last)
+                    && !matches!(
+                        *last,
+                        "int"
+                            | "long"
+                            | "short"
+                            | "char"
+                            | "float"
+                            | "double"
+                            | "bool"
+                            | "string"
+                            | "unsigned"
+                            | "signed"
+                    ) =>
+            {
+                (rest.to_vec(), Some(*last))
+            }
+            _ => (p.clone(), None),
+        };
+        let ty = parse_type(&ty_tokens).ok_or_else(|| WitError::Type {
+            function: name.clone(),
+            what: match pname {
+                Some(n) => format!("parameter `{n}`"),
+                None => format!("parameter {}", k + 1),
+            },
+            ty: ty_tokens.join(" "),
+            instead: if ty_tokens.contains(&"*") {
+                "a raw pointer has no extent the host can copy; pass a `vector<T>` or a \
+                 `string`"
+                    .into()
+            } else {
+                "only numbers, `bool`, `string`, and `vector`, `pair` and `map` of those \
+                 cross; pass those"
+                    .into()
+            },
+        })?;
+        params.push((spell(&ty_tokens), ty));
+    }
+    Ok(CppSignature { name, params, ret })
+}
+
+/// A type from its tokens (`const`, `&`, `std::` allowed), or `None` when it cannot cross.
+fn parse_type(tokens: &[&str]) -> Option<CppType> {
+    let toks: Vec<&str> = tokens
+        .iter()
+        .copied()
+        .filter(|t| !matches!(*t, "const" | "&" | "std" | ":" | "volatile"))
+        .collect();
+    let mut pos = 0;
+    let ty = parse_at(&toks, &mut pos)?;
+    (pos == toks.len()).then_some(ty)
+}
+
+fn parse_at(toks: &[&str], pos: &mut usize) -> Option<CppType> {
+    let head = *toks.get(*pos)?;
+    let args = |pos: &mut usize, n: usize| -> Option<Vec<CppType>> {
+        if toks.get(*pos) != Some(&"<") {
+            return None;
+        }
+        *pos += 1;
+        let mut out = Vec::new();
+        for i in 0..n {
+            if i > 0 {
+                if toks.get(*pos) != Some(&",") {
+                    return None;
+                }
+                *pos += 1;
+            }
+            out.push(parse_at(toks, pos)?);
+        }
+        if toks.get(*pos) != Some(&">") {
+            return None;
+        }
+        *pos += 1;
+        Some(out)
+    };
+    match head {
+        "string" => {
+            *pos += 1;
+            Some(CppType::String)
+        }
+        "vector" => {
+            *pos += 1;
+            let mut a = args(pos, 1)?;
+            Some(CppType::List(Box::new(a.remove(0))))
+        }
+        "pair" => {
+            *pos += 1;
+            let mut a = args(pos, 2)?;
+            let b = a.remove(1);
+            Some(CppType::Pair(Box::new(a.remove(0)), Box::new(b)))
+        }
+        "map" => {
+            *pos += 1;
+            let mut a = args(pos, 2)?;
+            let v = a.remove(1);
+            Some(CppType::Map(Box::new(a.remove(0)), Box::new(v)))
+        }
+        _ => {
+            let start = *pos;
+            while toks.get(*pos).is_some_and(|t| {
+                matches!(
+                    *t,
+                    "unsigned"
+                        | "signed"
+                        | "long"
+                        | "short"
+                        | "int"
+                        | "char"
+                        | "float"
+                        | "double"
+                        | "bool"
+                        | "size_t"
+                        | "int8_t"
+                        | "uint8_t"
+                        | "int16_t"
+                        | "uint16_t"
+                        | "int32_t"
+                        | "uint32_t"
+                        | "int64_t"
+                        | "uint64_t"
+                )
+            }) {
+                *pos += 1;
+            }
+            Scalar::of_words(&toks[start..*pos]).map(CppType::Scalar)
+        }
+    }
+}
+
+/// Type tokens as C++ source again (`std : : string` is `std::string`).
+fn spell(tokens: &[&str]) -> String {
+    tokens
+        .join(" ")
+        .replace(" : : ", "::")
+        .replace(": : ", "::")
+}
+
+fn is_ident(t: &str) -> bool {
+    t.chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && t.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
+/// The interface `dixit:unit/api` holding `sigs`, with the worlds of `wit::world`.
+pub fn cpp_world(sigs: &[CppSignature]) -> String {
+    let mut s = String::from("package dixit:unit;\n\ninterface api {\n");
+    for (i, sig) in sigs.iter().enumerate() {
+        let params: Vec<String> = sig
+            .params
+            .iter()
+            .enumerate()
+            .map(|(j, (_, t))| format!("p{j}: {}", t.wit()))
+            .collect();
+        let _ = write!(
+            s,
+            "  /// `{}`\n  f{i}: func({})",
+            sig.name,
+            params.join(", ")
+        );
+        if let Some((_, t)) = &sig.ret {
+            let _ = write!(s, " -> {}", t.wit());
+        }
+        s.push_str(";\n");
+    }
+    s.push_str(
+        "}\n\nworld dixit-solution {\n  export api;\n}\n\nworld dixit-test {\n  import api;\n}\n",
+    );
+    s
+}
+
+/// Conversions between the C++ types and the bindings' C types, shared by both sides.
+const HELPERS: &str = r#"
+namespace dixit_glue {
+template <class F> struct sig;
+template <class R, class... A> struct sig<R (*)(A...)> {
+  using ret = R;
+  template <std::size_t I> using raw = std::tuple_element_t<I, std::tuple<A...>>;
+  template <std::size_t I> using arg = std::remove_pointer_t<raw<I>>;
+};
+// Every overload declared before any is defined: they call one another for nested types, and
+// argument-dependent lookup does not find them from the bindings' types.
+template <class O, class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+void lower(O &o, T v);
+template <class O> void lower(O &o, const std::string &s);
+template <class O, class T> void lower(O &o, const std::vector<T> &v);
+template <class O, class A, class B> void lower(O &o, const std::pair<A, B> &p);
+template <class O, class K, class V> void lower(O &o, const std::map<K, V> &m);
+template <class I, class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0>
+void lift(const I &i, T &out);
+template <class I> void lift(const I &i, std::string &out);
+template <class I, class T> void lift(const I &i, std::vector<T> &out);
+template <class I, class A, class B> void lift(const I &i, std::pair<A, B> &out);
+template <class I, class K, class V> void lift(const I &i, std::map<K, V> &out);
+template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0> void release(T &);
+template <class I> auto release(I &i) -> decltype(i.len, void());
+template <class I> auto release(I &i) -> decltype(i.f0, i.f1, void());
+template <class O, class T, std::enable_if_t<std::is_arithmetic<T>::value, int>>
+void lower(O &o, T v) { o = (O) v; }
+template <class O> void lower(O &o, const std::string &s) {
+  o.ptr = (uint8_t *) std::malloc(s.size() ? s.size() : 1);
+  if (!o.ptr) std::abort();
+  if (s.size()) std::memcpy(o.ptr, s.data(), s.size());
+  o.len = s.size();
+}
+template <class O, class T> void lower(O &o, const std::vector<T> &v) {
+  using E = std::remove_pointer_t<decltype(o.ptr)>;
+  o.ptr = (E *) std::malloc(sizeof(E) * (v.size() ? v.size() : 1));
+  if (!o.ptr) std::abort();
+  o.len = v.size();
+  for (std::size_t k = 0; k < v.size(); k++) { T e = v[k]; lower(o.ptr[k], e); }
+}
+template <class O, class A, class B> void lower(O &o, const std::pair<A, B> &p) {
+  lower(o.f0, p.first);
+  lower(o.f1, p.second);
+}
+template <class O, class K, class V> void lower(O &o, const std::map<K, V> &m) {
+  using E = std::remove_pointer_t<decltype(o.ptr)>;
+  o.ptr = (E *) std::malloc(sizeof(E) * (m.size() ? m.size() : 1));
+  if (!o.ptr) std::abort();
+  o.len = m.size();
+  std::size_t k = 0;
+  for (const auto &kv : m) { lower(o.ptr[k].f0, kv.first); lower(o.ptr[k].f1, kv.second); k++; }
+}
+template <class I, class T, std::enable_if_t<std::is_arithmetic<T>::value, int>>
+void lift(const I &i, T &out) { out = (T) i; }
+template <class I> void lift(const I &i, std::string &out) {
+  out.assign((const char *) i.ptr, i.len);
+}
+template <class I, class T> void lift(const I &i, std::vector<T> &out) {
+  out.clear();
+  out.reserve(i.len);
+  for (std::size_t k = 0; k < i.len; k++) { T e; lift(i.ptr[k], e); out.push_back(e); }
+}
+template <class I, class A, class B> void lift(const I &i, std::pair<A, B> &out) {
+  lift(i.f0, out.first);
+  lift(i.f1, out.second);
+}
+template <class I, class K, class V> void lift(const I &i, std::map<K, V> &out) {
+  out.clear();
+  for (std::size_t k = 0; k < i.len; k++) {
+    K key; V val;
+    lift(i.ptr[k].f0, key);
+    lift(i.ptr[k].f1, val);
+    out[key] = val;
+  }
+}
+template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int>> void release(T &) {}
+template <class I> auto release(I &i) -> decltype(i.len, void()) {
+  for (std::size_t k = 0; k < i.len; k++) release(i.ptr[k]);
+  if (i.len) std::free(i.ptr);
+  i.ptr = nullptr;
+  i.len = 0;
+}
+template <class I> auto release(I &i) -> decltype(i.f0, i.f1, void()) {
+  release(i.f0);
+  release(i.f1);
+}
+}  // namespace dixit_glue
+"#;
+
+/// The C++ glue of `side` for `sigs` (see `wit::c_glue`).
+pub fn cpp_glue(sigs: &[CppSignature], side: Side, headers: &[String]) -> String {
+    let world = match side {
+        Side::Test => "dixit_test",
+        Side::Solution => "dixit_solution",
+    };
+    let mut s = String::from(
+        "// Generated by dixit: the interface's calls, carried by value between two components.\n\
+         #include <cstdint>\n#include <cstdlib>\n#include <cstring>\n#include <map>\n\
+         #include <string>\n#include <tuple>\n#include <type_traits>\n#include <utility>\n\
+         #include <vector>\n",
+    );
+    for h in headers {
+        let _ = writeln!(s, "#include \"{h}\"");
+    }
+    let _ = writeln!(s, "#include \"{world}.h\"");
+    s.push_str(HELPERS);
+    let _ = writeln!(
+        s,
+        "extern \"C\" void __component_type_object_force_link_{world}(void) {{}}\n"
+    );
+    if side == Side::Test {
+        s.push_str(super::wit::TEST_ENTRY);
+    }
+    for (i, sig) in sigs.iter().enumerate() {
+        match side {
+            Side::Test => test_function(&mut s, i, sig),
+            Side::Solution => solution_export(&mut s, i, sig),
+        }
+    }
+    s
+}
+
+fn test_function(s: &mut String, i: usize, sig: &CppSignature) {
+    let import = format!("dixit_unit_api_f{i}");
+    let params: Vec<String> = sig
+        .params
+        .iter()
+        .enumerate()
+        .map(|(j, (spelled, _))| format!("{spelled} a{j}"))
+        .collect();
+    let ret = sig
+        .ret
+        .as_ref()
+        .map_or("void".to_string(), |(r, _)| r.clone());
+    let _ = writeln!(
+        s,
+        "{ret} {}({}) {{\n  using S = dixit_glue::sig<decltype(&{import})>;",
+        sig.name,
+        params.join(", ")
+    );
+    let mut args = Vec::new();
+    let mut release = String::new();
+    for (j, (_, t)) in sig.params.iter().enumerate() {
+        if t.is_scalar() {
+            let _ = writeln!(s, "  S::raw<{j}> v{j}; dixit_glue::lower(v{j}, a{j});");
+            args.push(format!("v{j}"));
+        } else {
+            let _ = writeln!(s, "  S::arg<{j}> v{j}; dixit_glue::lower(v{j}, a{j});");
+            args.push(format!("&v{j}"));
+            let _ = writeln!(release, "  dixit_glue::release(v{j});");
+        }
+    }
+    let n = sig.params.len();
+    match &sig.ret {
+        None => {
+            let _ = writeln!(s, "  {import}({});\n{release}}}\n", args.join(", "));
+        }
+        Some((_, t)) if t.is_scalar() => {
+            let _ = writeln!(
+                s,
+                "  auto r = {import}({});\n{release}  {ret} out; dixit_glue::lift(r, out);\n  \
+                 return out;\n}}\n",
+                args.join(", ")
+            );
+        }
+        Some(_) => {
+            args.push("&r".into());
+            let _ = writeln!(
+                s,
+                "  S::arg<{n}> r;\n  {import}({});\n{release}  \
+                 std::remove_cv_t<std::remove_reference_t<{ret}>> out;\n  \
+                 dixit_glue::lift(r, out);\n  dixit_glue::release(r);\n  return out;\n}}\n",
+                args.join(", ")
+            );
+        }
+    }
+}
+
+fn solution_export(s: &mut String, i: usize, sig: &CppSignature) {
+    let export = format!("exports_dixit_unit_api_f{i}");
+    let n = sig.params.len();
+    let mut params: Vec<String> = (0..n).map(|j| format!("S{i}::raw<{j}> a{j}")).collect();
+    let has_out = sig.ret.as_ref().is_some_and(|(_, t)| !t.is_scalar());
+    if has_out {
+        params.push(format!("S{i}::raw<{n}> ret"));
+    }
+    let ret_c = match &sig.ret {
+        Some((_, t)) if t.is_scalar() => format!("S{i}::ret"),
+        _ => "void".into(),
+    };
+    let _ = writeln!(
+        s,
+        "using S{i} = dixit_glue::sig<decltype(&{export})>;\nextern \"C\" {ret_c} {export}({}) {{",
+        params.join(", ")
+    );
+    let mut args = Vec::new();
+    for (j, (spelled, t)) in sig.params.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "  std::remove_cv_t<std::remove_reference_t<{spelled}>> c{j};"
+        );
+        if t.is_scalar() {
+            let _ = writeln!(s, "  dixit_glue::lift(a{j}, c{j});");
+        } else {
+            let _ = writeln!(
+                s,
+                "  dixit_glue::lift(*a{j}, c{j});\n  dixit_glue::release(*a{j});"
+            );
+        }
+        args.push(format!("c{j}"));
+    }
+    let call = format!("{}({})", sig.name, args.join(", "));
+    match &sig.ret {
+        None => {
+            let _ = writeln!(s, "  {call};\n}}\n");
+        }
+        Some((_, t)) if t.is_scalar() => {
+            let _ = writeln!(
+                s,
+                "  {ret_c} r; dixit_glue::lower(r, {call});\n  return r;\n}}\n"
+            );
+        }
+        Some(_) => {
+            let _ = writeln!(s, "  dixit_glue::lower(*ret, {call});\n}}\n");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn humaneval_x_shapes_become_a_world() {
+        let sigs = parse_cpp_header(
+            "#pragma once\n#include<vector>\nusing namespace std;\n\
+             bool has_close_elements(vector<float> numbers, float threshold);\n\
+             map<char,int> histogram(string test);\n\
+             int max_fill(vector<vector<int>> grid,int capacity);\n\
+             long long special(const std::vector<long long>& v);\n\
+             pair<int, string> both(void);\n",
+        )
+        .unwrap();
+        let w = cpp_world(&sigs);
+        assert!(
+            w.contains("f0: func(p0: list<f32>, p1: f32) -> bool;"),
+            "{w}"
+        );
+        assert!(
+            w.contains("f1: func(p0: string) -> list<tuple<s8, s32>>;"),
+            "{w}"
+        );
+        assert!(
+            w.contains("f2: func(p0: list<list<s32>>, p1: s32) -> s32;"),
+            "{w}"
+        );
+        assert!(w.contains("f3: func(p0: list<s64>) -> s64;"), "{w}");
+        assert!(w.contains("f4: func() -> tuple<s32, string>;"), "{w}");
+        assert_eq!(sigs[3].params[0].0, "const std::vector < long long > &");
+    }
+
+    #[test]
+    fn what_cannot_be_copied_is_refused_by_name() {
+        for (header, named) in [
+            ("int sum(const int *a, int n);", "parameter `a`"),
+            ("boost::any pick(vector<boost::any> v);", "the result"),
+            ("int f(vector<boost::any> values);", "parameter `values`"),
+            ("int f(void *p);", "parameter `p`"),
+            ("int f(int x);\nint f(double x);", "declared twice"),
+            ("extern int expected;", "`expected`"),
+        ] {
+            let e = parse_cpp_header(header).unwrap_err().to_string();
+            assert!(e.contains(named), "{header}: {e}");
+        }
+    }
+}
