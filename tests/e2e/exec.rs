@@ -171,3 +171,36 @@ fn a_large_single_write_is_captured_whole() {
     .json();
     assert_eq!(s(&v, "verdict"), "output_limit");
 }
+
+/// A C++ test and solution with static objects and the standard streams, run as two
+/// components: each side's constructors run once, at instantiation, and the test's destructors
+/// after its `main` (linked as a command, every string the canonical ABI copied ran them again
+/// and destroyed `std::cout`: "uninitialized element").
+#[test]
+fn cpp_streams_and_static_objects_on_both_sides() {
+    let out = dixit(&[
+        "exec".to_string(),
+        "--json".into(),
+        "--solution".into(),
+        fixture("pair/cpp/solutions/streams").display().to_string(),
+        "--test".into(),
+        fixture("pair/cpp/tests/streams.cpp").display().to_string(),
+        "--interface".into(),
+        fixture("pair/cpp/solutions/streams/solution.hpp")
+            .display()
+            .to_string(),
+    ]);
+    let v = out.json();
+    assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    let stdout = s(&v, "stdout");
+    for line in [
+        "solution: 2000",
+        "solution: 1900",
+        "test done",
+        "test destructor ran",
+    ] {
+        assert!(stdout.contains(line), "{line:?} missing from {stdout:?}");
+    }
+    assert_eq!(stdout.matches("test done").count(), 1, "{stdout:?}");
+    assert!(s(&v, "stderr").contains("checking"), "{v:#}");
+}

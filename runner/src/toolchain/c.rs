@@ -370,7 +370,7 @@ impl CToolchain {
         let files = component::c_bindings(wit, side).map_err(|e| fail(e.to_string()))?;
         let glue = sigs.glue(side, headers);
         let key = hash_parts(
-            [b"c-glue-v1".as_slice(), wit.as_bytes(), glue.as_bytes()]
+            [b"c-glue-v2".as_slice(), wit.as_bytes(), glue.as_bytes()]
                 .into_iter()
                 .chain(files.iter().map(|(_, b)| b.as_slice())),
         );
