@@ -866,6 +866,9 @@ impl CCompiler {
             .args(STACK_LINK_ARGS)
             .arg(STRICT_LINK_ARG)
             .args(reactor.then_some("-mexec-model=reactor"))
+            // A component's exit carries success or failure only: the glue's `__wrap__Exit`
+            // keeps any other code a crash, as it was in one module (`wit::EXIT`).
+            .args(reactor.then_some("-Wl,--wrap=_Exit"))
             .arg("-o")
             .arg(&out);
         let dirs: Vec<&Path> = objects.iter().filter_map(|o| o.parent()).collect();

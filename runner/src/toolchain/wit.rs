@@ -291,6 +291,7 @@ pub fn c_glue(sigs: &[Signature], side: Side, headers: &[String]) -> String {
          char *c = (char *)malloc(len + 1);\n  if (!c) abort();\n  \
          if (len) memcpy(c, p, len);\n  c[len] = 0;\n  return c;\n}}\n"
     );
+    s.push_str(EXIT);
     match side {
         Side::Test => s.push_str(TEST_ENTRY),
         Side::Solution => s.push_str(FLUSH),
@@ -314,6 +315,16 @@ pub fn c_glue(sigs: &[Signature], side: Side, headers: &[String]) -> String {
 const FLUSH: &str =
     "static void dixit_flush(int *unused) {\n  (void) unused;\n  fflush(NULL);\n}\n\n";
 const FLUSH_GUARD: &str = "  int dixit_flush_guard __attribute__((cleanup(dixit_flush))) = 0;\n";
+
+/// Each side's `_Exit` (linked with `--wrap=_Exit`): WASI preview 2's exit carries only success
+/// or failure, so an exit code other than 0 and 1 would reach the host as 1 (a failed check);
+/// as in one module, it is a crash: the code on stderr, then a trap.
+pub(super) const EXIT: &str = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
+void __real__Exit(int);\n\
+void __wrap__Exit(int code) {\n  \
+if (code != 0 && code != 1) {\n    fprintf(stderr, \"exit code %d\\n\", code);\n    \
+__builtin_trap();\n  }\n  __real__Exit(code);\n  __builtin_trap();\n}\n\
+#ifdef __cplusplus\n}\n#endif\n\n";
 
 pub(super) const TEST_ENTRY: &str = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
 int __main_void(void);\nvoid __wasm_call_dtors(void);\n\

@@ -425,6 +425,7 @@ pub fn cpp_glue(sigs: &[CppSignature], side: Side, headers: &[String]) -> String
         s,
         "extern \"C\" void __component_type_object_force_link_{world}(void) {{}}\n"
     );
+    s.push_str(super::wit::EXIT);
     if side == Side::Test {
         s.push_str(super::wit::TEST_ENTRY);
     }
