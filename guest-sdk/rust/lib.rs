@@ -1,10 +1,24 @@
 //! dixit's guest crate for Rust tests (linked into every Rust test as `dixit`).
 //!
-//! On wasm32-wasip1 a panic aborts the program, which a judge would report as a crash. dixit's
-//! test harness installs [`install`] before `main`, so a panic in a test (a failed `assert!`,
+//! On wasm32-wasip1 a panic aborts the program, which a judge would report as a crash. This
+//! crate installs [`install`] before `main` (a static constructor: the test itself is compiled
+//! with unsafe code forbidden, so it cannot), so a panic in a test (a failed `assert!`,
 //! `assert_eq!`, or [`check!`]) prints its message and exits with code 1: `wrong_answer`.
 
 use std::io::Write;
+
+extern "C" fn install_before_main() {
+    install()
+}
+
+#[used]
+#[unsafe(link_section = ".init_array.00099")]
+static INSTALL: extern "C" fn() = install_before_main;
+
+/// Exported by name, so the linker keeps this crate's one object (and its constructor above)
+/// in every test, whatever the test uses of it.
+#[unsafe(no_mangle)]
+pub extern "C" fn dixit_guest_linked() {}
 
 /// Makes panics exit with code 1 after printing where and why. Called before the test's `main`.
 pub fn install() {

@@ -8,7 +8,7 @@
 //! tests = "unit"           # unit: test files call the solution | io: stdin/stdout cases
 //! # interface = ["to_roman", "Stack: push, pop"]   # python: what tests may call
 //! # interface = "interface/solution.h"   # c, cpp: the header(s) tests compile against
-//! # interface = ["add: fn(i32, i32) -> i32", "Stack"]   # rust: what tests may use
+//! # interface = ["add: fn(i32, i32) -> i32", "parse: fn(&str) -> Option<i32>"]   # rust: what tests may call
 //! seed = 1                 # base seed of sandbox runs and agent sampling
 //!
 //! [limits]                 # per sandbox run
@@ -595,9 +595,10 @@ impl Config {
                 lang.language().as_str()
             )),
             (TestStyle::Unit, LanguageName::Rust, None) => Some(
-                "a rust project with unit tests states the items tests may use of the solution \
-                 crate, e.g. interface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]: a test \
-                 sees only these, never the rest of a coder's crate"
+                "a rust project with unit tests states the functions tests may call of the \
+                 solution crate, with their types, e.g. interface = [\"add: fn(i32, i32) -> \
+                 i32\", \"parse: fn(&str) -> Option<i32>\"]: a test calls only these, never \
+                 the rest of a coder's crate"
                     .into(),
             ),
             (_, _, Some(e)) if e.is_empty() => Some("is empty".into()),
@@ -1272,7 +1273,7 @@ mod tests {
         assert!(e.contains("interface/solution.h"), "{e}");
         let e = err(project("rust", ""));
         assert!(
-            e.contains("`project.interface`") && e.contains("Stack"),
+            e.contains("`project.interface`") && e.contains("parse: fn(&str)"),
             "{e}"
         );
         let e = err(project("cpp", "interface = \"../outside.h\""));
@@ -1303,14 +1304,17 @@ mod tests {
         let c = Config::parse(
             &project(
                 "rust",
-                "interface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]",
+                "interface = [\"add: fn(i32, i32) -> i32\", \"len: fn(&[u8]) -> usize\"]",
             ),
             Path::new("dixit.toml"),
         )
         .unwrap();
         assert_eq!(
             c.stated_interface(Path::new("/p"), ""),
-            StatedInterface::Items(vec!["add: fn(i32, i32) -> i32".into(), "Stack".into()])
+            StatedInterface::Items(vec![
+                "add: fn(i32, i32) -> i32".into(),
+                "len: fn(&[u8]) -> usize".into()
+            ])
         );
     }
 

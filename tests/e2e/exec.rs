@@ -30,8 +30,8 @@ const PAIRS: &[(&str, &str, &str, &str, Option<&str>)] = &[
         Some("test"),
     ),
     ("rust", "match_rem", "too_hard.rs", "pass", None),
-    // A panic in a Rust solution is reported like a failed assertion.
-    ("rust", "table", "too_hard.rs", "wrong_answer", None),
+    // A panic in a Rust solution ends its component: a crash, its message on stderr.
+    ("rust", "table", "too_hard.rs", "runtime_error", None),
     (
         "rust",
         "correct",

@@ -555,10 +555,11 @@ const RUST: &[Case] = &[
         "rust/tests/uses_answer.rs",
         "runtime_error",
     ),
+    // Its hook is its own component's: the test's failed assertion stands.
     case(
         "rust/solutions/panic_hook",
         "rust/tests/uses_answer.rs",
-        "runtime_error",
+        "wrong_answer",
     ),
     build_fails(
         "rust/solutions/no_mangle",
@@ -664,6 +665,11 @@ const USED_BY_GENERATED: &[&str] = &[
     "cpp/interface_strings",
     "cpp/tests/expected_string.cpp",
     "cpp/solutions/scan_memory",
+    "rust/solutions/soundness_scan",
+    "rust/solutions/marked",
+    "rust/tests/expected_secret.rs",
+    "rust/tests/fingerprint_memory.rs",
+    "rust/tests/unsafe_read.rs",
     "python/tests/read_outside.py",
     "python/tests/write_readonly.py",
     "python/tests/probe.py",
@@ -972,6 +978,48 @@ fn hostile_python_evidence_is_the_tests_own() {
 #[test]
 fn hostile_c() {
     run_table(C);
+}
+
+/// A Rust solution and its test are two components too. Safe Rust is not a memory boundary:
+/// through an open soundness hole of rustc (rust-lang/rust#25860, published as cve-rs) a wrong
+/// solution gets a slice over all of linear memory, and so can a test, which is also compiled
+/// with unsafe code forbidden. Each probe shows it can read its own memory (`probe works:
+/// true`), and finds nothing of the other side's: with one shared memory the first was a forged
+/// pass and the second failed exactly the marked coder.
+#[test]
+fn hostile_rust_memory_is_not_shared() {
+    let run = |solution: &str, test: &str| {
+        let out = dixit(&[
+            "exec".to_string(),
+            "--json".into(),
+            "--solution".into(),
+            fixture(&format!("hostile/rust/solutions/{solution}"))
+                .display()
+                .to_string(),
+            "--test".into(),
+            fixture(&format!("hostile/rust/tests/{test}"))
+                .display()
+                .to_string(),
+            "--interface".into(),
+            "secret: fn() -> String".into(),
+            "--interface".into(),
+            "probe_works: fn() -> bool".into(),
+        ]);
+        out.json()
+    };
+    let v = run("soundness_scan", "expected_secret.rs");
+    assert_eq!(s(&v, "verdict"), "wrong_answer", "{v:#}");
+    assert!(s(&v, "stdout").contains("probe works: true"), "{v:#}");
+    assert!(s(&v, "stderr").contains("no idea"), "{v:#}");
+    let v = run("marked", "expected_secret.rs");
+    assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    let v = run("marked", "fingerprint_memory.rs");
+    assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    assert!(s(&v, "stdout").contains("probe works: true"), "{v:#}");
+    // And `unsafe` itself is refused in a test, as in a solution.
+    let v = run("marked", "unsafe_read.rs");
+    assert_eq!(s(&v, "verdict"), "compile_error", "{v:#}");
+    assert!(s(&v, "stderr").contains("unsafe"), "{v:#}");
 }
 
 /// A C or C++ solution and its test are two components with their own memories: a wrong

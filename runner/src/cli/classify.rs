@@ -32,8 +32,9 @@ pub struct ClassifyArgs {
     pub json: bool,
     /// What the test may use of the solution: for a Python test, a function it may call
     /// (`NAME`, or `NAME: METHOD, ...` for a class); for a C/C++ test, a header it includes
-    /// (`#include "solution.h"`); for a Rust test, an item of the solution's crate, `NAME` or
-    /// `NAME: TYPE`. Repeat for several. A test never sees a solution's own files or names.
+    /// (`#include "solution.h"`); for a Rust test, a function of the solution's crate with its
+    /// type, `NAME: fn(ARGS) -> RESULT`. Repeat for several. A test never sees a solution's own
+    /// files or names.
     #[arg(long, value_name = "NAME|HEADER|ITEM")]
     pub interface: Vec<String>,
     #[command(flatten)]

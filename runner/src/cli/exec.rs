@@ -26,8 +26,9 @@ pub struct ExecArgs {
     pub language: Option<Language>,
     /// What the test may use of the solution: for a Python test, a function it may call
     /// (`NAME`, or `NAME: METHOD, ...` for a class); for a C/C++ test, a header it includes
-    /// (`#include "solution.h"`); for a Rust test, an item of the solution's crate, `NAME` or
-    /// `NAME: TYPE`. Repeat for several. A test never sees a solution's own files or names.
+    /// (`#include "solution.h"`); for a Rust test, a function of the solution's crate with its
+    /// type, `NAME: fn(ARGS) -> RESULT`. Repeat for several. A test never sees a solution's own
+    /// files or names.
     #[arg(long, value_name = "NAME|HEADER|ITEM")]
     pub interface: Vec<String>,
     /// Print the verdict as JSON.
@@ -139,8 +140,9 @@ pub(crate) fn interface_for(
                     test.path.display()
                 ))
                 .hint(
-                    "pass --interface NAME (or NAME: TYPE) for each item of the solution's crate \
-                     the test may use; a test never sees the rest of a solution's crate",
+                    "pass --interface \"NAME: fn(ARGS) -> RESULT\" for each function of the \
+                     solution's crate the test may call; a test never sees the rest of a \
+                     solution's crate",
                 ));
             }
             StatedInterface::None

@@ -176,12 +176,20 @@ fn has_main(test: &str, syntax: Syntax) -> bool {
 fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
     let (uses, declaration) = rust_declaration(&r.declaration);
     let (parts, _) = pieces(&declaration, Syntax::Rust);
-    let (entry, _, helpers) = entry_point(&parts, Syntax::Rust)?;
-    let mut items: Vec<String> = helpers
+    let (entry, entry_part, helpers) = entry_point(&parts, Syntax::Rust)?;
+    let mut names: Vec<String> = helpers
         .iter()
         .filter_map(|p| function_name(p.head, Syntax::Rust))
         .collect();
-    items.push(entry.clone());
+    names.push(entry.clone());
+    // Each function with its type: how its values are copied between the test's component
+    // and the solution's. One that cannot be copied (a trait object, `&mut`) refuses the task.
+    let mut items = Vec::new();
+    for p in helpers.iter().chain(std::iter::once(entry_part)) {
+        if let Some(name) = function_name(p.head, Syntax::Rust) {
+            items.push(rust_item(&name, p.head)?);
+        }
+    }
     check_test(&r.test, Syntax::Rust)?;
     let hidden_test = rust_test_program(&r.test, &uses)?;
     let reference = publish(&format!("{declaration}{}", r.canonical_solution));
@@ -194,11 +202,11 @@ fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
         .map(|(b, c)| if c && b.is_ascii() { b as char } else { ' ' })
         .collect();
     for f in top_level_functions(&reference) {
-        if !items.contains(&f) && test_code.contains(&format!("{f}(")) {
+        if !names.contains(&f) && test_code.contains(&format!("{f}(")) {
             return Err(format!(
                 "the test calls `{f}`, which only the reference defines: the declaration (what \
                  the spec shows) declares {}",
-                items
+                names
                     .iter()
                     .map(|i| format!("`{i}`"))
                     .collect::<Vec<_>>()
@@ -220,6 +228,82 @@ fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
         examples: Found::default(),
         example_test: example(&r.example_test).map(|t| t.to_string()),
     })
+}
+
+/// `name: fn(TYPES) -> RESULT`, the interface item of the function whose signature ends `head`
+/// (`fn name<'a>(x: T, ...) -> R`), checked as the interface will check it.
+fn rust_item(name: &str, head: &str) -> Result<String, String> {
+    let sig = head.rsplit(';').next().unwrap_or(head);
+    let at = sig
+        .find(&format!("fn {name}"))
+        .ok_or_else(|| format!("`{name}`: no signature to read"))?;
+    let rest = sig[at + 3 + name.len()..].trim();
+    let (generics, rest) = match rest.strip_prefix('<') {
+        Some(r) => {
+            let close = r
+                .find('>')
+                .ok_or_else(|| format!("`{name}`: unclosed generics"))?;
+            (r[..close].trim(), r[close + 1..].trim())
+        }
+        None => ("", rest),
+    };
+    let inner = rest
+        .strip_prefix('(')
+        .ok_or_else(|| format!("`{name}`: no parameter list"))?;
+    let mut depth = 0i32;
+    let mut close = None;
+    for (k, c) in inner.char_indices() {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' if depth == 0 => {
+                close = Some(k);
+                break;
+            }
+            ')' | '>' | ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    let close = close.ok_or_else(|| format!("`{name}`: unclosed parameter list"))?;
+    let mut params = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    let list = &inner[..close];
+    for (k, c) in list.char_indices().chain([(list.len(), ',')]) {
+        match c {
+            '(' | '<' | '[' => depth += 1,
+            ')' | '>' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                let p = list[from..k].trim();
+                if !p.is_empty() {
+                    let ty = p.split_once(':').map_or(p, |(_, t)| t).trim();
+                    params.push(ty.to_string());
+                }
+                from = k + 1;
+            }
+            _ => {}
+        }
+    }
+    let ret = inner[close + 1..].trim();
+    let ret = ret.split("where").next().unwrap_or(ret).trim();
+    let ret = ret.strip_prefix("->").map(str::trim).unwrap_or("");
+    let for_ = if generics.is_empty() {
+        String::new()
+    } else if generics.split(',').all(|g| g.trim().starts_with('\'')) {
+        format!("for<{generics}> ")
+    } else {
+        return Err(format!(
+            "`{name}` is generic (`<{generics}>`): a generic function cannot be called across \
+             two components"
+        ));
+    };
+    let ret = if ret.is_empty() {
+        String::new()
+    } else {
+        format!(" -> {ret}")
+    };
+    let item = format!("{name}: {for_}fn({}){ret}", params.join(", "));
+    crate::toolchain::InterfaceItem::parse(&item)
+        .map_err(|e| format!("the interface cannot carry `{name}`: {e}"))?;
+    Ok(item)
 }
 
 /// The declaration's standard-library `use` lines, and the declaration without the `use` lines
@@ -426,7 +510,10 @@ mod tests {
         );
         let t = rust_task(&r, &at()).unwrap();
         assert_eq!(t.entry_point, "add");
-        assert_eq!(t.interface, TaskInterface::Items(vec!["add".into()]));
+        assert_eq!(
+            t.interface,
+            TaskInterface::Items(vec!["add: fn(i32, i32) -> i32".into()])
+        );
         assert!(!t.reference.contains("rand"), "{}", t.reference);
         assert!(t.reference.contains("pub fn add(a: i32"), "{}", t.reference);
         assert!(

@@ -238,7 +238,7 @@ mod tests {
     fn config(language: &str, tests: &str, extra: &str) -> Config {
         let interface = match (language, tests) {
             ("c" | "cpp", "unit") => "interface = \"interface/solution.h\"\n",
-            ("rust", "unit") => "interface = [\"f\"]\n",
+            ("rust", "unit") => "interface = [\"f: fn() -> i32\"]\n",
             _ => "",
         };
         parse(&format!(

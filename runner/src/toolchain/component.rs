@@ -7,6 +7,7 @@ use wasi_preview1_component_adapter_provider::{
     WASI_SNAPSHOT_PREVIEW1_ADAPTER_NAME, WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER,
     WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER,
 };
+use wit_bindgen_core::WorldGenerator as _;
 use wit_parser::Resolve;
 
 use super::wit::Side;
@@ -19,7 +20,7 @@ pub enum ComponentError {
     #[error("the interface's WIT world: {0}")]
     World(String),
     /// The bindings generator failed.
-    #[error("generating the C bindings: {0}")]
+    #[error("generating the bindings: {0}")]
     Bindings(String),
     /// The linked module could not be made a component.
     #[error("making a component: {0}")]
@@ -59,6 +60,25 @@ pub fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, Compo
     Ok(files
         .iter()
         .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
+        .collect())
+}
+
+/// The Rust bindings of `side`'s world of `wit`, their runtime at `crate::dixit_rt` (dixit's
+/// `guest-sdk/rust/pair.rs`, included by the glue).
+pub fn rust_bindings(wit: &str, side: Side) -> Result<String, ComponentError> {
+    let (mut r, world) = resolve(wit, side)?;
+    let opts = wit_bindgen_rust::Opts {
+        runtime_path: Some("crate::dixit_rt".into()),
+        generate_all: true,
+        ..Default::default()
+    };
+    let mut files = wit_bindgen_core::Files::default();
+    opts.build()
+        .generate(&mut r, world, &mut files)
+        .map_err(|e| ComponentError::Bindings(format!("{e:#}")))?;
+    Ok(files
+        .iter()
+        .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
         .collect())
 }
 

@@ -24,7 +24,9 @@
 //!   `symbols.rs`: the guard that keeps a C/C++ solution from replacing library functions, a
 //!   test from replacing them under the solution, and either from reaching the other by name;
 //!   `interface.rs`: what a project states a C/C++/Rust test may use of a solution (headers,
-//!   or a Rust facade crate), so no solution-authored text is compiled into a test.
+//!   or Rust functions with their types), so no solution-authored text is compiled into a
+//!   test; `wit.rs`, `wit_cpp.rs`, `wit_rust.rs`: that interface as a WIT world and the glue
+//!   of each side, `component.rs`: bindings and components.
 //!
 //! A pass needs the evidence its [`Completion`](crate::sandbox::Completion) asks for: a unit test's entry returned (the
 //! test ran to its end), a program's exit code 0.
@@ -50,6 +52,7 @@ mod symbols;
 mod toolchains;
 mod wit;
 mod wit_cpp;
+mod wit_rust;
 
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};

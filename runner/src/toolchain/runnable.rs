@@ -27,8 +27,9 @@ pub struct Solution {
     /// C/C++ unit tests: whether the objects passed the interposition guard.
     pub(super) guarded: OnceLock<Result<(), BuildError>>,
     pub(super) rlib: OnceLock<Result<PathBuf, BuildError>>,
-    /// Rust unit tests: the facade crate `solution` (the interface's items only).
-    pub(super) facade: OnceLock<Result<PathBuf, BuildError>>,
+    /// Rust unit tests: the solution's core module (its crate and dixit's glue, which checks
+    /// each function against the interface), made a component for each pair.
+    pub(super) glue: OnceLock<Result<PathBuf, BuildError>>,
     pub(super) program: OnceLock<Result<Runnable, BuildError>>,
 }
 
@@ -44,7 +45,7 @@ impl Solution {
             objects: OnceLock::new(),
             guarded: OnceLock::new(),
             rlib: OnceLock::new(),
-            facade: OnceLock::new(),
+            glue: OnceLock::new(),
             program: OnceLock::new(),
         }
     }

@@ -830,8 +830,8 @@ mod tests {
             ["--fuel 1000", "--memory 64", "--interface PROJECT/interface/solution.h"]
         );
         assert_eq!(
-            flags("[project]\nlanguage = \"rust\"\ninterface = [\"add: fn(i32, i32) -> i32\", \"Stack\"]\n"),
-            ["--interface 'add: fn(i32, i32) -> i32'", "--interface Stack"]
+            flags("[project]\nlanguage = \"rust\"\ninterface = [\"add: fn(i32, i32) -> i32\", \"len: fn(&[u8]) -> usize\"]\n"),
+            ["--interface 'add: fn(i32, i32) -> i32'", "--interface 'len: fn(&[u8]) -> usize'"]
         );
     }
 }
