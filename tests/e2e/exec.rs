@@ -204,3 +204,32 @@ fn cpp_streams_and_static_objects_on_both_sides() {
     assert_eq!(stdout.matches("test done").count(), 1, "{stdout:?}");
     assert!(s(&v, "stderr").contains("checking"), "{v:#}");
 }
+
+/// A C test with a C++ solution, and a C++ test with a C solution, are two components too (the
+/// glue is the test's language; a side with any C++ is linked as C++): no pair of compiled
+/// languages shares a memory.
+#[test]
+fn mixed_c_and_cpp_pairs_run_as_two_components() {
+    let m = |p: &str| fixture(&format!("pair/mixed/{p}")).display().to_string();
+    for (solution, test) in [
+        ("cpp_solution", "leap.c"),
+        ("c_solution", "leap.cpp"),
+        ("c_solution", "leap.c"),
+        ("cpp_solution", "leap.cpp"),
+    ] {
+        let out = dixit(&[
+            "exec".to_string(),
+            "--json".into(),
+            "--solution".into(),
+            m(solution),
+            "--test".into(),
+            m(&format!("tests/{test}")),
+            "--interface".into(),
+            m("interface/solution.h"),
+        ]);
+        let v = out.json();
+        assert_eq!(s(&v, "verdict"), "pass", "{solution} × {test}: {v:#}");
+        // Two instances, each with its own memory, are in the run's peak.
+        assert!(n(&v, "peak_memory") > 16_000_000, "{v:#}");
+    }
+}

@@ -8,10 +8,9 @@
 //! solution's objects nor a test's may define what the C runtime defines, and a pair is checked
 //! as a whole before it is linked (see `symbols.rs`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use super::builds::{Builds, Toolchain};
 use super::component;
@@ -23,18 +22,16 @@ use super::process::{
 };
 use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot::Snapshot;
-use super::symbols::{interposition_error, Blame, ObjectSymbols, SystemSymbols};
+use super::symbols::{interposition_error, ObjectSymbols, SystemSymbols};
 use super::wit::{self, Side};
 use super::Language;
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
 /// C and C++'s toolchain: a solution's objects are compiled once and guarded, a test's object
-/// once per interface, and each pair is checked as a whole, then linked (cached per pair).
+/// once per interface, and each pair is two components linked by the host (cached per pair).
 #[derive(Default)]
 pub(super) struct CToolchain {
     compiler: OnceLock<Result<CCompiler, ToolchainError>>,
-    /// Pairs whose symbols were checked before linking, by link key.
-    checked_links: Mutex<HashMap<String, Result<(), BuildError>>>,
 }
 
 impl CToolchain {
@@ -172,27 +169,6 @@ impl CToolchain {
         )
     }
 
-    /// Checks a unit test's link before it is made (`objects`: the test's first, then the
-    /// solution's): see `SystemSymbols::link_conflicts`. Memoized per link.
-    fn check_link(&self, cc: &CCompiler, objects: &[PathBuf], cxx: bool) -> Result<(), BuildError> {
-        let key = Self::link_key(cc, objects, cxx);
-        let memo = || self.checked_links.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = memo().get(&key) {
-            return r.clone();
-        }
-        let r = cc
-            .check_link(&objects[0], &objects[1..])
-            .map_err(|(blame, m)| {
-                let side = match blame {
-                    Blame::Solution => CompileSide::Solution,
-                    Blame::Test => CompileSide::Link,
-                };
-                BuildError::new(side, BuildFailure::Guard, m)
-            });
-        memo().insert(key, r.clone());
-        r
-    }
-
     /// Links C/C++ objects into a program, cached by the objects and the compiler; `Err` is the
     /// log.
     fn link(
@@ -220,33 +196,7 @@ impl Toolchain for CToolchain {
     // A test is compiled against the solution's interface: with the solution, in `unit_test`.
 
     fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
-        let c = t.kind == super::TestKind::C && s.language == Language::C;
-        let cpp = t.kind == super::TestKind::Cpp && s.language == Language::Cpp;
-        if c || cpp {
-            return self.component_test(tc, s, t, cpp);
-        }
-        let cc = self.compiler(tc, CompileSide::Link)?;
-        let solution_objects = self.unit_solution_objects(tc, s)?;
-        // The test's object first: where both define a weak symbol (an inline function, a
-        // template instance), the linker keeps the first, the test's.
-        let mut objects = vec![self.test_object(tc, t, s)?];
-        objects.extend(solution_objects.iter().cloned());
-        let cxx = t.kind == super::TestKind::Cpp || s.language == Language::Cpp;
-        self.check_link(cc, &objects, cxx)?;
-        let program = self.link(tc, cc, &objects, cxx).map_err(|log| {
-            let side = failed_side(&log, &t.file_name);
-            if log.contains("signature mismatch") {
-                let log = format!(
-                    "a function of the solution does not have the signature the interface ({}) \
-                     declares:\n{log}",
-                    s.interface.describe()
-                );
-                BuildError::new(side, BuildFailure::Interface, log)
-            } else {
-                BuildError::new(side, BuildFailure::Link, log)
-            }
-        })?;
-        Ok(Runnable::compiled_test(program))
+        self.component_test(tc, s, t)
     }
 
     fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
@@ -261,18 +211,22 @@ impl Toolchain for CToolchain {
 }
 
 impl CToolchain {
-    /// A C unit test and its C solution as two components (see `sandbox/pair.rs`): the
-    /// interface header as a WIT world (`wit.rs`), each side linked with the bindings of its
-    /// world and dixit's glue, made a component, and the pair linked by the host. Neither side
-    /// can reach the other's memory: every argument and result is copied.
+    /// A C or C++ unit test and its solution as two components (see `sandbox/pair.rs`): the
+    /// interface header as a WIT world (`wit.rs`, `wit_cpp.rs`; read as the test's language
+    /// reads it), each side linked with the bindings of its world and dixit's glue, made a
+    /// component, and the pair linked by the host. Neither side can reach the other's memory:
+    /// every argument and result is copied. A C test with a C++ solution (or the reverse) is
+    /// such a pair too: the glue is the test's language, and a side with any C++ is linked as
+    /// C++.
     fn component_test(
         &self,
         tc: &dyn Builds,
         s: &Solution,
         t: &Test,
-        cxx: bool,
     ) -> Result<Runnable, BuildError> {
         let cc = self.compiler(tc, CompileSide::Link)?;
+        let cxx = t.kind == super::TestKind::Cpp;
+        let solution_cxx = cxx || s.language == Language::Cpp;
         let interface = &s.interface;
         let sigs = interface.signatures(cxx).map_err(|e| {
             BuildError::new(CompileSide::Test, BuildFailure::Interface, e.to_string())
@@ -295,7 +249,7 @@ impl CToolchain {
         let key_of = |objects: &[PathBuf], side: &[u8]| {
             hash_parts(
                 [
-                    b"c-component-v2".as_slice(),
+                    b"c-component-v3".as_slice(),
                     side,
                     wit.as_bytes(),
                     cc.version.as_bytes(),
@@ -313,7 +267,11 @@ impl CToolchain {
             // instantiated (`_initialize`). A command's exports (`cabi_realloc`, which the
             // canonical ABI calls for every string and list) would each run the constructors
             // and destructors again; the test's entry is the glue's `_start` instead.
-            let module = cc.link_with(objects, cxx, true).map_err(|log| {
+            let side_cxx = match side {
+                Side::Test => cxx,
+                Side::Solution => solution_cxx,
+            };
+            let module = cc.link_with(objects, side_cxx, true).map_err(|log| {
                 let blame = match side {
                     Side::Test => failed_side(&log, &t.file_name),
                     Side::Solution => CompileSide::Solution,
@@ -732,31 +690,6 @@ impl CCompiler {
                 String::new()
             }
         ))
-    }
-
-    /// Checks a unit test's link as a whole before it is made: the test's object against the
-    /// solution's (see `SystemSymbols::link_conflicts`). The error says whom it blames.
-    pub(crate) fn check_link(
-        &self,
-        test: &Path,
-        solution: &[PathBuf],
-    ) -> Result<(), (Blame, String)> {
-        let read = |p: &Path| {
-            std::fs::read(p)
-                .map_err(|e| format!("{}: {e}", p.display()))
-                .and_then(|b| ObjectSymbols::read(&b))
-                .map_err(|e| (Blame::Solution, e))
-        };
-        let symbols = self.system_symbols().map_err(|e| (Blame::Solution, e))?;
-        let t = read(test)?;
-        let s = solution
-            .iter()
-            .map(|p| read(p))
-            .collect::<Result<Vec<_>, _>>()?;
-        match symbols.link_conflicts(&t, &s) {
-            None => Ok(()),
-            Some(e) => Err(e),
-        }
     }
 
     /// Compiles one source file to an object in `out_dir`, named by the hash of its inputs.

@@ -1,19 +1,17 @@
 //! The library interposition guard for C and C++ solutions.
 //!
-//! A solution is linked into one program with its test and the C runtime. In a static link, a
-//! definition in an object file wins over the library's: a solution that defines `strcmp` (or
-//! `_Exit`, `exit`, `__main_void`, ...) replaces it for the test too, and could make a failing
-//! test look like a pass. So a solution may not define any symbol the C runtime defines (crt1,
-//! the C library, compiler-rt), nor one the C++ libraries define strongly (their weak
+//! A solution is linked into its own component with the C runtime (the test into another; see
+//! `wit.rs`). In a static link, a definition in an object file wins over the library's: a
+//! solution that defines `strcmp` (or `_Exit`, `exit`, `__main_void`, ...) replaces it for its
+//! own component, and could slip past what dixit's glue relies on there (the `_Exit` wrapper,
+//! the flush after each call). So a solution may not define any symbol the C runtime defines
+//! (crt1, the C library, compiler-rt), nor one the C++ libraries define strongly (their weak
 //! definitions are template instantiations any C++ object repeats, and the replaceable
 //! `operator new`), nor a name the linker reserves.
 //!
-//! A test's object is held to the same rule (a test defining `malloc` or `strcmp` would observe
-//! or steer the solution's internals), except for its own `main`. And the pair is checked as a
-//! whole before it is linked (`SystemSymbols::link_conflicts`): the test's object comes first
-//! in the link, a name both sides define must be weak in both (so the test's copy is the one
-//! used), a solution may not be the one that supplies a library symbol the test calls, and a
-//! solution may not use anything only the test defines.
+//! A test's object is held to the same rule (a test defining `malloc` or `strcmp` would steer
+//! the runtime under its own checks), except for its own `main`, and may use only the runtime's
+//! names and the interface's.
 //!
 //! The symbols come from the `linking` custom section of the wasm relocatable objects (the
 //! solution's, the test's, and every member of the system archives), read with wasmparser.
@@ -44,10 +42,6 @@ impl ObjectSymbols {
     pub fn read(object: &[u8]) -> Result<ObjectSymbols, String> {
         symbol_table(object)
     }
-
-    fn defines(&self, name: &str) -> Option<&Defined> {
-        self.defined.iter().find(|d| d.name == name)
-    }
 }
 
 /// The symbols the system libraries of one compiler define.
@@ -63,13 +57,6 @@ pub(crate) struct SystemSymbols {
 /// The names a test's own entry defines (clang gives `main` these aliases on wasm32-wasi), which
 /// the C library also defines weakly as fallbacks.
 const TEST_ENTRY_NAMES: &[&str] = &["main", "__main_void", "__main_argc_argv", "__original_main"];
-
-/// Which side of a pair a link-check refusal blames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Blame {
-    Solution,
-    Test,
-}
 
 /// Names the linker defines or reserves.
 const LINKER_NAMES: &[&str] = &[
@@ -157,101 +144,6 @@ impl SystemSymbols {
         out.sort();
         out.dedup();
         out
-    }
-
-    /// The check of a whole link (the test's object is linked first): what would let one side
-    /// replace or observe the other's code by name. `None` when the pair may be linked.
-    ///
-    /// - a name both define must be weak in both (inline functions and template instances any
-    ///   two C++ objects repeat); the test's copy, linked first, is then the one both use;
-    /// - a name the test uses and a solution defines must not be one a runtime library
-    ///   defines, even weakly (a solution would replace the library function the test calls);
-    /// - a solution may use nothing the test defines (the test's data, its helpers).
-    pub fn link_conflicts(
-        &self,
-        test: &ObjectSymbols,
-        solution: &[ObjectSymbols],
-    ) -> Option<(Blame, String)> {
-        let mut replaced = Vec::new();
-        let mut library = Vec::new();
-        let mut reached = Vec::new();
-        let mut by_test = Vec::new();
-        for s in solution {
-            for d in &s.defined {
-                match test.defines(&d.name) {
-                    Some(t) if !(t.weak && d.weak) => {
-                        if d.weak {
-                            by_test.push(d.name.clone())
-                        } else {
-                            replaced.push(d.name.clone())
-                        }
-                    }
-                    Some(_) => {}
-                    None if test.undefined.contains(&d.name) && self.is_runtime(&d.name) => {
-                        library.push(d.name.clone())
-                    }
-                    None => {}
-                }
-            }
-            for u in &s.undefined {
-                let own = solution.iter().any(|o| o.defines(u).is_some());
-                if !own && test.defines(u).is_some() {
-                    reached.push(u.clone());
-                }
-            }
-        }
-        let list = |mut v: Vec<String>| {
-            v.sort();
-            v.dedup();
-            let shown: Vec<String> = v.iter().take(5).map(|n| format!("`{n}`")).collect();
-            let more = v.len().saturating_sub(shown.len());
-            format!(
-                "{}{}",
-                shown.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
-            )
-        };
-        if !replaced.is_empty() {
-            return Some((
-                Blame::Solution,
-                format!(
-                    "the solution defines {}, which the test defines too: a solution may not replace the test's code (rename them, or make them static)",
-                    list(replaced)
-                ),
-            ));
-        }
-        if !library.is_empty() {
-            return Some((
-                Blame::Solution,
-                format!(
-                    "the solution defines {}, which the test uses from the C/C++ runtime: a solution may not replace library functions",
-                    list(library)
-                ),
-            ));
-        }
-        if !reached.is_empty() {
-            return Some((
-                Blame::Solution,
-                format!(
-                    "the solution uses {}, which only the test defines: a solution may use the C/C++ library and its own code, nothing of the test's",
-                    list(reached)
-                ),
-            ));
-        }
-        if !by_test.is_empty() {
-            return Some((
-                Blame::Test,
-                format!(
-                    "the test defines {}, which the solution defines too: a test may not replace the solution's code (make them static)",
-                    list(by_test)
-                ),
-            ));
-        }
-        None
     }
 
     /// The symbols `object` defines that it may not: library symbols and linker names, sorted.
@@ -459,54 +351,6 @@ mod tests {
         );
         assert!(names_one_of("_ZNK2ns5Stack3topEv", &declared));
         assert!(!names_one_of("_Z10answer_oldv", &declared));
-    }
-
-    #[test]
-    fn a_link_is_checked_as_a_whole() {
-        let system = SystemSymbols {
-            names: ["strcmp".to_string()].into(),
-            cxx_weak: ["_ZNKSt3__112basic_string7compareEPKc".to_string()].into(),
-        };
-        let test = object(
-            &[
-                ("main", false),
-                ("_Z8expectedv", true),
-                ("expected_value", false),
-            ],
-            &["answer", "_ZNKSt3__112basic_string7compareEPKc"],
-        );
-        let blame = |s: ObjectSymbols| system.link_conflicts(&test, &[s]).map(|(b, _)| b);
-        // Honest: the interface's function, and a weak copy of an inline function both use.
-        assert_eq!(
-            blame(object(&[("answer", false), ("_Z8expectedv", true)], &[])),
-            None
-        );
-        // A strong definition of the test's inline function.
-        assert_eq!(
-            blame(object(&[("answer", false), ("_Z8expectedv", false)], &[])),
-            Some(Blame::Solution)
-        );
-        // A (weak) copy of a library function the test calls, which libc++ defines weakly.
-        assert_eq!(
-            blame(object(
-                &[
-                    ("answer", false),
-                    ("_ZNKSt3__112basic_string7compareEPKc", true)
-                ],
-                &[]
-            )),
-            Some(Blame::Solution)
-        );
-        // Reading the test's data by name.
-        assert_eq!(
-            blame(object(&[("answer", false)], &["expected_value"])),
-            Some(Blame::Solution)
-        );
-        // A weak definition of something the test defines strongly: the test would replace it.
-        assert_eq!(
-            blame(object(&[("answer", false), ("expected_value", true)], &[])),
-            Some(Blame::Test)
-        );
     }
 
     #[test]
