@@ -233,3 +233,43 @@ fn mixed_c_and_cpp_pairs_run_as_two_components() {
         assert!(n(&v, "peak_memory") > 16_000_000, "{v:#}");
     }
 }
+
+/// `std::optional` crosses a C++ interface as WIT's `option`: at the top of a parameter or a
+/// result (the bindings' nullable pointer and `bool` result) and nested in a vector, present and
+/// absent; a solution that answers one case wrongly is caught.
+#[test]
+fn cpp_optional_crosses_both_ways() {
+    let run = |solution: &std::path::Path| {
+        dixit(&[
+            "exec".to_string(),
+            "--json".into(),
+            "--solution".into(),
+            solution.display().to_string(),
+            "--test".into(),
+            fixture("pair/optional/tests/optional.cpp")
+                .display()
+                .to_string(),
+            "--interface".into(),
+            fixture("pair/optional/solution.hpp").display().to_string(),
+        ])
+        .json()
+    };
+    let v = run(&fixture("pair/optional/solution"));
+    assert_eq!(s(&v, "verdict"), "pass", "{v:#}");
+    assert!(
+        s(&v, "stdout").contains("all optional checks passed"),
+        "{v:#}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::fs::read_to_string(fixture("pair/optional/solution/solution.cpp"))
+        .unwrap()
+        .replace("return \"ada\";", "return \"bob\";");
+    std::fs::write(dir.path().join("solution.cpp"), source).unwrap();
+    std::fs::copy(
+        fixture("pair/optional/solution.hpp"),
+        dir.path().join("solution.hpp"),
+    )
+    .unwrap();
+    let v = run(dir.path());
+    assert_eq!(s(&v, "verdict"), "wrong_answer", "{v:#}");
+}

@@ -520,7 +520,8 @@ impl CCompiler {
         let mut c = Command::new(&argv[0]);
         c.args(&argv[1..]).arg("-O2");
         if cxx {
-            c.arg("-fno-exceptions");
+            // C++17: `std::optional` crosses an interface (as WIT's `option`).
+            c.args(["-fno-exceptions", "-std=gnu++17"]);
         }
         c
     }
@@ -704,7 +705,7 @@ impl CCompiler {
     ) -> Result<PathBuf, String> {
         let cxx = is_cxx(src);
         let source = std::fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
-        let mut parts: Vec<&[u8]> = vec![b"c-object-v4", self.version.as_bytes(), &source];
+        let mut parts: Vec<&[u8]> = vec![b"c-object-v5", self.version.as_bytes(), &source];
         let name = src
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
