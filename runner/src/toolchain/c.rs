@@ -196,7 +196,7 @@ impl Toolchain for CToolchain {
     // A test is compiled against the solution's interface: with the solution, in `unit_test`.
 
     fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
-        self.component_test(tc, s, t)
+        t.pair_with(s, || self.component_test(tc, s, t))
     }
 
     fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {

@@ -82,6 +82,9 @@ pub struct Test {
     pub(super) checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
     /// C/C++: the test's object, per interface key.
     pub(super) objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
+    /// C, C++, Rust: the pair of components built with each solution (keyed by the solution's
+    /// snapshot and interface), so reruns do not generate the glue again.
+    pub(super) pairs: Mutex<HashMap<String, Result<Runnable, BuildError>>>,
     pub(super) checker: OnceLock<Result<Runnable, BuildError>>,
     /// Python unit tests: the interface's names are bound in the test's namespace before it runs,
     /// as `from solution import *` would bind them, so a test that forgot its import still
@@ -90,6 +93,22 @@ pub struct Test {
 }
 
 impl Test {
+    /// The runnable of this test with `s`, built by `build` once per solution.
+    pub(super) fn pair_with(
+        &self,
+        s: &Solution,
+        build: impl FnOnce() -> Result<Runnable, BuildError>,
+    ) -> Result<Runnable, BuildError> {
+        let key = format!("{}:{}", s.snapshot.hash, s.interface.key());
+        let memo = || self.pairs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = memo().get(&key) {
+            return r.clone();
+        }
+        let r = build();
+        memo().insert(key, r.clone());
+        r
+    }
+
     /// The same test with the interface's names bound in its namespace, or not (see
     /// `names_bound`): runs recorded before the rule replay under their own.
     pub fn with_names_bound(mut self, bound: bool) -> Test {

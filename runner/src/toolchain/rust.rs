@@ -209,6 +209,40 @@ impl Toolchain for RustToolchain {
     // A test builds against the interface's `solution` crate: with the solution, in `unit_test`.
 
     fn unit_test(&self, tc: &dyn Builds, s: &Solution, t: &Test) -> Result<Runnable, BuildError> {
+        t.pair_with(s, || self.component_test(tc, s, t))
+    }
+
+    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
+        let side = CompileSide::Solution;
+        let rustc = self.compiler(side)?;
+        let root = crate_root(s, ["main.rs", "src/main.rs"]).ok_or_else(|| {
+            BuildError::new(
+                side,
+                BuildFailure::Sources,
+                "a Rust program needs main.rs or src/main.rs",
+            )
+        })?;
+        let key = hash_parts([
+            b"rust-bin-v3".as_slice(),
+            rustc.version.as_bytes(),
+            s.snapshot.hash.as_bytes(),
+        ]);
+        let program = Self::binary(tc, &key, |failed| {
+            rustc.binary(&root, &s.snapshot.dir, &[], failed)
+        })
+        .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))?;
+        Ok(Runnable::compiled_program(program, s))
+    }
+}
+
+impl RustToolchain {
+    /// The test and its solution as two components linked by the host (see `wit_rust.rs`).
+    fn component_test(
+        &self,
+        tc: &dyn Builds,
+        s: &Solution,
+        t: &Test,
+    ) -> Result<Runnable, BuildError> {
         let rustc = self.compiler(CompileSide::Link)?;
         let sigs = Self::signatures(s)?;
         let wit = wit_rust::rust_world(&sigs);
@@ -277,28 +311,6 @@ impl Toolchain for RustToolchain {
                 })
             })?;
         Ok(Runnable::compiled_test(program))
-    }
-
-    fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError> {
-        let side = CompileSide::Solution;
-        let rustc = self.compiler(side)?;
-        let root = crate_root(s, ["main.rs", "src/main.rs"]).ok_or_else(|| {
-            BuildError::new(
-                side,
-                BuildFailure::Sources,
-                "a Rust program needs main.rs or src/main.rs",
-            )
-        })?;
-        let key = hash_parts([
-            b"rust-bin-v3".as_slice(),
-            rustc.version.as_bytes(),
-            s.snapshot.hash.as_bytes(),
-        ]);
-        let program = Self::binary(tc, &key, |failed| {
-            rustc.binary(&root, &s.snapshot.dir, &[], failed)
-        })
-        .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))?;
-        Ok(Runnable::compiled_program(program, s))
     }
 }
 

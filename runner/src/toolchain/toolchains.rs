@@ -187,6 +187,7 @@ impl Toolchains {
             io,
             checked: OnceLock::new(),
             objects: Mutex::new(HashMap::new()),
+            pairs: Mutex::new(HashMap::new()),
             checker: OnceLock::new(),
             names_bound: true,
         })
