@@ -617,7 +617,7 @@ const RUST: &[Case] = &[
         "rust/tests/include_host.rs",
         "test",
     ),
-    // Issue 19: a test sees only the interface the project states (a facade crate), never a
+    // Issue 19: a test sees only the interface the project states (the crate `solution`), never a
     // solution's macros, its other items, or its crate itself; and no file of it at run time.
     case(
         "rust/solutions/benign",
