@@ -666,6 +666,8 @@ const USED_BY_GENERATED: &[&str] = &[
     "cpp/tests/expected_string.cpp",
     "cpp/solutions/scan_memory",
     "rust/solutions/soundness_scan",
+    "c/solutions/reads_clock_and_entropy",
+    "c/tests/side_channel.c",
     "rust/solutions/marked",
     "rust/tests/expected_secret.rs",
     "rust/tests/fingerprint_memory.rs",
@@ -978,6 +980,43 @@ fn hostile_python_evidence_is_the_tests_own() {
 #[test]
 fn hostile_c() {
     run_table(C);
+}
+
+/// The two components share one WASI context but not its clock or its random streams: a test
+/// that reads the clock around a call and draws random bytes after it sees the same from a
+/// correct solution that reads the clock, draws and sleeps as from one that does none of it.
+/// With one clock and one stream the first showed 1,006,000 ns elapsed and other bytes, and
+/// failed exactly that solution.
+#[test]
+fn hostile_pair_clock_and_random_are_per_side() {
+    let run = |solution: &str| {
+        dixit(&[
+            "exec".to_string(),
+            "--json".into(),
+            "--solution".into(),
+            fixture(&format!("hostile/c/solutions/{solution}"))
+                .display()
+                .to_string(),
+            "--test".into(),
+            fixture("hostile/c/tests/side_channel.c")
+                .display()
+                .to_string(),
+            "--interface".into(),
+            fixture("hostile/c/interface/solution.h")
+                .display()
+                .to_string(),
+        ])
+        .json()
+    };
+    let quiet = run("benign");
+    let busy = run("reads_clock_and_entropy");
+    assert_eq!(s(&quiet, "verdict"), "pass", "{quiet:#}");
+    assert_eq!(s(&busy, "verdict"), "pass", "{busy:#}");
+    assert!(
+        s(&quiet, "stdout").starts_with("elapsed 1000 ns"),
+        "{quiet:#}"
+    );
+    assert_eq!(s(&quiet, "stdout"), s(&busy, "stdout"));
 }
 
 /// A Rust solution and its test are two components too. Safe Rust is not a memory boundary:

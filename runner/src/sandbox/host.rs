@@ -132,6 +132,92 @@ impl TryRng for RecordingRng {
     }
 }
 
+/// Whose turn it is in a compiled pair's one store: the solution's while the host forwards a
+/// call to it (and while it is instantiated), the test's otherwise. The pair's clocks and RNGs
+/// keep one state per side by it, so neither side can see how much the other read.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Turn(Arc<AtomicBool>);
+
+impl Turn {
+    /// Runs `f` as the solution's turn (turns do not nest: the solution cannot call the test).
+    pub fn solution<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.0.store(true, Ordering::Relaxed);
+        let r = f();
+        self.0.store(false, Ordering::Relaxed);
+        r
+    }
+
+    pub fn is_solution(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A pair's RNG: the test's stream and the solution's, the same seed each, as if each ran alone.
+pub(crate) struct SidedRng {
+    pub test: RecordingRng,
+    pub solution: RecordingRng,
+    pub turn: Turn,
+}
+
+impl SidedRng {
+    fn now(&mut self) -> &mut RecordingRng {
+        if self.turn.is_solution() {
+            &mut self.solution
+        } else {
+            &mut self.test
+        }
+    }
+}
+
+impl TryRng for SidedRng {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.now().try_next_u32()
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.now().try_next_u64()
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.now().try_fill_bytes(dst)
+    }
+}
+
+/// A pair's clocks: the test's virtual time and the solution's, each advanced by its own reads.
+pub(crate) struct SidedClock {
+    pub test: Arc<VirtualTime>,
+    pub solution: Arc<VirtualTime>,
+    pub turn: Turn,
+}
+
+impl SidedClock {
+    fn now(&self) -> &VirtualTime {
+        if self.turn.is_solution() {
+            &self.solution
+        } else {
+            &self.test
+        }
+    }
+}
+
+impl HostMonotonicClock for SidedClock {
+    fn resolution(&self) -> u64 {
+        CLOCK_STEP_NS
+    }
+    fn now(&self) -> u64 {
+        SidedClock::now(self).read()
+    }
+}
+
+impl HostWallClock for SidedClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_nanos(CLOCK_STEP_NS)
+    }
+    fn now(&self) -> Duration {
+        let t = SidedClock::now(self);
+        Duration::from_nanos(t.wall_base_ns + t.read())
+    }
+}
+
 /// A stdout/stderr pipe that keeps at most `cap` bytes; a write past the cap is refused and
 /// ends the run (the host reports `output_limit`). Output written before it is kept.
 #[derive(Clone)]

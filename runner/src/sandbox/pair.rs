@@ -15,7 +15,7 @@
 use wasmtime::component::{self, Component, ComponentExportIndex, Func, Val};
 use wasmtime::{Engine, Store, StoreContextMut};
 
-use super::host::MemoryLimiter;
+use super::host::{MemoryLimiter, RecordingRng, SidedClock, SidedRng, Turn, VirtualTime};
 use super::limits::arm;
 use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd};
 use super::session::{MemoryStats, P2Host, RunIo};
@@ -146,7 +146,13 @@ fn forward(
         .solution
         .get(i)
         .ok_or_else(|| wasmtime::Error::msg("the solution's instance is not linked"))?;
-    func.call(&mut store, params, results)
+    let turn = store
+        .data()
+        .turn
+        .as_ref()
+        .map(|(t, _)| t.clone())
+        .unwrap_or_default();
+    turn.solution(|| func.call(&mut store, params, results))
 }
 
 impl Sandbox {
@@ -163,6 +169,24 @@ impl Sandbox {
         };
         let mut b = io.wasi_builder(spec)?;
         b.args(argv);
+        // One WASI context serves both instances, but each side has its own clock and RNG
+        // streams (as if it ran alone), so neither can see how much the other read of them.
+        let turn = Turn::default();
+        let solution_time = VirtualTime::new(spec.seed, io.probe.clone());
+        let rng = |stream| SidedRng {
+            test: RecordingRng::new(spec.seed, stream, io.probe.clone()),
+            solution: RecordingRng::new(spec.seed, stream, io.probe.clone()),
+            turn: turn.clone(),
+        };
+        let clock = || SidedClock {
+            test: io.time.clone(),
+            solution: solution_time.clone(),
+            turn: turn.clone(),
+        };
+        b.secure_random(rng(1))
+            .insecure_random(rng(2))
+            .wall_clock(clock())
+            .monotonic_clock(clock());
         let host = P2Host {
             wasi: b.build(),
             table: component::ResourceTable::new(),
@@ -171,6 +195,7 @@ impl Sandbox {
             partner: None,
             failure: io.failure.clone(),
             solution: Vec::new(),
+            turn: Some((turn, solution_time)),
         };
         let mut store = Store::new(&self.engine, host);
         store.limiter(|h| &mut h.limiter);
@@ -193,7 +218,13 @@ impl Sandbox {
 }
 
 fn run_pair_in(store: &mut Store<P2Host>, pair: &Pair) -> RunEnd {
-    let solution = match pair.solution.instantiate(&mut *store) {
+    let turn = store
+        .data()
+        .turn
+        .as_ref()
+        .map(|(t, _)| t.clone())
+        .unwrap_or_default();
+    let solution = match turn.solution(|| pair.solution.instantiate(&mut *store)) {
         Ok(i) => i,
         Err(e) => return end_from_instantiate_error(e),
     };

@@ -169,6 +169,7 @@ impl Session {
             partner: None,
             failure: io.failure.clone(),
             solution: Vec::new(),
+            turn: None,
         };
         let mut store = Store::new(&sandbox.components, host);
         store.limiter(|h| &mut h.limiter);

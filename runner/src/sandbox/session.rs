@@ -14,7 +14,7 @@ use wasmtime::Store;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::boundary::{Handles, Interface};
-use super::host::{CappedPipe, MemoryLimiter, Probe, VirtualTime};
+use super::host::{CappedPipe, MemoryLimiter, Probe, Turn, VirtualTime};
 use super::limits::{arm_epoch, Limits};
 use super::outcome::{end_from_error, Exchange, RunEnd, RunOutcome, TrapKind};
 
@@ -31,6 +31,19 @@ pub(crate) struct P2Host {
     pub failure: Arc<std::sync::Mutex<Option<String>>>,
     /// A compiled unit test's run (`pair.rs`): the solution's exports the test's imports call.
     pub solution: Vec<wasmtime::component::Func>,
+    /// A compiled unit test's run: whose turn it is, and the solution's own virtual time
+    /// (`time` is the test's), which its sleeps advance.
+    pub turn: Option<(Turn, Arc<VirtualTime>)>,
+}
+
+impl P2Host {
+    /// The virtual time of whoever runs now.
+    pub fn clock(&self) -> &Arc<VirtualTime> {
+        match &self.turn {
+            Some((turn, solution)) if turn.is_solution() => solution,
+            _ => &self.time,
+        }
+    }
 }
 
 impl WasiView for P2Host {

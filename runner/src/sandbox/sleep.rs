@@ -65,18 +65,18 @@ pub(crate) fn add_p2(linker: &mut wasmtime::component::Linker<P2Host>) -> wasmti
         |mut store: wasmtime::StoreContextMut<'_, P2Host>, (nanos,): (u64,)| {
             charge(&mut store, nanos)?;
             let host = store.data_mut();
-            let now = host.time.peek();
-            host.time.advance_to(now.saturating_add(nanos));
+            let time = host.clock();
+            time.advance_to(time.peek().saturating_add(nanos));
             Ok((ready(&mut host.table)?,))
         },
     )?;
     inst.func_wrap(
         "subscribe-instant",
         |mut store: wasmtime::StoreContextMut<'_, P2Host>, (when,): (u64,)| {
-            let now = store.data().time.peek();
+            let now = store.data().clock().peek();
             charge(&mut store, when.saturating_sub(now))?;
             let host = store.data_mut();
-            host.time.advance_to(when);
+            host.clock().advance_to(when);
             Ok((ready(&mut host.table)?,))
         },
     )?;
