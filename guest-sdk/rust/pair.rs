@@ -226,50 +226,38 @@ tuple!(A 0, B 1, C 2, D 3, E 4);
 tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 
 // Maps and sets cross as lists, in the order the sender iterates them.
-impl<K: Wire + Eq + Hash, V: Wire> Wire for HashMap<K, V> {
-    type W = Vec<(K::W, V::W)>;
-    fn to_wire(self) -> Self::W {
-        self.into_iter()
-            .map(|(k, v)| (k.to_wire(), v.to_wire()))
-            .collect()
-    }
-    fn from_wire(w: Self::W) -> Self {
-        w.into_iter()
-            .map(|(k, v)| (K::from_wire(k), V::from_wire(v)))
-            .collect()
-    }
+macro_rules! map {
+    ($map:ident, $($bound:tt)+) => {
+        impl<K: Wire + $($bound)+, V: Wire> Wire for $map<K, V> {
+            type W = Vec<(K::W, V::W)>;
+            fn to_wire(self) -> Self::W {
+                self.into_iter()
+                    .map(|(k, v)| (k.to_wire(), v.to_wire()))
+                    .collect()
+            }
+            fn from_wire(w: Self::W) -> Self {
+                w.into_iter()
+                    .map(|(k, v)| (K::from_wire(k), V::from_wire(v)))
+                    .collect()
+            }
+        }
+    };
 }
+map!(HashMap, Eq + Hash);
+map!(BTreeMap, Ord);
 
-impl<K: Wire + Ord, V: Wire> Wire for BTreeMap<K, V> {
-    type W = Vec<(K::W, V::W)>;
-    fn to_wire(self) -> Self::W {
-        self.into_iter()
-            .map(|(k, v)| (k.to_wire(), v.to_wire()))
-            .collect()
-    }
-    fn from_wire(w: Self::W) -> Self {
-        w.into_iter()
-            .map(|(k, v)| (K::from_wire(k), V::from_wire(v)))
-            .collect()
-    }
+macro_rules! set {
+    ($set:ident, $($bound:tt)+) => {
+        impl<T: Wire + $($bound)+> Wire for $set<T> {
+            type W = Vec<T::W>;
+            fn to_wire(self) -> Vec<T::W> {
+                self.into_iter().map(T::to_wire).collect()
+            }
+            fn from_wire(w: Vec<T::W>) -> Self {
+                w.into_iter().map(T::from_wire).collect()
+            }
+        }
+    };
 }
-
-impl<T: Wire + Eq + Hash> Wire for HashSet<T> {
-    type W = Vec<T::W>;
-    fn to_wire(self) -> Vec<T::W> {
-        self.into_iter().map(T::to_wire).collect()
-    }
-    fn from_wire(w: Vec<T::W>) -> Self {
-        w.into_iter().map(T::from_wire).collect()
-    }
-}
-
-impl<T: Wire + Ord> Wire for BTreeSet<T> {
-    type W = Vec<T::W>;
-    fn to_wire(self) -> Vec<T::W> {
-        self.into_iter().map(T::to_wire).collect()
-    }
-    fn from_wire(w: Vec<T::W>) -> Self {
-        w.into_iter().map(T::from_wire).collect()
-    }
-}
+set!(HashSet, Eq + Hash);
+set!(BTreeSet, Ord);

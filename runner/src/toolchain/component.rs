@@ -7,7 +7,7 @@ use wasi_preview1_component_adapter_provider::{
     WASI_SNAPSHOT_PREVIEW1_ADAPTER_NAME, WASI_SNAPSHOT_PREVIEW1_COMMAND_ADAPTER,
     WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER,
 };
-use wit_bindgen_core::WorldGenerator as _;
+use wit_bindgen_core::WorldGenerator;
 use wit_parser::Resolve;
 
 use super::wit::Side;
@@ -27,20 +27,13 @@ pub enum ComponentError {
     Encode(String),
 }
 
-fn world_name(side: Side) -> &'static str {
-    match side {
-        Side::Test => "dixit-test",
-        Side::Solution => "dixit-solution",
-    }
-}
-
 fn resolve(wit: &str, side: Side) -> Result<(Resolve, wit_parser::WorldId), ComponentError> {
     let mut r = Resolve::default();
     let pkg = r
         .push_str("dixit-unit.wit", wit)
         .map_err(|e| ComponentError::World(format!("{e:#}")))?;
     let world = r
-        .select_world(&[pkg], Some(world_name(side)))
+        .select_world(&[pkg], Some(side.world()))
         .map_err(|e| ComponentError::World(format!("{e:#}")))?;
     Ok((r, world))
 }
@@ -48,15 +41,11 @@ fn resolve(wit: &str, side: Side) -> Result<(Resolve, wit_parser::WorldId), Comp
 /// The C bindings of `side`'s world of `wit`: `(file name, contents)` for `dixit_test.c`/`dixit_test.h`
 /// or `dixit_solution.c`/`dixit_solution.h` (no type object: the world is embedded after linking).
 pub fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, ComponentError> {
-    let (mut r, world) = resolve(wit, side)?;
     let opts = wit_bindgen_c::Opts {
         no_object_file: true,
         ..Default::default()
     };
-    let mut files = wit_bindgen_core::Files::default();
-    opts.build()
-        .generate(&mut r, world, &mut files)
-        .map_err(|e| ComponentError::Bindings(format!("{e:#}")))?;
+    let files = generate(&mut *opts.build(), wit, side)?;
     Ok(files
         .iter()
         .map(|(name, bytes)| (name.to_string(), bytes.to_vec()))
@@ -66,20 +55,30 @@ pub fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, Compo
 /// The Rust bindings of `side`'s world of `wit`, their runtime at `crate::dixit_rt` (dixit's
 /// `guest-sdk/rust/pair.rs`, included by the glue).
 pub fn rust_bindings(wit: &str, side: Side) -> Result<String, ComponentError> {
-    let (mut r, world) = resolve(wit, side)?;
     let opts = wit_bindgen_rust::Opts {
         runtime_path: Some("crate::dixit_rt".into()),
         generate_all: true,
         ..Default::default()
     };
-    let mut files = wit_bindgen_core::Files::default();
-    opts.build()
-        .generate(&mut r, world, &mut files)
-        .map_err(|e| ComponentError::Bindings(format!("{e:#}")))?;
+    let files = generate(&mut opts.build(), wit, side)?;
     Ok(files
         .iter()
         .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
         .collect())
+}
+
+/// The files a bindings generator writes for `side`'s world of `wit`.
+fn generate(
+    generator: &mut dyn WorldGenerator,
+    wit: &str,
+    side: Side,
+) -> Result<wit_bindgen_core::Files, ComponentError> {
+    let (mut r, world) = resolve(wit, side)?;
+    let mut files = wit_bindgen_core::Files::default();
+    generator
+        .generate(&mut r, world, &mut files)
+        .map_err(|e| ComponentError::Bindings(format!("{e:#}")))?;
+    Ok(files)
 }
 
 /// `module` (a linked wasm32-wasi reactor: the test's entry is its glue's `_start`) as a
@@ -123,7 +122,7 @@ mod tests {
         for side in [Side::Test, Side::Solution] {
             let files = c_bindings(&wit, side).unwrap();
             let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-            let w = world_name(side).replace('-', "_");
+            let w = side.c_prefix();
             assert!(names.contains(&format!("{w}.c").as_str()), "{names:?}");
             assert!(names.contains(&format!("{w}.h").as_str()), "{names:?}");
             let glue = c_glue(&sigs, side, &["solution.h".into()]);

@@ -202,29 +202,14 @@ impl RustSignature {
 
 /// The WIT world of `sigs`: function `i` is `f{i}` of `dixit:unit/api`.
 pub fn rust_world(sigs: &[RustSignature]) -> String {
-    let mut s = String::from("package dixit:unit;\n\ninterface api {\n");
-    for (i, sig) in sigs.iter().enumerate() {
-        let params: Vec<String> = sig
-            .params
-            .iter()
-            .enumerate()
-            .map(|(j, (_, t))| format!("p{j}: {}", t.wit()))
-            .collect();
-        let _ = write!(
-            s,
-            "  /// `{}`\n  f{i}: func({})",
-            sig.name,
-            params.join(", ")
-        );
-        if let Some((_, t)) = &sig.ret {
-            let _ = write!(s, " -> {}", t.wit());
-        }
-        s.push_str(";\n");
-    }
-    s.push_str(
-        "}\n\nworld dixit-solution {\n  export api;\n}\n\nworld dixit-test {\n  import api;\n}\n",
-    );
-    s
+    super::wit::api_world(sigs.iter().map(|sig| {
+        let params = sig.params.iter().map(|(_, t)| t.wit()).collect();
+        (
+            sig.name.as_str(),
+            params,
+            sig.ret.as_ref().map(|(_, t)| t.wit()),
+        )
+    }))
 }
 
 /// dixit's runtime for the glue crates (`dixit_rt`).
