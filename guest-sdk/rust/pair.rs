@@ -108,6 +108,8 @@ pub trait Wire: Sized {
     /// The type the bindings use for it (owned).
     type W;
     fn to_wire(self) -> Self::W;
+    /// `to_wire` of a borrowed value (a `&T` parameter), without needing `T: Clone`.
+    fn ref_to_wire(&self) -> Self::W;
     fn from_wire(w: Self::W) -> Self;
 }
 
@@ -116,6 +118,7 @@ macro_rules! same {
         impl Wire for $t {
             type W = $t;
             fn to_wire(self) -> $t { self }
+            fn ref_to_wire(&self) -> $t { self.clone() }
             fn from_wire(w: $t) -> $t { w }
         }
     )*};
@@ -127,6 +130,9 @@ impl Wire for usize {
     fn to_wire(self) -> u64 {
         self as u64
     }
+    fn ref_to_wire(&self) -> u64 {
+        *self as u64
+    }
     fn from_wire(w: u64) -> usize {
         w as usize
     }
@@ -137,6 +143,9 @@ impl Wire for isize {
     fn to_wire(self) -> i64 {
         self as i64
     }
+    fn ref_to_wire(&self) -> i64 {
+        *self as i64
+    }
     fn from_wire(w: i64) -> isize {
         w as isize
     }
@@ -145,6 +154,7 @@ impl Wire for isize {
 impl Wire for () {
     type W = ();
     fn to_wire(self) {}
+    fn ref_to_wire(&self) {}
     fn from_wire(_: ()) {}
 }
 
@@ -154,25 +164,34 @@ impl<'a> Wire for &'a str {
     fn to_wire(self) -> String {
         self.to_string()
     }
+    fn ref_to_wire(&self) -> String {
+        self.to_string()
+    }
     fn from_wire(w: String) -> &'a str {
         Box::leak(w.into_boxed_str())
     }
 }
 
-impl<'a, T: Wire + Clone + 'a> Wire for &'a [T] {
+impl<'a, T: Wire + 'a> Wire for &'a [T] {
     type W = Vec<T::W>;
     fn to_wire(self) -> Vec<T::W> {
-        self.iter().cloned().map(T::to_wire).collect()
+        self.iter().map(T::ref_to_wire).collect()
+    }
+    fn ref_to_wire(&self) -> Vec<T::W> {
+        self.iter().map(T::ref_to_wire).collect()
     }
     fn from_wire(w: Vec<T::W>) -> &'a [T] {
         Box::leak(w.into_iter().map(T::from_wire).collect::<Box<[T]>>())
     }
 }
 
-impl<'a, T: Wire + Clone + 'a> Wire for &'a T {
+impl<'a, T: Wire + 'a> Wire for &'a T {
     type W = T::W;
     fn to_wire(self) -> T::W {
-        self.clone().to_wire()
+        T::ref_to_wire(self)
+    }
+    fn ref_to_wire(&self) -> T::W {
+        T::ref_to_wire(self)
     }
     fn from_wire(w: T::W) -> &'a T {
         Box::leak(Box::new(T::from_wire(w)))
@@ -184,6 +203,9 @@ impl<T: Wire> Wire for Vec<T> {
     fn to_wire(self) -> Vec<T::W> {
         self.into_iter().map(T::to_wire).collect()
     }
+    fn ref_to_wire(&self) -> Vec<T::W> {
+        self.iter().map(T::ref_to_wire).collect()
+    }
     fn from_wire(w: Vec<T::W>) -> Vec<T> {
         w.into_iter().map(T::from_wire).collect()
     }
@@ -193,6 +215,9 @@ impl<T: Wire> Wire for Option<T> {
     type W = Option<T::W>;
     fn to_wire(self) -> Option<T::W> {
         self.map(T::to_wire)
+    }
+    fn ref_to_wire(&self) -> Option<T::W> {
+        self.as_ref().map(T::ref_to_wire)
     }
     fn from_wire(w: Option<T::W>) -> Option<T> {
         w.map(T::from_wire)
@@ -204,6 +229,9 @@ impl<T: Wire, E: Wire> Wire for Result<T, E> {
     fn to_wire(self) -> Self::W {
         self.map(T::to_wire).map_err(E::to_wire)
     }
+    fn ref_to_wire(&self) -> Self::W {
+        self.as_ref().map(T::ref_to_wire).map_err(E::ref_to_wire)
+    }
     fn from_wire(w: Self::W) -> Self {
         w.map(T::from_wire).map_err(E::from_wire)
     }
@@ -214,6 +242,7 @@ macro_rules! tuple {
         impl<$($t: Wire),*> Wire for ($($t,)*) {
             type W = ($($t::W,)*);
             fn to_wire(self) -> Self::W { ($(self.$i.to_wire(),)*) }
+            fn ref_to_wire(&self) -> Self::W { ($(self.$i.ref_to_wire(),)*) }
             fn from_wire(w: Self::W) -> Self { ($($t::from_wire(w.$i),)*) }
         }
     };
@@ -235,6 +264,11 @@ macro_rules! map {
                     .map(|(k, v)| (k.to_wire(), v.to_wire()))
                     .collect()
             }
+            fn ref_to_wire(&self) -> Self::W {
+                self.iter()
+                    .map(|(k, v)| (k.ref_to_wire(), v.ref_to_wire()))
+                    .collect()
+            }
             fn from_wire(w: Self::W) -> Self {
                 w.into_iter()
                     .map(|(k, v)| (K::from_wire(k), V::from_wire(v)))
@@ -252,6 +286,9 @@ macro_rules! set {
             type W = Vec<T::W>;
             fn to_wire(self) -> Vec<T::W> {
                 self.into_iter().map(T::to_wire).collect()
+            }
+            fn ref_to_wire(&self) -> Vec<T::W> {
+                self.iter().map(T::ref_to_wire).collect()
             }
             fn from_wire(w: Vec<T::W>) -> Self {
                 w.into_iter().map(T::from_wire).collect()

@@ -620,10 +620,11 @@ impl Config {
                     }
                 })
             }
-            (TestStyle::Unit, LanguageName::Rust, Some(e)) => e
-                .iter()
-                .find_map(|i| crate::toolchain::InterfaceItem::parse(i).err())
-                .map(|e| e.to_string()),
+            (TestStyle::Unit, LanguageName::Rust, Some(e)) => {
+                crate::toolchain::InterfaceItem::parse_all(&e)
+                    .err()
+                    .map(|e| e.to_string())
+            }
             _ => None,
         }
     }

@@ -273,3 +273,115 @@ fn cpp_optional_crosses_both_ways() {
     let v = run(dir.path());
     assert_eq!(s(&v, "verdict"), "wrong_answer", "{v:#}");
 }
+
+/// Plain structs cross as WIT records, field by field, in C, C++ and Rust: the reference passes
+/// its test, a solution wrong in one field fails it, and a struct the interface cannot copy is
+/// refused before anything runs, naming the field.
+#[test]
+fn structs_cross_as_records_in_c_cpp_and_rust() {
+    let rust_interface = [
+        "struct Point { x: i32, y: i32 }",
+        "pub struct Route { pub name: String, pub stops: Vec<Point>, pub depot: Option<Point> }",
+        "shifted: fn(&Route, Point) -> Route",
+        "names: fn(&[Route]) -> Vec<String>",
+        "furthest: fn(&Route) -> Option<Point>",
+    ];
+    // (solution folder, its source, test, interface, a change that breaks one field)
+    type Case<'a> = (&'a str, &'a str, &'a str, Vec<String>, (&'a str, &'a str));
+    let cases: [Case; 3] = [
+        (
+            "pair/records/c/solution",
+            "solution.c",
+            "pair/records/c/tests/geometry.c",
+            vec![fixture("pair/records/c/interface/geometry.h")
+                .display()
+                .to_string()],
+            (
+                "segment r = {s.to, s.from, s.closed};",
+                "segment r = {s.to, s.from, false};",
+            ),
+        ),
+        (
+            "pair/records/cpp/solution",
+            "solution.cpp",
+            "pair/records/cpp/tests/routes.cpp",
+            vec![fixture("pair/records/cpp/routes.hpp").display().to_string()],
+            ("out.depot->y += by.y;", "out.depot->y += by.x;"),
+        ),
+        (
+            "pair/records/rust/solution",
+            "lib.rs",
+            "pair/records/rust/tests/routes.rs",
+            rust_interface.iter().map(|s| s.to_string()).collect(),
+            ("y: p.y + by.y,", "y: p.y - by.y,"),
+        ),
+    ];
+    for (solution, source, test, interface, (from, to)) in &cases {
+        let run = |dir: &std::path::Path| {
+            let mut args = vec![
+                "exec".to_string(),
+                "--json".into(),
+                "--solution".into(),
+                dir.display().to_string(),
+                "--test".into(),
+                fixture(test).display().to_string(),
+            ];
+            for i in interface {
+                args.extend(["--interface".to_string(), i.clone()]);
+            }
+            dixit(&args).json()
+        };
+        let v = run(&fixture(solution));
+        assert_eq!(s(&v, "verdict"), "pass", "{solution}: {v:#}");
+        assert!(
+            s(&v, "stdout").contains("all struct checks passed"),
+            "{v:#}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(fixture(solution).join(source)).unwrap();
+        assert!(text.contains(from), "{solution}: `{from}` not found");
+        std::fs::write(dir.path().join(source), text.replace(from, to)).unwrap();
+        let v = run(dir.path());
+        assert_eq!(s(&v, "verdict"), "wrong_answer", "{solution}: {v:#}");
+    }
+
+    // A struct with a pointer field is refused when the interface is read, the field named.
+    let dir = tempfile::tempdir().unwrap();
+    let (sol, tests) = (dir.path().join("solution"), dir.path().join("tests"));
+    std::fs::create_dir_all(&sol).unwrap();
+    std::fs::create_dir_all(&tests).unwrap();
+    let header = dir.path().join("names.h");
+    std::fs::write(
+        &header,
+        "struct person { const char *name; int age; };\nint age_of(struct person p);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sol.join("solution.c"),
+        "#include \"names.h\"\nint age_of(struct person p) { return p.age; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tests.join("test.c"),
+        "#include \"names.h\"\nint main(void) { struct person p = {\"ada\", 36}; return age_of(p) != 36; }\n",
+    )
+    .unwrap();
+    let out = dixit(&[
+        "exec".to_string(),
+        "--json".into(),
+        "--solution".into(),
+        sol.display().to_string(),
+        "--test".into(),
+        tests.join("test.c").display().to_string(),
+        "--interface".into(),
+        header.display().to_string(),
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v = out.json();
+    assert_eq!(s(&v, "verdict"), "compile_error", "{v:#}");
+    assert!(
+        s(&v, "detail").contains("parameter `p` `struct person` cannot be copied")
+            && s(&v, "detail").contains("its field `name` (`const char *`)"),
+        "{v:#}"
+    );
+}

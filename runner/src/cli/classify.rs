@@ -33,8 +33,8 @@ pub struct ClassifyArgs {
     /// What the test may use of the solution: for a Python test, a function it may call
     /// (`NAME`, or `NAME: METHOD, ...` for a class); for a C/C++ test, a header it includes
     /// (`#include "solution.h"`); for a Rust test, a function of the solution's crate with its
-    /// type, `NAME: fn(ARGS) -> RESULT`. Repeat for several. A test never sees a solution's own
-    /// files or names.
+    /// type, `NAME: fn(ARGS) -> RESULT`, or a struct it passes, `struct NAME { FIELD: TYPE, ...
+    /// }`. Repeat for several. A test never sees a solution's own files or names.
     #[arg(long, value_name = "NAME|HEADER|ITEM")]
     pub interface: Vec<String>,
     #[command(flatten)]

@@ -11,7 +11,8 @@
 //!   test's include path holds dixit's SDK and these headers only. A solution is compiled with
 //!   its own folder and then these headers on its include path.
 //! - **Rust**: the functions of the solution crate tests may call, with their types
-//!   (`[project] interface = ["add: fn(i32, i32) -> i32", "parse: fn(&str) -> Option<i32>"]`).
+//!   (`[project] interface = ["add: fn(i32, i32) -> i32", "parse: fn(&str) -> Option<i32>"]`),
+//!   and the structs they pass (`"struct Point { x: i32, y: i32 }"`).
 //!   They become a WIT world (`wit_rust.rs`): the test uses a generated crate `solution` whose
 //!   functions copy each value into the solution's component and back.
 
@@ -42,34 +43,106 @@ pub enum InterfaceError {
     Python(#[from] EntryError),
 }
 
-/// One item of a Rust interface: a function the solution crate defines, and the type it must
-/// have (`fn(i32, i32) -> i32`), which says how each value is copied between the test's
-/// component and the solution's (`wit_rust.rs`).
+/// One item of a Rust interface: a function the solution crate defines and the type it must
+/// have (`fn(i32, i32) -> i32`), or a struct both sides define (`struct Point { x: i32, y: i32
+/// }`), which say how each value is copied between the test's component and the solution's
+/// (`wit_rust.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Item {
     pub name: String,
+    /// A function's type, or a struct's fields (`x: i32, y: i32`).
     pub ty: String,
+    /// Whether the item is a struct.
+    pub is_struct: bool,
 }
 
 impl Item {
-    /// Parses `NAME: TYPE`. `NAME` is a Rust identifier; `TYPE` is one line of Rust type syntax
-    /// without `;`, braces or comments (it is spliced into generated code), a function type
-    /// whose parameters and result can be copied.
+    /// Parses `NAME: TYPE` or `struct NAME { FIELDS }` (`pub` allowed before `struct` and each
+    /// field). `NAME` is a Rust identifier; `TYPE` and `FIELDS` are one line of Rust type syntax
+    /// without `;`, other braces or comments (they are spliced into generated code), a function
+    /// type whose parameters and result can be copied, fields of such types. A struct another
+    /// item names is read in [`Item::parse_all`].
     pub fn parse(text: &str) -> Result<Item, InterfaceError> {
+        let item = Self::syntax(text)?;
+        let one = [item];
+        Self::check(&one, |_| text.to_string())?;
+        let [item] = one;
+        Ok(item)
+    }
+
+    /// Parses each of `texts` (see [`Item::parse`]) and checks them together: a struct must be
+    /// stated before the items that use it, and no name twice.
+    pub fn parse_all(texts: &[String]) -> Result<Vec<Item>, InterfaceError> {
+        let items = texts
+            .iter()
+            .map(|t| Self::syntax(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::check(&items, |k| texts[k].clone())?;
+        Ok(items)
+    }
+
+    /// The interface `items` state, read together.
+    pub(crate) fn interface(
+        items: &[Item],
+    ) -> Result<super::wit_rust::RustInterface, (usize, String)> {
+        super::wit_rust::RustInterface::parse(items.iter().map(|i| {
+            (
+                i.name.as_str(),
+                i.is_struct.then_some(i.ty.as_str()),
+                i.ty.as_str(),
+            )
+        }))
+    }
+
+    fn check(items: &[Item], text: impl Fn(usize) -> String) -> Result<(), InterfaceError> {
+        Self::interface(items)
+            .map(|_| ())
+            .map_err(|(k, message)| InterfaceError::Item {
+                item: text(k),
+                message,
+            })
+    }
+
+    /// One item's syntax.
+    fn syntax(text: &str) -> Result<Item, InterfaceError> {
         let bad = |message: &str| InterfaceError::Item {
             item: text.to_string(),
             message: message.to_string(),
         };
+        if text.contains([';', '\n', '\r']) || text.contains("//") || text.contains("/*") {
+            return Err(bad("an item may not contain `;`, newlines or comments"));
+        }
+        let t = text.trim();
+        let t = t.strip_prefix("pub ").map(str::trim_start).unwrap_or(t);
+        if let Some(rest) = t.strip_prefix("struct ") {
+            let Some((name, body)) = rest.split_once('{') else {
+                return Err(bad(
+                    "a struct is stated as `struct NAME { field: Type, ... }`",
+                ));
+            };
+            let name = name.trim();
+            let Some(fields) = body.trim_end().strip_suffix('}') else {
+                return Err(bad("a struct's fields end with `}`"));
+            };
+            if fields.contains(['{', '}']) {
+                return Err(bad("a struct's fields may not contain braces"));
+            }
+            if !is_ident(name) || name == "_" {
+                return Err(bad(
+                    "not a Rust identifier (a struct is stated as `struct NAME { field: Type, ... }`, without generics)",
+                ));
+            }
+            return Ok(Item {
+                name: name.to_string(),
+                ty: fields.trim().to_string(),
+                is_struct: true,
+            });
+        }
         let (name, ty) = match text.split_once(':') {
             Some((n, t)) => (n.trim(), Some(t.trim())),
             None => (text.trim(), None),
         };
-        let mut chars = name.chars();
-        let ident = chars
-            .next()
-            .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-            && chars.all(|c| c == '_' || c.is_ascii_alphanumeric());
-        if !ident || name == "_" {
+        if !is_ident(name) || name == "_" {
             return Err(bad("not a Rust identifier (expected NAME or NAME: TYPE)"));
         }
         let Some(t) = ty else {
@@ -81,22 +154,32 @@ impl Item {
         if t.is_empty() {
             return Err(bad("no type after `:`"));
         }
-        if t.contains([';', '{', '}', '\n', '\r']) || t.contains("//") || t.contains("/*") {
-            return Err(bad(
-                "a type may not contain `;`, braces, newlines or comments",
-            ));
+        if t.contains(['{', '}']) {
+            return Err(bad("a type may not contain braces"));
         }
-        super::wit_rust::RustSignature::parse(name, t).map_err(|e| bad(&e))?;
         Ok(Item {
             name: name.to_string(),
             ty: t.to_string(),
+            is_struct: false,
         })
     }
 }
 
+fn is_ident(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
 impl std::fmt::Display for Item {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.name, self.ty)
+        if self.is_struct {
+            write!(f, "pub struct {} {{ {} }}", self.name, self.ty)
+        } else {
+            write!(f, "{}: {}", self.name, self.ty)
+        }
     }
 }
 
@@ -174,10 +257,7 @@ impl Interface {
                 })
             }
             StatedInterface::Items(texts) => {
-                let items = texts
-                    .iter()
-                    .map(|t| Item::parse(t))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let items = Item::parse_all(texts)?;
                 let shown: Vec<String> = items.iter().map(Item::to_string).collect();
                 let key = hash_parts(
                     [b"interface-items-v1".as_slice()]
@@ -362,9 +442,40 @@ mod tests {
             Item::parse("add: fn(i32, i32) -> i32").unwrap(),
             Item {
                 name: "add".into(),
-                ty: "fn(i32, i32) -> i32".into()
+                ty: "fn(i32, i32) -> i32".into(),
+                is_struct: false,
             }
         );
+        let items = Item::parse_all(&[
+            "pub struct Point { pub x: i32, y: i32 }".into(),
+            "dist: fn(&Point, Point) -> f64".into(),
+        ])
+        .unwrap();
+        assert!(items[0].is_struct);
+        assert_eq!(
+            items[0].to_string(),
+            "pub struct Point { pub x: i32, y: i32 }"
+        );
+        for (bad, says) in [
+            (
+                vec!["dist: fn(&Point) -> f64", "struct Point { x: i32 }"],
+                "`Point` is not a type",
+            ),
+            (
+                vec!["struct P { x: i32 }", "struct P { y: i32 }"],
+                "stated twice",
+            ),
+            (vec!["struct P { x: &str }"], "cannot borrow"),
+            (vec!["struct P { next: Vec<P> }"], "`P` is not a type"),
+            (vec!["struct P {}"], "no fields"),
+            (vec!["struct P<T> { x: T }"], "not a Rust identifier"),
+            (vec!["struct String { x: i32 }"], "already carries"),
+            (vec!["struct P { x: i32 } fn evil() {}"], "braces"),
+        ] {
+            let texts: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
+            let e = Item::parse_all(&texts).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
         assert_eq!(
             Item::parse(" answer : fn() -> i32 ").unwrap().name,
             "answer"

@@ -53,6 +53,7 @@ mod toolchains;
 mod wit;
 mod wit_cpp;
 mod wit_rust;
+mod wit_struct;
 
 pub use c::CCompiler;
 pub use doctor::{doctor, DoctorCheck};

@@ -13,13 +13,14 @@ use std::sync::OnceLock;
 use super::builds::{Builds, Toolchain};
 use super::component::{self, ComponentError};
 use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
+use super::interface::Item as InterfaceItem;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
     PROBE,
 };
 use super::runnable::{once, Runnable, Solution, Test};
 use super::wit::Side;
-use super::wit_rust::{self, RustSignature};
+use super::wit_rust::{self, RustInterface};
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
 const TARGET: &str = "wasm32-wasip1";
@@ -43,17 +44,17 @@ impl RustToolchain {
             .map_err(|e| BuildError::unavailable(side, e))
     }
 
-    /// The interface's functions (checked when the interface was read).
-    fn signatures(s: &Solution) -> Result<Vec<RustSignature>, BuildError> {
-        s.interface
-            .items()
-            .iter()
-            .map(|i| {
-                RustSignature::parse(&i.name, &i.ty)
-                    .map_err(|e| format!("interface item `{}`: {e}", i.name))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| BuildError::new(CompileSide::Link, BuildFailure::Interface, e))
+    /// The interface's structs and functions (checked when the interface was read).
+    fn signatures(s: &Solution) -> Result<RustInterface, BuildError> {
+        let items = s.interface.items();
+        InterfaceItem::interface(items).map_err(|(k, e)| {
+            let name = items.get(k).map_or("", |i| i.name.as_str());
+            BuildError::new(
+                CompileSide::Link,
+                BuildFailure::Interface,
+                format!("interface item `{name}`: {e}"),
+            )
+        })
     }
 
     /// The solution's own crate, compiled as `dixit_solution` (safe Rust only).
@@ -134,7 +135,7 @@ impl RustToolchain {
     fn test_facade(
         &self,
         tc: &dyn Builds,
-        sigs: &[RustSignature],
+        sigs: &RustInterface,
         wit: &str,
     ) -> Result<PathBuf, BuildError> {
         let side = CompileSide::Link;

@@ -15,12 +15,17 @@
 //! | `const char *` (parameter) | `option<string>` | copied in, NUL-terminated on the far side; `NULL` stays `NULL` |
 //! | `char *` or `const char *` (result) | `option<string>` | copied out into the caller's `malloc`ed memory |
 //! | `const T *p, INT n` (`T` a number type) | `list<T>` | the `n` elements at `p`, copied in |
+//! | `struct S` (or its `typedef` name), parameter or result | `record r{k} { m0: …, … }` | field by field (numbers, `bool`, structs) |
+//! | `const struct S *p, INT n` | `list<r{k}>` | the `n` structs at `p`, copied in |
 //!
 //! Anything else (a pointer of unknown extent, `char *` that the callee may write, `void *`, a
-//! struct, an array, a callback, `...`, a global variable) is refused with the parameter named
-//! and what to state instead ([`WitError`]): nothing falls back to shared memory.
+//! struct with a pointer or array field, an array, a callback, `...`, a global variable) is
+//! refused with the parameter named and what to state instead ([`WitError`]): nothing falls back
+//! to shared memory.
 
 use std::fmt::Write as _;
+
+use super::wit_struct::{struct_definitions, FieldReader, Records};
 
 /// Why a header's declaration cannot cross between two components.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -133,6 +138,14 @@ pub enum Param {
         scalar: Scalar,
         len_c: String,
     },
+    /// A struct by value (`c` spells its type), record `rec` of the interface.
+    Record { c: String, rec: usize },
+    /// `const S *p, INT n`: `n` structs, copied in.
+    RecordList {
+        c: String,
+        rec: usize,
+        len_c: String,
+    },
 }
 
 /// What a function returns.
@@ -147,6 +160,72 @@ pub enum Ret {
     String {
         c: String,
     },
+    /// A struct by value, record `rec`.
+    Record {
+        c: String,
+        rec: usize,
+    },
+}
+
+/// A C struct as a record: how C spells it and its fields (name, how it crosses).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CRecord {
+    pub c: String,
+    pub fields: Vec<(String, CField)>,
+}
+
+/// A struct field that crosses: a number or `bool`, or another struct (record index).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CField {
+    Scalar { c: String, scalar: Scalar },
+    Record(usize),
+}
+
+/// What a C header gives a test: its structs that functions use, as records, and its functions.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CInterface {
+    pub records: Vec<CRecord>,
+    pub functions: Vec<Signature>,
+}
+
+/// C reads a struct field as a number or an earlier struct.
+struct CFields;
+
+impl FieldReader for CFields {
+    type Field = CField;
+    fn field(
+        &self,
+        recs: &mut Records<'_, CField>,
+        before: usize,
+        ty: &[String],
+    ) -> Result<CField, String> {
+        let words: Vec<&str> = ty
+            .iter()
+            .map(String::as_str)
+            .filter(|t| !QUALIFIERS.contains(t))
+            .collect();
+        if words.contains(&"*") {
+            return Err(
+                "a pointer field cannot be copied: a struct crosses with numbers, \
+                        `bool` and structs of those as its fields"
+                    .into(),
+            );
+        }
+        if let Some(scalar) = Scalar::of_words(&words) {
+            return Ok(CField::Scalar {
+                c: words.join(" "),
+                scalar,
+            });
+        }
+        match recs.resolve(&words, false, self, before)? {
+            Some(r) => Ok(CField::Record(r)),
+            None => Err(
+                "only numbers, `bool` and structs defined before this one cross as \
+                         a struct's fields"
+                    .into(),
+            ),
+        }
+    }
 }
 
 /// One function of the interface: its C name, how its arguments cross, its result.
@@ -162,10 +241,12 @@ impl Signature {
     /// "C"` and definitions with a body (inline functions, struct definitions: each side
     /// compiles its own copy) are skipped; every other declaration must be a prototype whose
     /// types cross by value.
-    pub fn parse_header(text: &str) -> Result<Vec<Signature>, WitError> {
+    pub fn parse_header(text: &str) -> Result<CInterface, WitError> {
+        let raw = struct_definitions(&tokenize_header(text));
+        let mut recs = Records::new(&raw);
         let mut out: Vec<Signature> = Vec::new();
         for decl in declarations(text) {
-            if let Some(sig) = declaration(&decl)? {
+            if let Some(sig) = declaration(&decl, &mut recs)? {
                 if out.iter().any(|s| s.name == sig.name) {
                     return Err(WitError::Declaration(format!(
                         "`{}` is declared twice",
@@ -175,7 +256,16 @@ impl Signature {
                 out.push(sig);
             }
         }
-        Ok(out)
+        let records = (0..recs.records.len())
+            .map(|r| CRecord {
+                c: recs.raw_of(r).c_spelling(),
+                fields: recs.records[r].1.clone(),
+            })
+            .collect();
+        Ok(CInterface {
+            records,
+            functions: out,
+        })
     }
 
     /// The WIT function's name: `f` and its position (C names need not be WIT identifiers).
@@ -184,35 +274,77 @@ impl Signature {
     }
 }
 
-/// The interface `dixit:unit/api` holding `sigs`, and the worlds `dixit-solution` (exports it)
-/// and `dixit-test` (imports it).
-pub fn world(sigs: &[Signature]) -> String {
-    api_world(sigs.iter().map(|sig| {
-        let params = sig
-            .params
+/// The interface `dixit:unit/api` holding `c`'s records and functions, and the worlds
+/// `dixit-solution` (exports it) and `dixit-test` (imports it).
+pub fn world(c: &CInterface) -> String {
+    let records = c.records.iter().map(|r| {
+        let fields = r
+            .fields
             .iter()
-            .map(|p| match p {
-                Param::Scalar { scalar, .. } => scalar.wit().to_string(),
-                Param::String => "option<string>".into(),
-                Param::List { scalar, .. } => format!("list<{}>", scalar.wit()),
+            .map(|(name, f)| {
+                let ty = match f {
+                    CField::Scalar { scalar, .. } => scalar.wit().to_string(),
+                    CField::Record(k) => record_name(*k),
+                };
+                (name.as_str(), ty)
             })
             .collect();
-        let ret = match &sig.ret {
-            Ret::Void => None,
-            Ret::Scalar { scalar, .. } => Some(scalar.wit().to_string()),
-            Ret::String { .. } => Some("option<string>".into()),
-        };
-        (sig.name.as_str(), params, ret)
-    }))
+        (r.c.as_str(), fields)
+    });
+    api_world(
+        records,
+        c.functions.iter().map(|sig| {
+            let params = sig
+                .params
+                .iter()
+                .map(|p| match p {
+                    Param::Scalar { scalar, .. } => scalar.wit().to_string(),
+                    Param::String => "option<string>".into(),
+                    Param::List { scalar, .. } => format!("list<{}>", scalar.wit()),
+                    Param::Record { rec, .. } => record_name(*rec),
+                    Param::RecordList { rec, .. } => format!("list<{}>", record_name(*rec)),
+                })
+                .collect();
+            let ret = match &sig.ret {
+                Ret::Void => None,
+                Ret::Scalar { scalar, .. } => Some(scalar.wit().to_string()),
+                Ret::String { .. } => Some("option<string>".into()),
+                Ret::Record { rec, .. } => Some(record_name(*rec)),
+            };
+            (sig.name.as_str(), params, ret)
+        }),
+    )
 }
 
-/// The WIT of an interface's functions, each `(name, parameter types, result type)` in WIT:
-/// function `i` is `f{i}` of `dixit:unit/api`, parameter `j` is `p{j}`; the worlds
-/// `dixit-solution` (exports it) and `dixit-test` (imports it). C, C++ and Rust share it.
-pub(super) fn api_world<'a>(
+/// Record `k`'s name in WIT (`r{k}`; field `j` is `m{j}`): C, C++ and Rust names need not be
+/// WIT identifiers.
+pub(super) fn record_name(k: usize) -> String {
+    format!("r{k}")
+}
+
+/// The WIT of an interface: its records, each `(the type as the source names it, its fields'
+/// (name, WIT type))`, record `k` being `r{k}` with fields `m0`, `m1`, …; and its functions,
+/// each `(name, parameter types, result type)` in WIT, function `i` being `f{i}` of
+/// `dixit:unit/api` and parameter `j` `p{j}`; the worlds `dixit-solution` (exports it) and
+/// `dixit-test` (imports it). C, C++ and Rust share it.
+pub(super) fn api_world<'a, 'b>(
+    records: impl Iterator<Item = (&'b str, Vec<(&'b str, String)>)>,
     functions: impl Iterator<Item = (&'a str, Vec<String>, Option<String>)>,
 ) -> String {
     let mut s = String::from("package dixit:unit;\n\ninterface api {\n");
+    for (k, (name, fields)) in records.enumerate() {
+        let fields: Vec<String> = fields
+            .iter()
+            .enumerate()
+            .map(|(j, (field, t))| format!("    /// `{field}`\n    m{j}: {t},\n"))
+            .collect();
+        let _ = write!(
+            s,
+            "  /// `{name}`\n  record {} {{\n{}  }}\n",
+            record_name(k),
+            fields.concat()
+        );
+    }
     for (i, (name, params, ret)) in functions.enumerate() {
         let params: Vec<String> = params
             .iter()
@@ -239,8 +371,8 @@ pub(super) fn api_world<'a>(
 /// An interface's functions as C or C++ reads them.
 #[derive(Clone, Debug)]
 pub enum Signatures {
-    C(Vec<Signature>),
-    Cpp(Vec<super::wit_cpp::CppSignature>),
+    C(CInterface),
+    Cpp(super::wit_cpp::CppInterface),
 }
 
 impl Signatures {
@@ -284,6 +416,15 @@ impl Side {
         }
     }
 
+    /// The prefix of the C bindings' names for the interface's own types on this side
+    /// (`dixit_unit_api_r0_t` where imported, `exports_dixit_unit_api_r0_t` where exported).
+    pub fn api_prefix(self) -> &'static str {
+        match self {
+            Side::Test => "dixit_unit_api",
+            Side::Solution => "exports_dixit_unit_api",
+        }
+    }
+
     /// The prefix of the C bindings of this side's world (`dixit_test.h`, `dixit_test_…`).
     pub fn c_prefix(self) -> &'static str {
         match self {
@@ -295,7 +436,7 @@ impl Side {
 
 /// The C glue of `side` for `sigs`: compiled with the bindings of that side's world
 /// (`dixit_solution.h` / `dixit_test.h`) and the interface headers (`headers`, included by name).
-pub fn c_glue(sigs: &[Signature], side: Side, headers: &[String]) -> String {
+pub fn c_glue(c: &CInterface, side: Side, headers: &[String]) -> String {
     let world = side.c_prefix();
     let mut s = String::from(
         "// Generated by dixit: the interface's calls, carried by value between two components.\n\
@@ -322,13 +463,46 @@ pub fn c_glue(sigs: &[Signature], side: Side, headers: &[String]) -> String {
         Side::Test => s.push_str(TEST_ENTRY),
         Side::Solution => s.push_str(FLUSH),
     }
-    for (i, sig) in sigs.iter().enumerate() {
+    record_conversions(&mut s, &c.records, side);
+    for (i, sig) in c.functions.iter().enumerate() {
         match side {
             Side::Test => test_function(&mut s, i, sig),
             Side::Solution => solution_export(&mut s, i, sig),
         }
     }
     s
+}
+
+/// Each record's two conversions on `side`: `dixit_lower_r{k}` (the C struct into the bindings'
+/// record) and `dixit_lift_r{k}` (back), field by field. A record's fields use only earlier
+/// records, so each function is defined before it is called.
+fn record_conversions(s: &mut String, records: &[CRecord], side: Side) {
+    let p = side.api_prefix();
+    for (k, r) in records.iter().enumerate() {
+        let b = format!("{p}_{}_t", record_name(k));
+        let mut lower = String::new();
+        let mut lift = String::new();
+        for (j, (name, f)) in r.fields.iter().enumerate() {
+            match f {
+                CField::Scalar { c, scalar } => {
+                    let _ = writeln!(lower, "  o.m{j} = ({}) v->{name};", scalar.binding_c());
+                    let _ = writeln!(lift, "  v.{name} = ({c}) i->m{j};");
+                }
+                CField::Record(n) => {
+                    let _ = writeln!(lower, "  o.m{j} = dixit_lower_r{n}(&v->{name});");
+                    let _ = writeln!(lift, "  v.{name} = dixit_lift_r{n}(&i->m{j});");
+                }
+            }
+        }
+        let c = &r.c;
+        let _ = writeln!(
+            s,
+            "static {b} dixit_lower_r{k}(const {c} *v) {{\n  {b} o;\n  memset(&o, 0, sizeof o);\n\
+             {lower}  return o;\n}}\n\n\
+             static {c} dixit_lift_r{k}(const {b} *i) {{\n  {c} v;\n  memset(&v, 0, sizeof v);\n\
+             {lift}  return v;\n}}\n"
+        );
+    }
 }
 
 /// The test's entry, in the test's glue (C and C++). The test is linked as a reactor, so its
@@ -364,6 +538,7 @@ fn test_function(s: &mut String, i: usize, sig: &Signature) {
     let import = format!("dixit_unit_api_{}", Signature::wit_name(i));
     let mut params = Vec::new();
     let mut setup = String::new();
+    let mut cleanup = String::new();
     let mut args = Vec::new();
     for (j, p) in sig.params.iter().enumerate() {
         match p {
@@ -389,6 +564,30 @@ fn test_function(s: &mut String, i: usize, sig: &Signature) {
                 );
                 args.push(format!("&v{j}"));
             }
+            Param::Record { c, rec } => {
+                params.push(format!("{c} a{j}"));
+                let _ = writeln!(
+                    setup,
+                    "  {p}_{r}_t v{j} = dixit_lower_{r}(&a{j});",
+                    p = Side::Test.api_prefix(),
+                    r = record_name(*rec)
+                );
+                args.push(format!("&v{j}"));
+            }
+            Param::RecordList { c, rec, len_c } => {
+                params.push(format!("const {c} *a{j}, {len_c} n{j}"));
+                let (p, r) = (Side::Test.api_prefix(), record_name(*rec));
+                let _ = writeln!(
+                    setup,
+                    "  size_t k{j} = n{j} > 0 ? (size_t) n{j} : 0;\n  \
+                     {p}_{r}_t *e{j} = ({p}_{r}_t *) malloc(sizeof({p}_{r}_t) * (k{j} ? k{j} : 1));\n  \
+                     if (!e{j}) abort();\n  \
+                     for (size_t k = 0; k < k{j}; k++) e{j}[k] = dixit_lower_{r}(&a{j}[k]);\n  \
+                     {p}_list_{r}_t v{j};\n  v{j}.ptr = e{j};\n  v{j}.len = k{j};"
+                );
+                args.push(format!("&v{j}"));
+                let _ = writeln!(cleanup, "  free(e{j});");
+            }
         }
     }
     let params = if params.is_empty() {
@@ -396,20 +595,20 @@ fn test_function(s: &mut String, i: usize, sig: &Signature) {
     } else {
         params.join(", ")
     };
+    let name = &sig.name;
     match &sig.ret {
         Ret::Void => {
             let _ = writeln!(
                 s,
-                "void {}({params}) {{\n{setup}  {import}({});\n}}\n",
-                sig.name,
+                "void {name}({params}) {{\n{setup}  {import}({});\n{cleanup}}}\n",
                 args.join(", ")
             );
         }
         Ret::Scalar { c, .. } => {
             let _ = writeln!(
                 s,
-                "{c} {}({params}) {{\n{setup}  return ({c}) {import}({});\n}}\n",
-                sig.name,
+                "{c} {name}({params}) {{\n{setup}  {c} out = ({c}) {import}({});\n{cleanup}  \
+                 return out;\n}}\n",
                 args.join(", ")
             );
         }
@@ -417,10 +616,19 @@ fn test_function(s: &mut String, i: usize, sig: &Signature) {
             args.push("&r".into());
             let _ = writeln!(
                 s,
-                "{c} {}({params}) {{\n{setup}  dixit_test_string_t r;\n  \
-                 if (!{import}({})) return NULL;\n  \
+                "{c} {name}({params}) {{\n{setup}  dixit_test_string_t r;\n  \
+                 bool some = {import}({});\n{cleanup}  if (!some) return NULL;\n  \
                  char *c = dixit_cstr(r.ptr, r.len);\n  dixit_test_string_free(&r);\n  return c;\n}}\n",
-                sig.name,
+                args.join(", ")
+            );
+        }
+        Ret::Record { c, rec } => {
+            args.push("&r".into());
+            let (p, r) = (Side::Test.api_prefix(), record_name(*rec));
+            let _ = writeln!(
+                s,
+                "{c} {name}({params}) {{\n{setup}  {p}_{r}_t r;\n  {import}({});\n{cleanup}  \
+                 return dixit_lift_{r}(&r);\n}}\n",
                 args.join(", ")
             );
         }
@@ -460,6 +668,23 @@ fn solution_export(s: &mut String, i: usize, sig: &Signature) {
                     list_type("dixit_solution", *scalar).trim_end_matches("_t")
                 );
             }
+            Param::Record { rec, .. } => {
+                let (p, r) = (Side::Solution.api_prefix(), record_name(*rec));
+                params.push(format!("{p}_{r}_t *a{j}"));
+                args.push(format!("dixit_lift_{r}(a{j})"));
+            }
+            Param::RecordList { c, rec, len_c } => {
+                let (p, r) = (Side::Solution.api_prefix(), record_name(*rec));
+                params.push(format!("{p}_list_{r}_t *a{j}"));
+                let _ = writeln!(
+                    setup,
+                    "  {c} *c{j} = ({c} *) malloc(sizeof({c}) * (a{j}->len ? a{j}->len : 1));\n  \
+                     if (!c{j}) abort();\n  \
+                     for (size_t k = 0; k < a{j}->len; k++) c{j}[k] = dixit_lift_{r}(&a{j}->ptr[k]);"
+                );
+                args.push(format!("c{j}, ({len_c}) a{j}->len"));
+                let _ = writeln!(cleanup, "  free(c{j});\n  {p}_list_{r}_free(a{j});");
+            }
         }
     }
     let call = format!("{}({})", sig.name, args.join(", "));
@@ -489,6 +714,16 @@ fn solution_export(s: &mut String, i: usize, sig: &Signature) {
                  char *copy = r ? dixit_cstr((const uint8_t *) r, strlen(r)) : NULL;\n{cleanup}  \
                  if (!copy) return false;\n  \
                  ret->ptr = (uint8_t *) copy;\n  ret->len = strlen(copy);\n  return true;\n}}\n",
+                params.join(", ")
+            );
+        }
+        Ret::Record { c, rec } => {
+            let (p, r) = (Side::Solution.api_prefix(), record_name(*rec));
+            params.push(format!("{p}_{r}_t *ret"));
+            let _ = writeln!(
+                s,
+                "void {export}({}) {{\n{setup}  {c} r = {call};\n{cleanup}  \
+                 *ret = dixit_lower_{r}(&r);\n}}\n",
                 params.join(", ")
             );
         }
@@ -556,6 +791,11 @@ pub(crate) fn declarations(text: &str) -> Vec<Vec<String>> {
         i += 1;
     }
     out
+}
+
+/// A header's tokens, without comments and preprocessor lines.
+pub(crate) fn tokenize_header(text: &str) -> Vec<String> {
+    tokenize(&strip(text))
 }
 
 /// The header's text without comments and preprocessor lines.
@@ -648,7 +888,10 @@ const QUALIFIERS: [&str; 7] = [
 
 /// A declaration's tokens (without its `;`): a function's signature, `None` for what declares
 /// nothing a test calls (a typedef, a struct's forward declaration), or why it cannot cross.
-fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
+fn declaration(
+    tokens: &[String],
+    recs: &mut Records<'_, CField>,
+) -> Result<Option<Signature>, WitError> {
     let first = tokens[0].as_str();
     if matches!(first, "typedef" | "using")
         || (matches!(first, "struct" | "union" | "enum") && tokens.len() <= 2)
@@ -700,7 +943,7 @@ fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
     if raw.len() == 1 && raw[0] == ["void"] {
         raw.clear();
     }
-    let ret = ret_type(&name, ret_tokens)?;
+    let ret = ret_type(&name, ret_tokens, recs)?;
     let mut params = Vec::new();
     let mut k = 0;
     while k < raw.len() {
@@ -735,6 +978,38 @@ fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
             .filter(|t| *t != "*" && !QUALIFIERS.contains(t))
             .collect();
         let base = words.join(" ");
+        let record = recs
+            .resolve(&words, false, &CFields, recs.struct_count())
+            .map_err(|why| bad(&why))?;
+        if let Some(rec) = record {
+            let len = raw.get(k + 1).and_then(|n| length_type(&split_param(n).0));
+            match (stars, is_const, len) {
+                (0, _, _) => params.push(Param::Record { c: base, rec }),
+                (1, true, Some(len_c)) => {
+                    params.push(Param::RecordList {
+                        c: base,
+                        rec,
+                        len_c,
+                    });
+                    k += 1;
+                }
+                (1, false, _) => {
+                    return Err(bad(
+                        "a pointer the solution may write through cannot reach the test's \
+                         memory; pass the struct by value (copied in) and return the changed one",
+                    ))
+                }
+                _ => {
+                    return Err(bad(
+                        "a pointer of unknown extent; pass the struct by value, or follow a \
+                         `const` pointer with its length (`const struct s *p, int n`), which \
+                         crosses as a list",
+                    ))
+                }
+            }
+            k += 1;
+            continue;
+        }
         match (stars, Scalar::of_words(&words)) {
             (0, Some(scalar)) => params.push(Param::Scalar { c: base, scalar }),
             (1, Some(Scalar::S8)) if words == ["char"] => {
@@ -748,17 +1023,7 @@ fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
                 params.push(Param::String);
             }
             (1, Some(scalar)) => {
-                let next = raw.get(k + 1).map(|p| split_param(p).0);
-                let len = next.as_ref().and_then(|n| {
-                    let w: Vec<&str> = n
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|t| !QUALIFIERS.contains(t))
-                        .collect();
-                    Scalar::of_words(&w)
-                        .filter(|s| s.is_integer())
-                        .map(|_| w.join(" "))
-                });
+                let len = raw.get(k + 1).and_then(|n| length_type(&split_param(n).0));
                 match (is_const, len) {
                     (true, Some(len_c)) => {
                         params.push(Param::List {
@@ -784,8 +1049,8 @@ fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
             }
             _ => {
                 return Err(bad(
-                    "only numbers, `bool`, `const char *` strings and `const T *p, int n` \
-                     arrays cross; pass those",
+                    "only numbers, `bool`, structs the header defines, `const char *` strings \
+                     and `const T *p, int n` arrays cross; pass those",
                 ))
             }
         }
@@ -794,8 +1059,24 @@ fn declaration(tokens: &[String]) -> Result<Option<Signature>, WitError> {
     Ok(Some(Signature { name, params, ret }))
 }
 
+/// The C spelling of a parameter's type if it is an integer (a list's length).
+fn length_type(ty: &[String]) -> Option<String> {
+    let w: Vec<&str> = ty
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !QUALIFIERS.contains(t))
+        .collect();
+    Scalar::of_words(&w)
+        .filter(|s| s.is_integer())
+        .map(|_| w.join(" "))
+}
+
 /// A function's result type.
-fn ret_type(function: &str, tokens: &[String]) -> Result<Ret, WitError> {
+fn ret_type(
+    function: &str,
+    tokens: &[String],
+    recs: &mut Records<'_, CField>,
+) -> Result<Ret, WitError> {
     let stars = tokens.iter().filter(|t| *t == "*").count();
     let words: Vec<&str> = tokens
         .iter()
@@ -807,6 +1088,23 @@ fn ret_type(function: &str, tokens: &[String]) -> Result<Ret, WitError> {
         .map(String::as_str)
         .filter(|t| !matches!(*t, "extern" | "static" | "inline"))
         .collect();
+    let refused = |instead: String| WitError::Type {
+        function: function.to_string(),
+        what: "the result".into(),
+        ty: tokens.join(" "),
+        instead,
+    };
+    if stars == 0 {
+        if let Some(rec) = recs
+            .resolve(&words, false, &CFields, recs.struct_count())
+            .map_err(refused)?
+        {
+            return Ok(Ret::Record {
+                c: words.join(" "),
+                rec,
+            });
+        }
+    }
     match (stars, words.as_slice()) {
         (0, ["void"]) => Ok(Ret::Void),
         (1, ["char"]) => Ok(Ret::String {
@@ -816,14 +1114,11 @@ fn ret_type(function: &str, tokens: &[String]) -> Result<Ret, WitError> {
             c: w.join(" "),
             scalar: Scalar::of_words(w).unwrap_or(Scalar::S32),
         }),
-        _ => Err(WitError::Type {
-            function: function.to_string(),
-            what: "the result".into(),
-            ty: tokens.join(" "),
-            instead: "a result is a number, `bool`, or a string (`char *`, copied out); return \
-                      one of those"
+        _ => Err(refused(
+            "a result is a number, `bool`, a struct the header defines, or a string (`char *`, \
+             copied out); return one of those"
                 .into(),
-        }),
+        )),
     }
 }
 
@@ -838,7 +1133,15 @@ fn split_param(tokens: &[String]) -> (Vec<String>, Option<String>) {
             )
     };
     match tokens.split_last() {
-        Some((last, rest)) if !rest.is_empty() && is_ident(last) && !type_word(last) => {
+        Some((last, rest))
+            if !rest.is_empty()
+                && is_ident(last)
+                && !type_word(last)
+                && !matches!(
+                    rest.last().map(String::as_str),
+                    Some("struct" | "union" | "enum")
+                ) =>
+        {
             (rest.to_vec(), Some(last.clone()))
         }
         _ => (tokens.to_vec(), None),
@@ -865,7 +1168,7 @@ mod tests {
              static inline int twice(int x) { return 2 * x; }\nstruct p { int x; };\n#endif\n",
         )
         .unwrap();
-        let names: Vec<&str> = sigs.iter().map(|s| s.name.as_str()).collect();
+        let names: Vec<&str> = sigs.functions.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["answer", "has_close_elements", "upper", "is_leap"]);
         let w = world(&sigs);
         assert!(
@@ -884,6 +1187,41 @@ mod tests {
     }
 
     #[test]
+    fn structs_become_records() {
+        let c = Signature::parse_header(
+            "#include <stdbool.h>\nstruct point { int x, y; };\n\
+             typedef struct { struct point from; struct point to; bool open; } segment;\n\
+             typedef struct point point_t;\nstruct unused { char *s; };\n\
+             double length(segment s);\npoint_t mid(const segment *s, int n);\n\
+             struct point origin(void);\n",
+        )
+        .unwrap();
+        assert_eq!(c.records.len(), 2);
+        assert_eq!(c.records[0].c, "struct point");
+        assert_eq!(c.records[1].c, "segment");
+        assert_eq!(
+            c.functions[1].params[0],
+            Param::RecordList {
+                c: "segment".into(),
+                rec: 1,
+                len_c: "int".into()
+            }
+        );
+        let w = world(&c);
+        assert!(w.contains("record r1 {"), "{w}");
+        assert!(w.contains("m1: r0,"), "{w}");
+        assert!(w.contains("m2: bool,"), "{w}");
+        assert!(w.contains("f0: func(p0: r1) -> f64;"), "{w}");
+        assert!(w.contains("f1: func(p0: list<r1>) -> r0;"), "{w}");
+        assert!(w.contains("f2: func() -> r0;"), "{w}");
+        let glue = c_glue(&c, Side::Test, &["solution.h".into()]);
+        assert!(
+            glue.contains("static dixit_unit_api_r1_t dixit_lower_r1(const segment *v)"),
+            "{glue}"
+        );
+    }
+
+    #[test]
     fn what_cannot_be_copied_is_refused_by_name() {
         for (header, named) in [
             ("int sum(const int *a);", "parameter `a`"),
@@ -894,6 +1232,20 @@ mod tests {
             ("int printf2(const char *f, ...);", "parameter 2"),
             ("extern int expected;", "`expected`"),
             ("struct s make(void);", "the result"),
+            (
+                "struct s { char *name; };\nint f(struct s v);",
+                "its field `name` (`char *`)",
+            ),
+            ("struct s { int x; };\nint f(struct s *v);", "parameter `v`"),
+            (
+                "struct s { int x; };\nint f(const struct s *v);",
+                "follow a `const` pointer with its length",
+            ),
+            ("struct s { int v[2]; };\nstruct s f(void);", "an array"),
+            (
+                "struct s { int (*cb)(int); };\nint f(struct s v);",
+                "function pointer",
+            ),
         ] {
             let e = Signature::parse_header(header).unwrap_err().to_string();
             assert!(e.contains(named), "{header}: {e}");

@@ -8,17 +8,21 @@
 //! | `vector<T>` | `list<T>` |
 //! | `pair<A, B>` | `tuple<A, B>` |
 //! | `map<K, V>` | `list<tuple<K, V>>` |
+//! | `optional<T>` | `option<T>` |
+//! | a `struct` the header defines (public data fields of these types) | `record r{k} { m0: …, … }` |
 //!
 //! Types may be written with `std::`, `const` and `&`; every value is copied (a `vector<int>&`
 //! the callee changes is not changed for the caller). A raw pointer, `void *`, a callback, a
-//! class, `boost::any` or any other type is refused with the parameter named.
+//! class with private fields or a base, `boost::any` or any other type is refused with the
+//! parameter named.
 //!
 //! The glue names none of the bindings' C types: it takes them from the bindings' function
 //! declarations (`decltype`), and converts with overloads on the C++ side's types.
 
 use std::fmt::Write as _;
 
-use super::wit::{declarations, Scalar, Side, WitError};
+use super::wit::{declarations, record_name, tokenize_header, Scalar, Side, WitError};
+use super::wit_struct::{struct_definitions, FieldReader, Records};
 
 /// A C++ type that crosses by value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +35,8 @@ pub enum CppType {
     /// `std::optional<T>`: WIT's `option<T>`. At the top of a parameter or result the C
     /// bindings carry it as a nullable pointer or a `bool` result; nested, as `{is_some, val}`.
     Optional(Box<CppType>),
+    /// A struct the header defines: record `k` of the interface.
+    Record(usize),
 }
 
 impl CppType {
@@ -42,6 +48,7 @@ impl CppType {
             CppType::Pair(a, b) => format!("tuple<{}, {}>", a.wit(), b.wit()),
             CppType::Map(k, v) => format!("list<tuple<{}, {}>>", k.wit(), v.wit()),
             CppType::Optional(t) => format!("option<{}>", t.wit()),
+            CppType::Record(k) => record_name(*k),
         }
     }
 
@@ -59,8 +66,48 @@ pub struct CppSignature {
     pub ret: Option<(String, CppType)>,
 }
 
-/// The functions a C++ header declares, in order; what cannot cross is refused by name.
-pub fn parse_cpp_header(text: &str) -> Result<Vec<CppSignature>, WitError> {
+/// A struct of the header as a record: its C++ name and its fields (name, type).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CppRecord {
+    pub name: String,
+    pub fields: Vec<(String, CppType)>,
+}
+
+/// What a C++ header gives a test: the structs its functions use, and its functions.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CppInterface {
+    pub records: Vec<CppRecord>,
+    pub functions: Vec<CppSignature>,
+}
+
+/// C++ reads a struct field as any type that crosses (a struct defined before this one too).
+struct CppFields;
+
+impl FieldReader for CppFields {
+    type Field = CppType;
+    fn field(
+        &self,
+        recs: &mut Records<'_, CppType>,
+        before: usize,
+        ty: &[String],
+    ) -> Result<CppType, String> {
+        let toks: Vec<&str> = ty.iter().map(String::as_str).collect();
+        if toks.contains(&"*") || toks.contains(&"&") {
+            return Err("a pointer or reference field cannot be copied; hold the value".into());
+        }
+        parse_type(&toks, recs, before)?.ok_or_else(|| {
+            "only numbers, `bool`, `string`, `vector`, `pair`, `map`, `optional` and structs \
+             defined before this one cross as a struct's fields"
+                .into()
+        })
+    }
+}
+
+/// The functions a C++ header declares, in order, and the structs they use; what cannot cross
+/// is refused by name.
+pub fn parse_cpp_header(text: &str) -> Result<CppInterface, WitError> {
+    let raw = struct_definitions(&tokenize_header(text));
+    let mut recs = Records::new(&raw);
     let mut out: Vec<CppSignature> = Vec::new();
     for decl in declarations(text) {
         let first = decl[0].as_str();
@@ -70,7 +117,7 @@ pub fn parse_cpp_header(text: &str) -> Result<Vec<CppSignature>, WitError> {
         ) {
             continue;
         }
-        let sig = cpp_declaration(&decl)?;
+        let sig = cpp_declaration(&decl, &mut recs)?;
         if out.iter().any(|s| s.name == sig.name) {
             return Err(WitError::Declaration(format!(
                 "`{}` is declared twice (an overloaded function cannot cross: give each its own \
@@ -80,10 +127,22 @@ pub fn parse_cpp_header(text: &str) -> Result<Vec<CppSignature>, WitError> {
         }
         out.push(sig);
     }
-    Ok(out)
+    let records = (0..recs.records.len())
+        .map(|r| CppRecord {
+            name: recs.raw_of(r).cpp_spelling(),
+            fields: recs.records[r].1.clone(),
+        })
+        .collect();
+    Ok(CppInterface {
+        records,
+        functions: out,
+    })
 }
 
-fn cpp_declaration(tokens: &[String]) -> Result<CppSignature, WitError> {
+fn cpp_declaration(
+    tokens: &[String],
+    recs: &mut Records<'_, CppType>,
+) -> Result<CppSignature, WitError> {
     let text = tokens.join(" ");
     let Some(open) = tokens.iter().position(|t| t == "(") else {
         let name = tokens.last().cloned().unwrap_or_default();
@@ -106,14 +165,21 @@ fn cpp_declaration(tokens: &[String]) -> Result<CppSignature, WitError> {
     let ret = if ret_tokens == ["void"] {
         None
     } else {
-        let ty = parse_type(&ret_tokens).ok_or_else(|| WitError::Type {
+        let refused = |instead: String| WitError::Type {
             function: name.clone(),
             what: "the result".into(),
             ty: ret_tokens.join(" "),
-            instead: "return a number, `bool`, `string`, or a `vector`, `pair` or `map` of \
-                      those"
-                .into(),
-        })?;
+            instead,
+        };
+        let ty = parse_type(&ret_tokens, recs, recs.struct_count())
+            .map_err(refused)?
+            .ok_or_else(|| {
+                refused(
+                    "return a number, `bool`, `string`, a struct the header defines, or a \
+                     `vector`, `pair`, `map` or `optional` of those"
+                        .into(),
+                )
+            })?;
         Some((spell(&ret_tokens), ty))
     };
     let mut params = Vec::new();
@@ -162,89 +228,108 @@ fn cpp_declaration(tokens: &[String]) -> Result<CppSignature, WitError> {
             }
             _ => (p.clone(), None),
         };
-        let ty = parse_type(&ty_tokens).ok_or_else(|| WitError::Type {
+        let refused = |instead: String| WitError::Type {
             function: name.clone(),
             what: match pname {
                 Some(n) => format!("parameter `{n}`"),
                 None => format!("parameter {}", k + 1),
             },
             ty: ty_tokens.join(" "),
-            instead: if ty_tokens.contains(&"*") {
-                "a raw pointer has no extent the host can copy; pass a `vector<T>` or a \
-                 `string`"
+            instead,
+        };
+        let ty = if ty_tokens.contains(&"*") {
+            None
+        } else {
+            parse_type(&ty_tokens, recs, recs.struct_count()).map_err(refused)?
+        };
+        let ty = ty.ok_or_else(|| {
+            refused(if ty_tokens.contains(&"*") {
+                "a raw pointer has no extent the host can copy; pass a `vector<T>`, a `string` \
+                 or a struct by value"
                     .into()
             } else {
-                "only numbers, `bool`, `string`, and `vector`, `pair` and `map` of those \
-                 cross; pass those"
+                "only numbers, `bool`, `string`, structs the header defines, and `vector`, \
+                 `pair`, `map` and `optional` of those cross; pass those"
                     .into()
-            },
+            })
         })?;
         params.push((spell(&ty_tokens), ty));
     }
     Ok(CppSignature { name, params, ret })
 }
 
-/// A type from its tokens (`const`, `&`, `std::` allowed), or `None` when it cannot cross.
-fn parse_type(tokens: &[&str]) -> Option<CppType> {
+/// A type from its tokens (`const`, `&`, `std::`, `struct` allowed): `Ok(None)` when it
+/// cannot cross, `Err` when it names one of the first `limit` structs that cannot (why).
+fn parse_type(
+    tokens: &[&str],
+    recs: &mut Records<'_, CppType>,
+    limit: usize,
+) -> Result<Option<CppType>, String> {
     let toks: Vec<&str> = tokens
         .iter()
         .copied()
-        .filter(|t| !matches!(*t, "const" | "&" | "std" | ":" | "volatile"))
+        .filter(|t| !matches!(*t, "const" | "&" | "std" | ":" | "volatile" | "struct"))
         .collect();
     let mut pos = 0;
-    let ty = parse_at(&toks, &mut pos)?;
-    (pos == toks.len()).then_some(ty)
+    let ty = parse_at(&toks, &mut pos, recs, limit)?;
+    Ok(ty.filter(|_| pos == toks.len()))
 }
 
-fn parse_at(toks: &[&str], pos: &mut usize) -> Option<CppType> {
-    let head = *toks.get(*pos)?;
-    let args = |pos: &mut usize, n: usize| -> Option<Vec<CppType>> {
-        if toks.get(*pos) != Some(&"<") {
-            return None;
-        }
-        *pos += 1;
-        let mut out = Vec::new();
-        for i in 0..n {
-            if i > 0 {
-                if toks.get(*pos) != Some(&",") {
-                    return None;
-                }
-                *pos += 1;
-            }
-            out.push(parse_at(toks, pos)?);
-        }
-        if toks.get(*pos) != Some(&">") {
-            return None;
-        }
-        *pos += 1;
-        Some(out)
+fn parse_at(
+    toks: &[&str],
+    pos: &mut usize,
+    recs: &mut Records<'_, CppType>,
+    limit: usize,
+) -> Result<Option<CppType>, String> {
+    let Some(head) = toks.get(*pos).copied() else {
+        return Ok(None);
     };
-    match head {
+    Ok(match head {
         "string" => {
             *pos += 1;
             Some(CppType::String)
         }
         "vector" => {
             *pos += 1;
-            let mut a = args(pos, 1)?;
+            let Some(mut a) = type_args(toks, pos, 1, recs, limit)? else {
+                return Ok(None);
+            };
             Some(CppType::List(Box::new(a.remove(0))))
         }
         "pair" => {
             *pos += 1;
-            let mut a = args(pos, 2)?;
+            let Some(mut a) = type_args(toks, pos, 2, recs, limit)? else {
+                return Ok(None);
+            };
             let b = a.remove(1);
             Some(CppType::Pair(Box::new(a.remove(0)), Box::new(b)))
         }
         "map" => {
             *pos += 1;
-            let mut a = args(pos, 2)?;
+            let Some(mut a) = type_args(toks, pos, 2, recs, limit)? else {
+                return Ok(None);
+            };
             let v = a.remove(1);
             Some(CppType::Map(Box::new(a.remove(0)), Box::new(v)))
         }
         "optional" => {
             *pos += 1;
-            let mut a = args(pos, 1)?;
+            let Some(mut a) = type_args(toks, pos, 1, recs, limit)? else {
+                return Ok(None);
+            };
             Some(CppType::Optional(Box::new(a.remove(0))))
+        }
+        name if recs.struct_count() > 0
+            && is_ident(name)
+            && Scalar::of_words(&[name]).is_none() =>
+        {
+            match recs.resolve(&[name], true, &CppFields, limit)? {
+                Some(r) => {
+                    *pos += 1;
+                    Some(CppType::Record(r))
+                }
+                None => None,
+            }
         }
         _ => {
             let start = *pos;
@@ -275,7 +360,39 @@ fn parse_at(toks: &[&str], pos: &mut usize) -> Option<CppType> {
             }
             Scalar::of_words(&toks[start..*pos]).map(CppType::Scalar)
         }
+    })
+}
+
+/// `<A, B>` at `pos`: `n` type arguments.
+fn type_args(
+    toks: &[&str],
+    pos: &mut usize,
+    n: usize,
+    recs: &mut Records<'_, CppType>,
+    limit: usize,
+) -> Result<Option<Vec<CppType>>, String> {
+    if toks.get(*pos) != Some(&"<") {
+        return Ok(None);
     }
+    *pos += 1;
+    let mut out = Vec::new();
+    for i in 0..n {
+        if i > 0 {
+            if toks.get(*pos) != Some(&",") {
+                return Ok(None);
+            }
+            *pos += 1;
+        }
+        match parse_at(toks, pos, recs, limit)? {
+            Some(t) => out.push(t),
+            None => return Ok(None),
+        }
+    }
+    if toks.get(*pos) != Some(&">") {
+        return Ok(None);
+    }
+    *pos += 1;
+    Ok(Some(out))
 }
 
 /// Type tokens as C++ source again (`std : : string` is `std::string`).
@@ -293,20 +410,32 @@ fn is_ident(t: &str) -> bool {
         && t.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
-/// The interface `dixit:unit/api` holding `sigs`, with the worlds of `wit::world`.
-pub fn cpp_world(sigs: &[CppSignature]) -> String {
-    super::wit::api_world(sigs.iter().map(|sig| {
-        let params = sig.params.iter().map(|(_, t)| t.wit()).collect();
-        (
-            sig.name.as_str(),
-            params,
-            sig.ret.as_ref().map(|(_, t)| t.wit()),
-        )
-    }))
+/// The interface `dixit:unit/api` holding `cpp`'s records and functions, with the worlds of
+/// `wit::world`.
+pub fn cpp_world(cpp: &CppInterface) -> String {
+    super::wit::api_world(
+        cpp.records.iter().map(|r| {
+            let fields = r
+                .fields
+                .iter()
+                .map(|(n, t)| (n.as_str(), t.wit()))
+                .collect();
+            (r.name.as_str(), fields)
+        }),
+        cpp.functions.iter().map(|sig| {
+            let params = sig.params.iter().map(|(_, t)| t.wit()).collect();
+            (
+                sig.name.as_str(),
+                params,
+                sig.ret.as_ref().map(|(_, t)| t.wit()),
+            )
+        }),
+    )
 }
 
-/// Conversions between the C++ types and the bindings' C types, shared by both sides.
-const HELPERS: &str = r#"
+/// Conversions between the C++ types and the bindings' C types, shared by both sides: first
+/// declared (the records' conversions are declared after these), then defined.
+const HELPER_DECLARATIONS: &str = r#"
 namespace dixit_glue {
 // The solution's output flushed when each call returns: its component is never ended, so what
 // its standard I/O buffered would otherwise be lost.
@@ -337,6 +466,11 @@ template <class T, std::enable_if_t<std::is_arithmetic<T>::value, int> = 0> void
 template <class I> auto release(I &i) -> decltype(i.len, void());
 template <class I> auto release(I &i) -> decltype(i.f0, i.f1, void());
 template <class I> auto release(I &i) -> decltype(i.is_some, i.val, void());
+}  // namespace dixit_glue
+"#;
+
+const HELPER_DEFINITIONS: &str = r#"
+namespace dixit_glue {
 template <class O, class T, std::enable_if_t<std::is_arithmetic<T>::value, int>>
 void lower(O &o, T v) { o = (O) v; }
 template <class O> void lower(O &o, const std::string &s) {
@@ -414,7 +548,7 @@ template <class I> auto release(I &i) -> decltype(i.is_some, i.val, void()) {
 "#;
 
 /// The C++ glue of `side` for `sigs` (see `wit::c_glue`).
-pub fn cpp_glue(sigs: &[CppSignature], side: Side, headers: &[String]) -> String {
+pub fn cpp_glue(cpp: &CppInterface, side: Side, headers: &[String]) -> String {
     let world = side.c_prefix();
     let mut s = String::from(
         "// Generated by dixit: the interface's calls, carried by value between two components.\n\
@@ -426,7 +560,9 @@ pub fn cpp_glue(sigs: &[CppSignature], side: Side, headers: &[String]) -> String
         let _ = writeln!(s, "#include \"{h}\"");
     }
     let _ = writeln!(s, "#include \"{world}.h\"");
-    s.push_str(HELPERS);
+    s.push_str(HELPER_DECLARATIONS);
+    record_conversions(&mut s, &cpp.records, side);
+    s.push_str(HELPER_DEFINITIONS);
     let _ = writeln!(
         s,
         "extern \"C\" void __component_type_object_force_link_{world}(void) {{}}\n"
@@ -435,13 +571,47 @@ pub fn cpp_glue(sigs: &[CppSignature], side: Side, headers: &[String]) -> String
     if side == Side::Test {
         s.push_str(super::wit::TEST_ENTRY);
     }
-    for (i, sig) in sigs.iter().enumerate() {
+    for (i, sig) in cpp.functions.iter().enumerate() {
         match side {
             Side::Test => test_function(&mut s, i, sig),
             Side::Solution => solution_export(&mut s, i, sig),
         }
     }
     s
+}
+
+/// Each record's conversions on `side` (in `dixit_glue`, between the helpers' declarations and
+/// their definitions, as overloads on the bindings' record type): field by field.
+fn record_conversions(s: &mut String, records: &[CppRecord], side: Side) {
+    let p = side.api_prefix();
+    for (k, r) in records.iter().enumerate() {
+        let b = format!("{p}_{}_t", record_name(k));
+        let name = &r.name;
+        let mut lower = String::new();
+        let mut lift = String::new();
+        let mut release = String::new();
+        for (j, (field, _)) in r.fields.iter().enumerate() {
+            let _ = write!(lower, " lower(o.m{j}, v.{field});");
+            let _ = write!(lift, " lift(i.m{j}, out.{field});");
+            let _ = write!(release, " release(i.m{j});");
+        }
+        let _ = writeln!(
+            s,
+            "namespace dixit_glue {{\n\
+             void lower({b} &o, const {name} &v);\n\
+             void lift(const {b} &i, {name} &out);\n\
+             void release({b} &i);\n\
+             }}  // namespace dixit_glue"
+        );
+        let _ = writeln!(
+            s,
+            "namespace dixit_glue {{\n\
+             void lower({b} &o, const {name} &v) {{{lower} }}\n\
+             void lift(const {b} &i, {name} &out) {{{lift} }}\n\
+             void release({b} &i) {{{release} }}\n\
+             }}  // namespace dixit_glue\n"
+        );
+    }
 }
 
 fn test_function(s: &mut String, i: usize, sig: &CppSignature) {
@@ -624,7 +794,40 @@ mod tests {
             w.contains("f5: func(p0: option<s32>, p1: list<option<s32>>) -> option<string>;"),
             "{w}"
         );
-        assert_eq!(sigs[3].params[0].0, "const std::vector < long long > &");
+        assert_eq!(
+            sigs.functions[3].params[0].0,
+            "const std::vector < long long > &"
+        );
+    }
+
+    #[test]
+    fn structs_become_records_field_by_field() {
+        let cpp = parse_cpp_header(
+            "#include <string>\nstruct Point { int x, y; };\n\
+             struct Named {\n  std::string name;\n  Point at;\n  std::vector<Point> path;\n  \
+             static const int N = 3;\n  Named() = default;\n  \
+             int size() const { return (int) path.size(); }\n};\n\
+             struct Unused { int *p; };\n\
+             Named walk(const Named &n, vector<Point> steps, optional<Point> last);\n",
+        )
+        .unwrap();
+        assert_eq!(cpp.records.len(), 2);
+        assert_eq!(cpp.records[0].name, "Point");
+        let w = cpp_world(&cpp);
+        assert!(w.contains("record r0 {"), "{w}");
+        assert!(w.contains("m1: s32,"), "{w}");
+        assert!(w.contains("m0: string,"), "{w}");
+        assert!(w.contains("m1: r0,"), "{w}");
+        assert!(w.contains("m2: list<r0>,"), "{w}");
+        assert!(
+            w.contains("f0: func(p0: r1, p1: list<r0>, p2: option<r0>) -> r1;"),
+            "{w}"
+        );
+        let glue = cpp_glue(&cpp, Side::Solution, &["solution.hpp".into()]);
+        assert!(
+            glue.contains("void lower(exports_dixit_unit_api_r1_t &o, const Named &v)"),
+            "{glue}"
+        );
     }
 
     #[test]
@@ -636,6 +839,22 @@ mod tests {
             ("int f(void *p);", "parameter `p`"),
             ("int f(int x);\nint f(double x);", "declared twice"),
             ("extern int expected;", "`expected`"),
+            (
+                "struct P { int *p; };\nint f(P p);",
+                "parameter `p` `P` cannot be copied between the test's memory and the \
+                 solution's: its field `p` (`int *`)",
+            ),
+            (
+                "class P { int x; };\nint f(P p);",
+                "its field `int x` is not public",
+            ),
+            ("struct P { int a[3]; };\nP f();", "an array"),
+            ("struct P : Base { int x; };\nint f(P p);", "base class"),
+            ("struct E {};\nint f(E e);", "no fields"),
+            (
+                "struct L { std::vector<L> next; };\nint f(L l);",
+                "its field `next`",
+            ),
         ] {
             let e = parse_cpp_header(header).unwrap_err().to_string();
             assert!(e.contains(named), "{header}: {e}");

@@ -11,10 +11,13 @@
 //! | `HashMap<K, V>`, `BTreeMap<K, V>` | `list<tuple<K, V>>` |
 //! | `(A, B, …)`, `Option<T>`, `Result<T, E>` | `tuple<A, B, …>`, `option<T>`, `result<T, E>` |
 //! | `&T` | as `T`, copied |
+//! | a struct the interface states (`struct Point { x: i32, y: i32 }`) | `record r{k} { m0: s32, m1: s32 }` |
 //!
 //! Anything else (`&mut T`, a raw pointer, a trait object, a closure or function, a type of the
-//! solution's own) is refused with the item and parameter named: nothing falls back to shared
-//! memory. The solution's side checks each function against its stated type (a solution with
+//! solution's own the interface does not state) is refused with the item and parameter named:
+//! nothing falls back to shared memory. A stated struct is defined in the test's crate
+//! `solution` (with the derives its fields allow) and must be defined by the solution's crate
+//! with the same public fields; each side converts its own struct field by field. The solution's side checks each function against its stated type (a solution with
 //! another signature fails to build), converts with dixit's `Wire` trait
 //! (`guest-sdk/rust/pair.rs`) and calls it; the test's side is the crate `solution` a test
 //! uses, whose functions have the stated types and call the import.
@@ -33,6 +36,12 @@ pub enum Ty {
     Option(Box<Ty>),
     Result(Box<Ty>, Box<Ty>),
     Tuple(Vec<Ty>),
+    /// A struct the interface states: record `index`; `copy` when the bindings' record is
+    /// `Copy` (all its fields are plain values), which is how they take it as a parameter.
+    Record {
+        index: usize,
+        copy: bool,
+    },
 }
 
 impl Ty {
@@ -48,7 +57,30 @@ impl Ty {
                 "tuple<{}>",
                 ts.iter().map(Ty::wit).collect::<Vec<_>>().join(", ")
             ),
+            Ty::Record { index, .. } => super::wit::record_name(*index),
         }
+    }
+
+    /// Whether the bindings' type for it is `Copy` (no string or list inside).
+    fn is_copy(&self) -> bool {
+        match self {
+            Ty::Scalar(_) => true,
+            Ty::String | Ty::List(_) => false,
+            Ty::Option(t) => t.is_copy(),
+            Ty::Result(t, e) => t.is_copy() && e.is_copy(),
+            Ty::Tuple(ts) => ts.iter().all(Ty::is_copy),
+            Ty::Record { copy, .. } => *copy,
+        }
+    }
+
+    fn any(&self, f: &dyn Fn(&Ty) -> bool) -> bool {
+        f(self)
+            || match self {
+                Ty::List(t) | Ty::Option(t) => t.any(f),
+                Ty::Result(t, e) => t.any(f) || e.any(f),
+                Ty::Tuple(ts) => ts.iter().any(|t| t.any(f)),
+                _ => false,
+            }
     }
 
     /// The owned Rust type the bindings use for it (`Wire::W`).
@@ -69,6 +101,7 @@ impl Ty {
                 "({})",
                 ts.iter().map(|t| t.wire() + ",").collect::<String>()
             ),
+            Ty::Record { index, .. } => format!("exports::dixit::unit::api::R{index}"),
         }
     }
 
@@ -92,7 +125,178 @@ impl Ty {
                     .map(|(i, t)| t.borrowed(&format!("{place}.{i}")) + ",")
                     .collect::<String>()
             ),
+            Ty::Record { copy: true, .. } => place.to_string(),
+            Ty::Record { copy: false, .. } => format!("&{place}"),
         }
+    }
+}
+
+/// A struct the interface states: its name, each field (name, Rust spelling, carried type),
+/// and which traits its fields allow the test's copy to derive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RustRecord {
+    pub name: String,
+    pub fields: Vec<(String, String, Ty)>,
+    /// No `f32`/`f64` inside: `Eq`.
+    eq: bool,
+    /// `Eq`, and no `HashMap`/`HashSet` inside: `Hash`, `PartialOrd`, `Ord`.
+    ord: bool,
+    /// No `HashMap`/`HashSet` inside: `PartialOrd`.
+    partial_ord: bool,
+    /// No `Result` inside: `Default`.
+    default: bool,
+}
+
+impl RustRecord {
+    /// Reads the fields of `struct NAME { FIELDS }` (`FIELDS`: `[pub] name: Type, …`), each a
+    /// type the interface copies; `known` are the structs stated before it.
+    pub fn parse(name: &str, fields: &str, known: &[RustRecord]) -> Result<RustRecord, String> {
+        let mut out: Vec<(String, String, Ty)> = Vec::new();
+        let mut depth = 0i32;
+        let mut parts = vec![String::new()];
+        for c in fields.chars() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                '>' | ')' | ']' => depth -= 1,
+                ',' if depth == 0 => {
+                    parts.push(String::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(p) = parts.last_mut() {
+                p.push(c);
+            }
+        }
+        for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            let part = part.strip_prefix("pub ").unwrap_or(part).trim();
+            let Some((field, ty)) = part.split_once(':') else {
+                return Err(format!("field `{part}`: expected `name: Type`"));
+            };
+            let (field, ty) = (field.trim(), ty.trim());
+            if !is_ident(field) {
+                return Err(format!("field `{field}`: not a Rust identifier"));
+            }
+            if out.iter().any(|(f, _, _)| f == field) {
+                return Err(format!("field `{field}` is stated twice"));
+            }
+            let toks = tokens(ty).map_err(|e| format!("field `{field}`: {e}"))?;
+            if toks.iter().any(|t| t == "&") {
+                return Err(format!(
+                    "field `{field}` (`{ty}`): a field owns its value (`String`, `Vec<T>`), it \
+                     cannot borrow"
+                ));
+            }
+            let mut p = Parser {
+                toks,
+                at: 0,
+                records: known,
+            };
+            let t = p
+                .ty()
+                .map_err(|e| format!("field `{field}` (`{ty}`): {e}"))?;
+            if let Some(t) = p.peek() {
+                return Err(format!("field `{field}`: unexpected `{t}`"));
+            }
+            out.push((field.to_string(), p.spelled(0, p.toks.len()), t));
+        }
+        if out.is_empty() {
+            return Err("a struct with no fields carries nothing".into());
+        }
+        let flag = |check: &dyn Fn(&RustRecord) -> bool, text: &dyn Fn(&Ty, &str) -> bool| {
+            out.iter().all(|(_, spelled, t)| {
+                !text(t, spelled)
+                    && !t.any(&|u| match u {
+                        Ty::Record { index, .. } => !check(&known[*index]),
+                        _ => false,
+                    })
+            })
+        };
+        let hashed = |_: &Ty, s: &str| s.contains("HashMap") || s.contains("HashSet");
+        let float = |t: &Ty, _: &str| t.any(&|u| matches!(u, Ty::Scalar("f32" | "f64")));
+        let result = |t: &Ty, _: &str| t.any(&|u| matches!(u, Ty::Result(..)));
+        let eq = flag(&|r| r.eq, &float);
+        let partial_ord = flag(&|r| r.partial_ord, &hashed);
+        Ok(RustRecord {
+            name: name.to_string(),
+            eq,
+            ord: eq && partial_ord && flag(&|r| r.ord, &|_, _| false),
+            partial_ord,
+            default: flag(&|r| r.default, &result),
+            fields: out,
+        })
+    }
+
+    /// Whether the bindings' record is `Copy`.
+    fn copy(&self) -> bool {
+        self.fields.iter().all(|(_, _, t)| t.is_copy())
+    }
+
+    /// The traits the test's copy derives: what every field allows.
+    fn derives(&self) -> String {
+        let mut d = vec!["Debug", "Clone", "PartialEq"];
+        if self.copy() {
+            d.push("Copy");
+        }
+        if self.eq {
+            d.push("Eq");
+        }
+        if self.partial_ord {
+            d.push("PartialOrd");
+        }
+        if self.ord {
+            d.extend(["Ord", "Hash"]);
+        }
+        if self.default {
+            d.push("Default");
+        }
+        d.join(", ")
+    }
+}
+
+/// A Rust interface: the structs it states, then its functions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RustInterface {
+    pub records: Vec<RustRecord>,
+    pub functions: Vec<RustSignature>,
+}
+
+impl RustInterface {
+    /// Reads `items`, each `(name, Some(fields))` for a struct or `(name, None)` with its
+    /// function type; a struct must be stated before a struct or function that uses it. `Err`
+    /// names the item's index and why.
+    pub fn parse<'a>(
+        items: impl Iterator<Item = (&'a str, Option<&'a str>, &'a str)>,
+    ) -> Result<RustInterface, (usize, String)> {
+        let mut out = RustInterface::default();
+        for (k, (name, fields, ty)) in items.enumerate() {
+            let taken = out.records.iter().any(|r| r.name == name)
+                || out.functions.iter().any(|f| f.name == name);
+            if taken {
+                return Err((k, format!("`{name}` is stated twice")));
+            }
+            if fields.is_some() && (BUILT_IN.contains(&name) || RESERVED.contains(&name)) {
+                return Err((
+                    k,
+                    format!(
+                        "`{name}` names a type dixit already carries or uses; give the struct \
+                         its own name"
+                    ),
+                ));
+            }
+            match fields {
+                Some(fields) => {
+                    let r = RustRecord::parse(name, fields, &out.records).map_err(|e| (k, e))?;
+                    out.records.push(r);
+                }
+                None => {
+                    let f =
+                        RustSignature::parse_with(name, ty, &out.records).map_err(|e| (k, e))?;
+                    out.functions.push(f);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -109,10 +313,25 @@ pub struct RustSignature {
 }
 
 impl RustSignature {
-    /// Reads `fn(ARGS) -> RESULT` (optionally `for<'a> fn …`), the type of item `name`.
+    /// Reads `fn(ARGS) -> RESULT` (optionally `for<'a> fn …`), the type of item `name`, where
+    /// no struct is stated.
+    #[cfg(test)]
     pub fn parse(name: &str, ty: &str) -> Result<RustSignature, String> {
+        Self::parse_with(name, ty, &[])
+    }
+
+    /// [`RustSignature::parse`] where `records` are the structs the interface states.
+    pub fn parse_with(
+        name: &str,
+        ty: &str,
+        records: &[RustRecord],
+    ) -> Result<RustSignature, String> {
         let toks = tokens(ty)?;
-        let mut p = Parser { toks, at: 0 };
+        let mut p = Parser {
+            toks,
+            at: 0,
+            records,
+        };
         let mut lifetimes = Vec::new();
         if p.eat("for") {
             p.expect("<")?;
@@ -200,16 +419,50 @@ impl RustSignature {
     }
 }
 
-/// The WIT world of `sigs`: function `i` is `f{i}` of `dixit:unit/api`.
-pub fn rust_world(sigs: &[RustSignature]) -> String {
-    super::wit::api_world(sigs.iter().map(|sig| {
-        let params = sig.params.iter().map(|(_, t)| t.wit()).collect();
-        (
-            sig.name.as_str(),
-            params,
-            sig.ret.as_ref().map(|(_, t)| t.wit()),
-        )
-    }))
+/// The WIT world of `iface`: record `k` is `r{k}`, function `i` is `f{i}` of `dixit:unit/api`.
+pub fn rust_world(iface: &RustInterface) -> String {
+    super::wit::api_world(
+        iface.records.iter().map(|r| {
+            let fields = r
+                .fields
+                .iter()
+                .map(|(n, _, t)| (n.as_str(), t.wit()))
+                .collect();
+            (r.name.as_str(), fields)
+        }),
+        iface.functions.iter().map(|sig| {
+            let params = sig.params.iter().map(|(_, t)| t.wit()).collect();
+            (
+                sig.name.as_str(),
+                params,
+                sig.ret.as_ref().map(|(_, t)| t.wit()),
+            )
+        }),
+    )
+}
+
+/// `impl Wire` for record `k`'s struct `ty` (the test's or the solution's), whose bindings' type
+/// is `wire`: field by field.
+fn record_wire(s: &mut String, r: &RustRecord, ty: &str, wire: &str) {
+    let to: Vec<String> = (0..r.fields.len())
+        .map(|j| format!("m{j}: Wire::to_wire(self.{})", r.fields[j].0))
+        .collect();
+    let by_ref: Vec<String> = (0..r.fields.len())
+        .map(|j| format!("m{j}: Wire::ref_to_wire(&self.{})", r.fields[j].0))
+        .collect();
+    let from: Vec<String> = (0..r.fields.len())
+        .map(|j| format!("{}: Wire::from_wire(w.m{j})", r.fields[j].0))
+        .collect();
+    let _ = writeln!(
+        s,
+        "impl Wire for {ty} {{\n    type W = {wire};\n    \
+         fn to_wire(self) -> {wire} {{\n        {wire} {{ {} }}\n    }}\n    \
+         fn ref_to_wire(&self) -> {wire} {{\n        {wire} {{ {} }}\n    }}\n    \
+         fn from_wire(w: {wire}) -> {ty} {{\n        {ty} {{ {} }}\n    }}\n}}\n",
+        to.join(", "),
+        by_ref.join(", "),
+        from.join(", ")
+    );
 }
 
 /// dixit's runtime for the glue crates (`dixit_rt`).
@@ -230,12 +483,18 @@ fn header(externs: &str, bindings: &str) -> String {
 /// solution crate's function through a pointer of the stated type (another signature does not
 /// compile), and converts the result. `real` is the solution's crate name; `bindings` the
 /// generator's code for the `dixit-solution` world.
-pub fn solution_glue(sigs: &[RustSignature], real: &str, bindings: &str) -> String {
+pub fn solution_glue(iface: &RustInterface, real: &str, bindings: &str) -> String {
     let mut s = header(&format!("extern crate {real};\n"), bindings);
+    // The solution's own structs, which must have the stated public fields.
+    for (k, r) in iface.records.iter().enumerate() {
+        let _ = writeln!(s, "use ::{real}::{};", r.name);
+        let ty = format!("::{real}::{}", r.name);
+        record_wire(&mut s, r, &ty, &format!("exports::dixit::unit::api::R{k}"));
+    }
     s.push_str(
         "struct DixitSolution;\n\nimpl exports::dixit::unit::api::Guest for DixitSolution {\n",
     );
-    for (i, sig) in sigs.iter().enumerate() {
+    for (i, sig) in iface.functions.iter().enumerate() {
         let params: Vec<String> = sig
             .params
             .iter()
@@ -279,9 +538,25 @@ pub fn solution_glue(sigs: &[RustSignature], real: &str, bindings: &str) -> Stri
 /// The crate `solution` a Rust test uses: the interface's functions with their stated types,
 /// each converting its arguments, calling the import (the solution's component) and converting
 /// the result. `bindings` is the generator's code for the `dixit-test` world.
-pub fn test_facade(sigs: &[RustSignature], bindings: &str) -> String {
+pub fn test_facade(iface: &RustInterface, bindings: &str) -> String {
     let mut s = header("", bindings);
-    for (i, sig) in sigs.iter().enumerate() {
+    // The stated structs, defined here for the test, with the derives their fields allow.
+    for (k, r) in iface.records.iter().enumerate() {
+        let fields: Vec<String> = r
+            .fields
+            .iter()
+            .map(|(n, spelled, _)| format!("    pub {n}: {spelled},\n"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "#[derive({})]\npub struct {} {{\n{}}}\n",
+            r.derives(),
+            r.name,
+            fields.concat()
+        );
+        record_wire(&mut s, r, &r.name, &format!("dixit::unit::api::R{k}"));
+    }
+    for (i, sig) in iface.functions.iter().enumerate() {
         let generics = if sig.lifetimes.is_empty() {
             String::new()
         } else {
@@ -362,12 +637,14 @@ fn tokens(ty: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-struct Parser {
+struct Parser<'r> {
     toks: Vec<String>,
     at: usize,
+    /// The structs stated so far.
+    records: &'r [RustRecord],
 }
 
-impl Parser {
+impl Parser<'_> {
     fn peek(&self) -> Option<&str> {
         self.toks.get(self.at).map(String::as_str)
     }
@@ -497,12 +774,31 @@ impl Parser {
                         }
                     }
                 }
+                if let Some(index) = self.records.iter().position(|r| r.name == last) {
+                    if !args.is_empty() {
+                        return Err(format!("`{last}` takes no type arguments"));
+                    }
+                    return Ok(Ty::Record {
+                        index,
+                        copy: self.records[index].copy(),
+                    });
+                }
                 named(&last, args)
             }
             other => Err(format!("unexpected `{other}`")),
         }
     }
 }
+
+/// The type names [`named`] reads (a stated struct may not take one).
+const BUILT_IN: [&str; 24] = [
+    "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize", "f32", "f64", "bool",
+    "char", "String", "str", "Vec", "HashSet", "BTreeSet", "Option", "Result", "HashMap",
+    "BTreeMap", "Box",
+];
+
+/// Names the glue crates use themselves.
+const RESERVED: [&str; 2] = ["Wire", "DixitSolution"];
 
 fn named(name: &str, mut args: Vec<Ty>) -> Result<Ty, String> {
     let scalar = |w: &'static str| Ok(Ty::Scalar(w));
@@ -547,7 +843,8 @@ fn named(name: &str, mut args: Vec<Ty>) -> Result<Ty, String> {
         other => Err(format!(
             "`{other}` is not a type dixit copies between the test's memory and the \
              solution's (numbers, bool, char, String and &str, Vec and &[T], tuples, Option, \
-             Result, HashMap, BTreeMap, HashSet, BTreeSet)"
+             Result, HashMap, BTreeMap, HashSet, BTreeSet, and a struct the interface states \
+             before it: `struct {other} {{ field: Type, … }}`)"
         )),
     }
 }
@@ -565,7 +862,14 @@ mod tests {
         );
         let s = RustSignature::parse("h", "fn(&str) -> HashMap<char, i32>").unwrap();
         assert_eq!(
-            rust_world(&[s]).lines().nth(4).unwrap().trim(),
+            rust_world(&RustInterface {
+                records: vec![],
+                functions: vec![s]
+            })
+            .lines()
+            .nth(4)
+            .unwrap()
+            .trim(),
             "f0: func(p0: string) -> list<tuple<char, s32>>;"
         );
         let s = RustSignature::parse(
@@ -607,6 +911,45 @@ mod tests {
             let e = RustSignature::parse("f", ty).unwrap_err();
             assert!(e.contains(needle), "{ty}: {e}");
         }
+    }
+
+    #[test]
+    fn stated_structs_become_records_with_the_derives_their_fields_allow() {
+        let items = [
+            ("Point", Some("x: i32, pub y: i32"), ""),
+            ("Weighted", Some("at: Point, w: f64"), ""),
+            (
+                "Named",
+                Some("name: String, tags: HashSet<String>, at: Point"),
+                "",
+            ),
+            ("f", None, "fn(&Named, Point) -> Option<Weighted>"),
+        ];
+        let i = RustInterface::parse(items.into_iter()).unwrap();
+        assert_eq!(
+            i.records[0].derives(),
+            "Debug, Clone, PartialEq, Copy, Eq, PartialOrd, Ord, Hash, Default"
+        );
+        assert_eq!(
+            i.records[1].derives(),
+            "Debug, Clone, PartialEq, Copy, PartialOrd, Default"
+        );
+        assert_eq!(
+            i.records[2].derives(),
+            "Debug, Clone, PartialEq, Eq, Default"
+        );
+        let w = rust_world(&i);
+        assert!(w.contains("record r2 {"), "{w}");
+        assert!(w.contains("m1: list<string>,"), "{w}");
+        assert!(w.contains("m2: r0,"), "{w}");
+        assert!(w.contains("f0: func(p0: r2, p1: r0) -> option<r1>;"), "{w}");
+        // The bindings take a `Copy` record by value and any other by reference.
+        let (_, t) = &i.functions[0].params[0];
+        assert_eq!(t.borrowed("w0"), "&w0");
+        let (_, t) = &i.functions[0].params[1];
+        assert_eq!(t.borrowed("w1"), "w1");
+        let e = RustInterface::parse([("f", None, "fn(Point) -> i32")].into_iter()).unwrap_err();
+        assert!(e.1.contains("`Point` is not a type"), "{e:?}");
     }
 
     #[test]
