@@ -412,6 +412,11 @@ fn common_config() -> Config {
         .relaxed_simd_deterministic(true)
         .wasm_threads(false)
         .max_wasm_stack(1 << 20);
+    // For profiling the guests' compiled code with `perf`: it then names each Wasm function
+    // (from /tmp/perf-PID.map). Only what the profiler sees changes, never a result.
+    if std::env::var_os("DIXIT_PERF_MAP").is_some() {
+        c.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     c
 }
 
