@@ -160,7 +160,7 @@ impl CToolchain {
     fn link_key(cc: &CCompiler, objects: &[PathBuf], cxx: bool) -> String {
         hash_parts(
             [
-                b"c-link-v2".as_slice(),
+                b"c-link-v3".as_slice(),
                 cc.version.as_bytes(),
                 &[u8::from(cxx)],
             ]
@@ -249,7 +249,7 @@ impl CToolchain {
         let key_of = |objects: &[PathBuf], side: &[u8]| {
             hash_parts(
                 [
-                    b"c-component-v3".as_slice(),
+                    b"c-component-v4".as_slice(),
                     side,
                     wit.as_bytes(),
                     cc.version.as_bytes(),
@@ -823,7 +823,8 @@ impl CCompiler {
         if !o.success {
             return Err(failure_log(&o, &limits, &confinement.scrubs()));
         }
-        std::fs::read(&out).map_err(|e| e.to_string())
+        let module = std::fs::read(&out).map_err(|e| e.to_string())?;
+        super::heap::with_heap_headroom(&module)
     }
 }
 

@@ -37,6 +37,7 @@ mod component;
 mod doctor;
 mod error;
 mod files;
+mod heap;
 mod host_paths;
 mod interface;
 mod io;

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use super::builds::{Builds, Toolchain};
 use super::component::{self, ComponentError};
 use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
+use super::heap;
 use super::interface::Item as InterfaceItem;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
@@ -224,7 +225,7 @@ impl Toolchain for RustToolchain {
             )
         })?;
         let key = hash_parts([
-            b"rust-bin-v3".as_slice(),
+            b"rust-bin-v4".as_slice(),
             rustc.version.as_bytes(),
             s.snapshot.hash.as_bytes(),
         ]);
@@ -252,7 +253,7 @@ impl RustToolchain {
         let guest = self.guest_rlib(tc)?;
         let test_path = t.snapshot.dir.join(&t.file_name);
         let test_key = hash_parts([
-            b"rust-test-v5".as_slice(),
+            b"rust-test-v6".as_slice(),
             rustc.version.as_bytes(),
             wit.as_bytes(),
             t.snapshot.hash.as_bytes(),
@@ -260,7 +261,7 @@ impl RustToolchain {
             facade.as_os_str().as_encoded_bytes(),
         ]);
         let sol_key = hash_parts([
-            b"rust-solution-v1".as_slice(),
+            b"rust-solution-v2".as_slice(),
             wit.as_bytes(),
             module.as_os_str().as_encoded_bytes(),
         ]);
@@ -487,7 +488,7 @@ impl RustCompiler {
     ) -> Result<PathBuf, String> {
         let kind = [u8::from(opts.safe), opts.crate_type as u8];
         let mut parts: Vec<&[u8]> = vec![
-            b"rust-lib-v6",
+            b"rust-lib-v7",
             self.version.as_bytes(),
             name.as_bytes(),
             &kind,
@@ -516,7 +517,14 @@ impl RustCompiler {
             c.args(["-F", "unsafe_code"]);
         }
         if opts.crate_type == CrateType::Cdylib {
-            c.args(["-C", STACK_ARG, "-C", EXIT_WRAP_ARG]);
+            c.args([
+                "-C",
+                STACK_ARG,
+                "-C",
+                heap::RUST_LINK_ARG,
+                "-C",
+                EXIT_WRAP_ARG,
+            ]);
         } else {
             // One object: a crate's `.init_array` entry is linked whenever the crate is.
             c.args(["-C", "codegen-units=1"]);
@@ -554,7 +562,8 @@ impl RustCompiler {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let out = dir.path().join("bin.wasm");
         let mut c = self.rustc();
-        c.args(["-C", STACK_ARG]).arg(remap(&sources.join("x")));
+        c.args(["-C", STACK_ARG, "-C", heap::RUST_LINK_ARG])
+            .arg(remap(&sources.join("x")));
         let mut reads: Vec<&Path> = vec![sources];
         if let Some(d) = root.parent() {
             reads.push(d);
