@@ -168,7 +168,7 @@ fn cpp_declaration(
         let refused = |instead: String| WitError::Type {
             function: name.clone(),
             what: "the result".into(),
-            ty: ret_tokens.join(" "),
+            ty: spell(&ret_tokens),
             instead,
         };
         let ty = parse_type(&ret_tokens, recs, recs.struct_count())
@@ -234,7 +234,7 @@ fn cpp_declaration(
                 Some(n) => format!("parameter `{n}`"),
                 None => format!("parameter {}", k + 1),
             },
-            ty: ty_tokens.join(" "),
+            ty: spell(&ty_tokens),
             instead,
         };
         let ty = if ty_tokens.contains(&"*") {
