@@ -256,12 +256,10 @@ impl Signature {
                 out.push(sig);
             }
         }
-        let records = (0..recs.records.len())
-            .map(|r| CRecord {
-                c: recs.raw_of(r).c_spelling(),
-                fields: recs.records[r].1.clone(),
-            })
-            .collect();
+        let records = recs.finish(|raw, fields| CRecord {
+            c: raw.c_spelling(),
+            fields,
+        });
         Ok(CInterface {
             records,
             functions: out,

@@ -127,12 +127,10 @@ pub fn parse_cpp_header(text: &str) -> Result<CppInterface, WitError> {
         }
         out.push(sig);
     }
-    let records = (0..recs.records.len())
-        .map(|r| CppRecord {
-            name: recs.raw_of(r).cpp_spelling(),
-            fields: recs.records[r].1.clone(),
-        })
-        .collect();
+    let records = recs.finish(|raw, fields| CppRecord {
+        name: raw.cpp_spelling(),
+        fields,
+    });
     Ok(CppInterface {
         records,
         functions: out,

@@ -333,7 +333,7 @@ pub(crate) struct Records<'a, F> {
     resolved: Vec<Option<usize>>,
     /// Resolved records in WIT order (a record's fields refer only to earlier ones): the
     /// struct's index in `raw` and its fields (name, type).
-    pub records: Vec<(usize, Vec<(String, F)>)>,
+    records: Vec<(usize, Vec<(String, F)>)>,
 }
 
 impl<'a, F> Records<'a, F> {
@@ -387,8 +387,12 @@ impl<'a, F> Records<'a, F> {
         self.raw.len()
     }
 
-    /// The struct behind record `r`.
-    pub fn raw_of(&self, r: usize) -> &RawStruct {
-        &self.raw[self.records[r].0]
+    /// The resolved records in WIT order, each made by `make` from its struct and fields.
+    pub fn finish<R>(self, make: impl Fn(&RawStruct, Vec<(String, F)>) -> R) -> Vec<R> {
+        let raw = self.raw;
+        self.records
+            .into_iter()
+            .map(|(at, fields)| make(&raw[at], fields))
+            .collect()
     }
 }
