@@ -175,7 +175,11 @@ impl Session {
         store.limiter(|h| &mut h.limiter);
         arm(&mut store, &spec.limits)?;
         // The component's memory starts as its image (see `sandbox::memory`).
-        let armed = image.map(memory::arm);
+        let lane = match &spec.entry {
+            Entry::Call { mode, .. } => memory::Lane::of(mode),
+            Entry::Start { .. } => memory::Lane::of(""),
+        };
+        let armed = image.map(|i| memory::arm(i, lane));
         let instance = pre.instantiate(&mut store);
         drop(armed);
         let (func, answer, instantiate_error) = match instance {
