@@ -47,9 +47,9 @@ The host calls `run(mode, target, args)` once per run:
          `compile(source, "", "exec")` succeeds, `0` when it raises (warnings ignored). The
          importer's compile check (CodeT keeps a generated test only if it compiles).
 
-The host may put ["--dixit-code=PATH", ..., "--dixit-code-end"] before the mode's own args:
-marshalled code from earlier checks. Files with cached code are not compiled again (compiling is most of a small test's cost),
-and top-level modules of the solution directory are loaded straight from it.
+Cached code: the host's `bridge.code` gives each run the marshalled code of its side's files from
+earlier checks. Files with cached code are not compiled again (compiling is most of a small test's
+cost), and top-level modules of the solution directory are loaded straight from it.
 
 What a unit test's run returns (modes test and pair) is the evidence the host judges: the test
 passed only when `run` returns 0, which happens only after the test's own code ran to its end.
@@ -120,6 +120,7 @@ from wit_world.imports import bridge as _host_bridge
 # sides of the boundary, held by reference (see `dixit_runner`).
 _host_call = _host_bridge.call
 _host_failure = _host_bridge.failure
+_host_code = _host_bridge.code
 _stand_in = _bridge.stand_in
 _SERVER = _bridge.Server()
 _BRIDGE_FILE = _bridge.__file__
@@ -206,7 +207,7 @@ for _name in dir(_random.Random):
         setattr(_random, _name, getattr(_LAZY, _name))
 
 
-# Code objects from the host's cache for this run ({guest path: code}); see `_take_code_args`.
+# Code objects from the host's cache for this run ({guest path: code}); see `_load_cached_code`.
 _CODE = {}
 # Top-level modules of the solution directory with cached code ({module name: path}).
 _TOP = {}
@@ -227,28 +228,19 @@ def _forget_solution_modules():
         del sys.modules[name]
 
 
-def _take_code_args(args):
-    """Strips the leading ["--dixit-code=PATH", ..., "--dixit-code-end"] from args and loads the
-    code they name. Without the end marker nothing is stripped, so a program's own arguments are
-    never mistaken for these."""
+def _load_cached_code():
+    """Loads the code the host cached for this run's files (`bridge.code`: one side's files,
+    {guest path: code} marshalled, or nothing). The code comes as data through the call, not as a
+    file: a file read is several host calls, each a wake-up of WASI's background threads."""
     _CODE.clear()
     _TOP.clear()
-    if _CODE_END not in args:
-        return args
-    end = args.index(_CODE_END)
-    if not all(a.startswith(_CODE_ARG) for a in args[:end]):
-        return args
-    for a in args[:end]:
-        try:
-            with open(a[len(_CODE_ARG):], "rb") as f:
-                _CODE.update(marshal.loads(f.read()))
-        except (OSError, ValueError, EOFError, TypeError):
-            pass  # no usable cache: the files are compiled as usual
-    return args[end + 1:]
-
-
-_CODE_ARG = "--dixit-code="
-_CODE_END = "--dixit-code-end"
+    blob = _host_code()
+    if not blob:
+        return
+    try:
+        _CODE.update(marshal.loads(blob))
+    except (ValueError, EOFError, TypeError):
+        _CODE.clear()  # no usable cache: the files are compiled as usual
 
 
 def _index_top_modules(directory):
@@ -802,7 +794,8 @@ def run(mode, target, args):
         elif mode == "check":
             code = handler(target, args)
         else:
-            code = handler(target, _take_code_args(list(args)))
+            _load_cached_code()
+            code = handler(target, list(args))
     except BaseException as exc:  # a failure of the runner itself: an error, never a pass
         try:
             _print_failure(exc)

@@ -271,6 +271,7 @@ impl<'a> Harness<'a> {
                 mode: "serve-pair".into(),
                 target: String::new(),
                 args: vec![shared.shown.clone(), solution.into(), "marshal".into()],
+                code: Arc::from(Vec::new()),
                 preopens: Vec::new(),
                 log,
                 interface: shared.interface.clone(),
@@ -407,6 +408,7 @@ impl<'a> Harness<'a> {
                 mode: mode.into(),
                 target,
                 args,
+                code: Arc::from(Vec::new()),
             },
             stdin: Arc::from(Vec::new()),
             preopens: Vec::new(),
@@ -719,6 +721,7 @@ fn pair_call(shared: &Shared, target: &str) -> Entry {
             "marshal".into(),
             shared.reference.clone(),
         ],
+        code: Arc::from(Vec::new()),
     }
 }
 

@@ -101,6 +101,9 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
             Ok(())
         },
     )?;
+    inst.func_wrap("code", |store: StoreContextMut<'_, P2Host>, (): ()| {
+        Ok((store.data().code.to_vec(),))
+    })?;
     Ok(())
 }
 

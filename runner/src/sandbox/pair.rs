@@ -196,6 +196,7 @@ impl Sandbox {
             failure: io.failure.clone(),
             solution: Vec::new(),
             turn: Some((turn, solution_time)),
+            code: std::sync::Arc::from(Vec::new()),
         };
         let mut store = Store::new(&self.engine, host);
         store.limiter(|h| &mut h.limiter);

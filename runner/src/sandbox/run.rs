@@ -100,15 +100,23 @@ impl Sandbox {
         spec: &RunSpec,
         io: &RunIo,
     ) -> Result<(RunEnd, u64, MemoryStats), String> {
-        let Entry::Call { mode, target, args } = &spec.entry else {
+        let Entry::Call {
+            mode,
+            target,
+            args,
+            code,
+        } = &spec.entry
+        else {
             return Err("a component is entered through its `run` export, not `_start`".into());
         };
         let mut session = Session::start(self, pre, exports, image, spec, io)?;
         if let Some(server) = &spec.server {
             session.attach(self, spec, server)?;
-            return Ok(session.call_apart(mode, target, args, spec.limits.fuel));
+            let call = (mode.as_str(), target.as_str(), args.as_slice(), code);
+            return Ok(session.call_apart(call, spec.limits.fuel));
         }
-        let (end, fuel) = session.call(mode, target, args, spec.limits.fuel);
+        let call = (mode.as_str(), target.as_str(), args.as_slice(), code);
+        let (end, fuel) = session.call(call, spec.limits.fuel);
         let l = &session.store.data().limiter;
         Ok((
             end,
@@ -170,6 +178,7 @@ impl Session {
             failure: io.failure.clone(),
             solution: Vec::new(),
             turn: None,
+            code: Arc::from(Vec::new()),
         };
         let mut store = Store::new(&sandbox.components, host);
         store.limiter(|h| &mut h.limiter);
@@ -234,6 +243,7 @@ impl Session {
                 mode: server.mode.clone(),
                 target: server.target.clone(),
                 args: server.args.clone(),
+                code: server.code.clone(),
             },
             stdin: Arc::from(Vec::new()),
             preopens: server.preopens.clone(),
@@ -255,6 +265,7 @@ impl Session {
             mode: server.mode.clone(),
             target: server.target.clone(),
             args: server.args.clone(),
+            code: server.code.clone(),
             keep: server.log,
             interface: server.interface.clone(),
             handles: Default::default(),

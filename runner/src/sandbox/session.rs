@@ -34,6 +34,9 @@ pub(crate) struct P2Host {
     /// A compiled unit test's run: whose turn it is, and the solution's own virtual time
     /// (`time` is the test's), which its sleeps advance.
     pub turn: Option<(Turn, Arc<VirtualTime>)>,
+    /// What the bridge's `code` import returns during the current call (see
+    /// [`Entry::Call`](super::Entry::Call)).
+    pub code: Arc<[u8]>,
 }
 
 impl P2Host {
@@ -63,6 +66,7 @@ pub(crate) struct Partner {
     pub mode: String,
     pub target: String,
     pub args: Vec<String>,
+    pub code: Arc<[u8]>,
     /// How many exchanges to keep ([`Server::log`](super::Server::log)).
     pub keep: usize,
     /// What the test may call ([`Server::interface`](super::Server::interface)).
@@ -83,6 +87,10 @@ pub(super) struct MemoryStats {
     pub denied: bool,
 }
 
+/// The arguments of a call of the runtime's `run` (mode, target, args) and the code its
+/// `bridge.code` returns meanwhile (see [`Entry::Call`](super::Entry::Call)).
+pub type CallArgs<'a> = (&'a str, &'a str, &'a [String], &'a Arc<[u8]>);
+
 type RunFunc = TypedFunc<(String, String, Vec<String>), (i32,)>;
 type AnswerFunc = TypedFunc<(Vec<u8>,), (Vec<u8>,)>;
 
@@ -102,7 +110,7 @@ impl Session {
     /// fuel it used. Only a call that returned leaves the instance usable: after a trap or an
     /// exit the session has ended, and calling it again is a host error (never the earlier
     /// outcome again), so the caller must start a fresh session.
-    pub fn call(&mut self, mode: &str, target: &str, args: &[String], fuel: u64) -> (RunEnd, u64) {
+    pub fn call(&mut self, (mode, target, args, code): CallArgs<'_>, fuel: u64) -> (RunEnd, u64) {
         if let Some(end) = self.instantiate_error.take() {
             self.func = None;
             return (end, 0);
@@ -127,6 +135,7 @@ impl Session {
         if let Err(m) = arm_epoch(&mut self.store, &self.limits) {
             return (RunEnd::HostError { message: m }, 0);
         }
+        self.store.data_mut().code = code.clone();
         let result = func
             .call(
                 &mut self.store,
@@ -189,13 +198,7 @@ impl Session {
     ///
     /// In a session with a served solution, the solution's session serves afresh first and the
     /// call runs apart from it, as in [`Sandbox::run`](super::Sandbox::run).
-    pub fn call_outcome(
-        &mut self,
-        mode: &str,
-        target: &str,
-        args: &[String],
-        fuel: u64,
-    ) -> RunOutcome {
+    pub fn call_outcome(&mut self, call: CallArgs<'_>, fuel: u64) -> RunOutcome {
         let started = Instant::now();
         self.io.stdout.clear();
         self.io.stderr.clear();
@@ -204,10 +207,10 @@ impl Session {
             .store(false, std::sync::atomic::Ordering::Relaxed);
         *self.io.failure.lock().unwrap_or_else(|e| e.into_inner()) = None;
         if self.store.data().partner.is_some() {
-            let (end, used, mem) = self.call_apart(mode, target, args, fuel);
+            let (end, used, mem) = self.call_apart(call, fuel);
             return self.io.finish(end, used, mem, started.elapsed());
         }
-        let (end, used) = self.call(mode, target, args, fuel);
+        let (end, used) = self.call(call, fuel);
         let l = &self.store.data().limiter;
         let mem = MemoryStats {
             peak: l.peak,
@@ -221,9 +224,7 @@ impl Session {
     /// answering is taken from the same budget (see [`super::bridge`]).
     pub(super) fn call_apart(
         &mut self,
-        mode: &str,
-        target: &str,
-        args: &[String],
+        call: CallArgs<'_>,
         fuel: u64,
     ) -> (RunEnd, u64, MemoryStats) {
         let Some(mut partner) = self.store.data_mut().partner.take() else {
@@ -237,14 +238,17 @@ impl Session {
         partner.ended = None;
         partner.log.clear();
         partner.handles.clear();
-        let (served, serve_fuel) =
-            partner
-                .session
-                .call(&partner.mode, &partner.target, &partner.args, fuel);
+        let serve = (
+            partner.mode.as_str(),
+            partner.target.as_str(),
+            partner.args.as_slice(),
+            &partner.code,
+        );
+        let (served, serve_fuel) = partner.session.call(serve, fuel);
         let (end, used) = match served {
             RunEnd::Returned { code: 0 } => {
                 self.store.data_mut().partner = Some(partner);
-                let (end, used) = self.call(mode, target, args, fuel.saturating_sub(serve_fuel));
+                let (end, used) = self.call(call, fuel.saturating_sub(serve_fuel));
                 partner = match self.store.data_mut().partner.take() {
                     Some(p) => p,
                     None => {

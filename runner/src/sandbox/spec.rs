@@ -26,6 +26,9 @@ pub enum Entry {
         mode: String,
         target: String,
         args: Vec<String>,
+        /// What the runtime's `bridge.code` import returns during the call: the run's files'
+        /// compiled code, cached when they were checked (empty: none, the files are compiled).
+        code: Arc<[u8]>,
     },
 }
 
@@ -53,6 +56,8 @@ pub struct Server {
     pub mode: String,
     pub target: String,
     pub args: Vec<String>,
+    /// The solution's cached code (see [`Entry::Call`]).
+    pub code: Arc<[u8]>,
     pub preopens: Vec<Preopen>,
     /// How many request/answer pairs to keep in the run's outcome (0: none). The disagreement
     /// finder reads the calls a test made and what the solution answered off this log, so the

@@ -167,6 +167,7 @@ impl Toolchain for IoToolchain {
                 mode: "main".into(),
                 target: String::new(),
                 args: vec![],
+                code: std::sync::Arc::from(Vec::new()),
             },
         };
         Ok(Runnable {

@@ -40,11 +40,11 @@ impl PythonToolchain {
     fn checked(
         &self,
         tc: &dyn Builds,
-        cell: &OnceLock<Result<Option<PathBuf>, BuildError>>,
+        cell: &OnceLock<Result<Option<Arc<[u8]>>, BuildError>>,
         snap: &Snapshot,
         guest: &str,
         side: CompileSide,
-    ) -> Result<Option<PathBuf>, BuildError> {
+    ) -> Result<Option<Arc<[u8]>>, BuildError> {
         cell.get_or_init(|| {
             let rt = self.runtime_for(tc, side)?;
             check(tc.sandbox(), rt, snap, guest, side)
@@ -56,7 +56,7 @@ impl PythonToolchain {
     pub(super) fn own_program(&self, tc: &dyn Builds, t: &Test) -> Result<Runnable, BuildError> {
         let rt = self.runtime_for(tc, CompileSide::Test)?;
         let target = format!("/test/{}", t.file_name);
-        Ok(call(rt, "main", target, t.preopen(), &t.checked, "test"))
+        Ok(call(rt, "main", target, t.preopen(), &t.checked))
     }
 }
 
@@ -79,19 +79,18 @@ impl Toolchain for PythonToolchain {
         let rt = self.runtime_for(tc, CompileSide::Test)?;
         let interface = s.interface().python();
         let shown = interface.to_json();
-        let (mut args, preopens) = with_code(s.preopen(), &s.checked, "solution");
-        args.push(shown.clone());
         let server = Server {
             program: rt.clone(),
             mode: "serve".into(),
             target: "/solution".into(),
-            args,
-            preopens,
+            args: vec![shown.clone()],
+            code: cached_code(&s.checked),
+            preopens: vec![s.preopen()],
             log: 0,
             interface,
         };
         let target = format!("/test/{}", t.file_name);
-        let test = call(rt, "test", target, t.preopen(), &t.checked, "test");
+        let test = call(rt, "test", target, t.preopen(), &t.checked);
         let mut args = vec![shown];
         if t.names_bound {
             args.push("bind".into());
@@ -112,60 +111,40 @@ impl Toolchain for PythonToolchain {
         self.checked(tc, &s.checked, &s.snapshot, "/solution", side)?;
         let rt = self.runtime_for(tc, side)?;
         let target = format!("/solution/{}", main.display());
-        Ok(call(
-            rt,
-            "main",
-            target,
-            s.preopen(),
-            &s.checked,
-            "solution",
-        ))
+        Ok(call(rt, "main", target, s.preopen(), &s.checked))
     }
 }
 
-/// The runtime entered in `mode` on `target`, seeing `preopen` and one side's cached code (see
-/// [`with_code`]); a program's pass (exit code 0).
+/// The runtime entered in `mode` on `target`, seeing `preopen`, with one side's cached code
+/// (see [`cached_code`]); a program's pass (exit code 0).
 fn call(
     rt: &Program,
     mode: &str,
     target: String,
     preopen: Preopen,
-    checked: &OnceLock<Result<Option<PathBuf>, BuildError>>,
-    code: &str,
+    checked: &OnceLock<Result<Option<Arc<[u8]>>, BuildError>>,
 ) -> Runnable {
-    let (args, preopens) = with_code(preopen, checked, code);
     Runnable {
         program: rt.clone(),
         entry: Entry::Call {
             mode: mode.into(),
             target,
-            args,
+            args: Vec::new(),
+            code: cached_code(checked),
         },
-        preopens,
+        preopens: vec![preopen],
         completion: Completion::ExitZero,
         server: None,
     }
 }
 
-/// The arguments and preopens of a run of one side (`code`: `solution` or `test`) mounted at
-/// `preopen`: with its cached code, when there is some, at `/dixit-code/<side>` and named by a
-/// leading `--dixit-code=` argument.
-fn with_code(
-    preopen: Preopen,
-    checked: &OnceLock<Result<Option<PathBuf>, BuildError>>,
-    code: &str,
-) -> (Vec<String>, Vec<Preopen>) {
-    let mut args = Vec::new();
-    let mut preopens = vec![preopen];
-    if let Some(Ok(Some(dir))) = checked.get() {
-        let guest = format!("/dixit-code/{code}");
-        insert_code_arg(&mut args, &format!("{guest}/{CODE_FILE}"));
-        preopens.push(Preopen {
-            host: dir.clone(),
-            guest,
-        });
+/// The compiled code of one side's files from its check, which the runtime gets through
+/// `bridge.code` (empty when there is none: the runtime compiles the files).
+fn cached_code(checked: &OnceLock<Result<Option<Arc<[u8]>>, BuildError>>) -> Arc<[u8]> {
+    match checked.get() {
+        Some(Ok(Some(code))) => code.clone(),
+        _ => Arc::from(Vec::new()),
     }
-    (args, preopens)
 }
 
 /// A Python program's entry file: `main.py`, or its only `.py` file.
@@ -340,14 +319,14 @@ pub fn runtime_digest(sandbox: &Sandbox) -> Option<String> {
 /// compiled code, so runs skip compiling: for a HumanEval-sized test, compiling the test and
 /// the solution is over half of a run's instructions. Both outcomes are cached on disk, keyed by
 /// the runtime and the snapshot, so a later process neither checks nor compiles again. Returns
-/// the directory holding `code.marshal` (none when the code was too large to pass back).
+/// the code (read once, kept in memory for every run; none when it was too large to pass back).
 fn check(
     sandbox: &Sandbox,
     rt: &Program,
     snap: &Snapshot,
     guest: &str,
     side: CompileSide,
-) -> Result<Option<PathBuf>, BuildError> {
+) -> Result<Option<Arc<[u8]>>, BuildError> {
     use crate::sandbox::{Limits, RunSpec, Verdict, VerdictKind};
 
     let key = hash_parts([
@@ -359,8 +338,8 @@ fn check(
     let dir = sandbox.cache().path("pycheck", &key, "d");
     let code = dir.join(CODE_FILE);
     let error = dir.join("error.txt");
-    if code.is_file() {
-        return Ok(Some(dir));
+    if let Ok(bytes) = std::fs::read(&code) {
+        return Ok(Some(Arc::from(bytes)));
     }
     if let Ok(message) = std::fs::read_to_string(&error) {
         return Err(BuildError::new(side, BuildFailure::Compile, message));
@@ -370,6 +349,7 @@ fn check(
             mode: "check".into(),
             target: guest.into(),
             args: vec!["--emit-code".into()],
+            code: Arc::from(Vec::new()),
         },
         stdin: std::sync::Arc::from(Vec::new()),
         preopens: vec![Preopen {
@@ -392,11 +372,9 @@ fn check(
             if outcome.stdout.is_empty() {
                 return Ok(None);
             }
-            sandbox
-                .cache()
-                .write_atomic(&code, &outcome.stdout)
-                .map(|()| Some(dir))
-                .or(Ok(None))
+            // Unwritten, the cache costs a later process a check; this one has the code.
+            let _ = sandbox.cache().write_atomic(&code, &outcome.stdout);
+            Ok(Some(Arc::from(outcome.stdout.as_slice())))
         }
         // Too much code to pass back: the files are fine, runs compile them.
         VerdictKind::OutputLimit => Ok(None),
@@ -424,19 +402,6 @@ fn check(
 
 const CODE_FILE: &str = "code.marshal";
 
-const CODE_ARG: &str = "--dixit-code=";
-const CODE_END: &str = "--dixit-code-end";
-
-/// Adds `--dixit-code=PATH` to the leading block of code arguments (the runner's
-/// `_take_code_args`), opening the block with its end marker when it is the first.
-fn insert_code_arg(args: &mut Vec<String>, path: &str) {
-    let at = args.iter().take_while(|a| a.starts_with(CODE_ARG)).count();
-    if at == 0 {
-        args.insert(0, CODE_END.into());
-    }
-    args.insert(at, format!("{CODE_ARG}{path}"));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,26 +422,6 @@ mod tests {
         // libc, libpython, … and wit-component's glue in one; the "fixup" apart.
         assert_eq!(crate::sandbox::core_modules(&built), 14);
         assert_eq!(crate::sandbox::core_modules(&flat), 2);
-    }
-
-    #[test]
-    fn code_args_lead_and_end_with_the_marker() {
-        let mut args = vec!["/solution".to_string()];
-        insert_code_arg(&mut args, "/dixit-code/solution/code.marshal");
-        insert_code_arg(&mut args, "/dixit-code/test/code.marshal");
-        assert_eq!(
-            args,
-            [
-                "--dixit-code=/dixit-code/solution/code.marshal",
-                "--dixit-code=/dixit-code/test/code.marshal",
-                "--dixit-code-end",
-                "/solution"
-            ]
-        );
-        // The guest runner parses exactly this protocol.
-        let runner = super::sdk::file("python/dixit_runtime.py");
-        assert!(runner.contains(&format!("_CODE_ARG = \"{CODE_ARG}\"")));
-        assert!(runner.contains(&format!("_CODE_END = \"{CODE_END}\"")));
     }
 
     #[test]

@@ -21,8 +21,8 @@ pub struct Solution {
     /// What tests may use of it (C/C++/Rust unit tests compile against this, never against
     /// the solution's own files).
     pub(super) interface: Arc<Interface>,
-    /// Python: the syntax check, and the directory of the cached compiled code if any.
-    pub(super) checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
+    /// Python: the syntax check, and the cached compiled code if any.
+    pub(super) checked: OnceLock<Result<Option<Arc<[u8]>>, BuildError>>,
     pub(super) objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
     /// C/C++ unit tests: whether the objects passed the interposition guard.
     pub(super) guarded: OnceLock<Result<(), BuildError>>,
@@ -78,8 +78,8 @@ pub struct Test {
     pub snapshot: Snapshot,
     pub(super) file_name: String,
     pub(super) io: Option<IoCase>,
-    /// Python: the syntax check, and the directory of the cached compiled code if any.
-    pub(super) checked: OnceLock<Result<Option<PathBuf>, BuildError>>,
+    /// Python: the syntax check, and the cached compiled code if any.
+    pub(super) checked: OnceLock<Result<Option<Arc<[u8]>>, BuildError>>,
     /// C/C++: the test's object, per interface key.
     pub(super) objects: Mutex<HashMap<String, Result<PathBuf, BuildError>>>,
     /// C, C++, Rust: the pair of components built with each solution (keyed by the solution's
