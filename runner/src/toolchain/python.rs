@@ -424,6 +424,53 @@ mod tests {
         assert_eq!(crate::sandbox::core_modules(&flat), 2);
     }
 
+    /// The code a side's check cached reaches the runtime through `bridge.code` and is used:
+    /// the same run handed no code compiles both files itself, and spends more fuel on it.
+    #[test]
+    fn runs_use_the_code_their_check_cached() {
+        use crate::sandbox::{Limits, SandboxConfig};
+        use crate::toolchain::{StatedInterface, Toolchains};
+        let tc = Toolchains::new(Arc::new(Sandbox::new(SandboxConfig::default()).unwrap()));
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/classify");
+        let t = tc.test(&root.join("python/tests/ideal.py")).unwrap();
+        let stated = StatedInterface::Names(vec!["is_leap".into()]);
+        let s = tc
+            .solution_for(&root.join("python/solutions/correct"), t.kind, None)
+            .unwrap()
+            .with_interface(Arc::new(tc.interface(&stated).unwrap()));
+        let limits = Limits::default();
+        tc.run_observed(&s, &t, 1, &limits, 0).unwrap(); // checks both sides
+        let cached = tc.unit_runnable(&s, &t).unwrap();
+        let mut bare = cached.clone();
+        let Entry::Call { code, .. } = &mut bare.entry else {
+            panic!("a Python test is entered through `run`")
+        };
+        assert!(!code.is_empty(), "the test's check cached its code");
+        *code = Arc::from(Vec::new());
+        let server = bare
+            .server
+            .as_deref()
+            .expect("the solution is served")
+            .clone();
+        assert!(
+            !server.code.is_empty(),
+            "the solution's check cached its code"
+        );
+        bare.server = Some(Arc::new(Server {
+            code: Arc::from(Vec::new()),
+            ..server
+        }));
+        let with = tc.run_runnable(&cached, Vec::new(), 1, &limits);
+        let without = tc.run_runnable(&bare, Vec::new(), 1, &limits);
+        assert!(with.passed() && without.passed(), "{with:?} / {without:?}");
+        assert!(
+            with.fuel < without.fuel,
+            "with the cached code {} fuel, compiling {}",
+            with.fuel,
+            without.fuel
+        );
+    }
+
     #[test]
     fn python_program_entry() {
         let snap = |files: &[&str]| Snapshot {
