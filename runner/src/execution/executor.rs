@@ -67,20 +67,14 @@ impl<'s> Executor<'s> {
     /// One call in `session` (a row's, from [`Executor::session`]), with the call's own fuel
     /// and bridge log. A call that is not a component's `run` is a host error.
     pub fn call(&self, session: &mut Session, call: &Call) -> RunOutcome {
-        let Entry::Call {
-            mode,
-            target,
-            args,
-            code,
-        } = &call.entry
-        else {
+        let Some(args) = call.entry.call_args() else {
             return RunOutcome::host_error(
                 "a session is called through `run`, not `_start`".into(),
             );
         };
         self.runs.fetch_add(1, Ordering::Relaxed);
         session.keep_exchanges(call.log);
-        session.call_outcome((mode, target, args, code), call.fuel)
+        session.call_outcome(args, call.fuel)
     }
 
     /// Every call of `row`, in order, at this executor's level. A core module (a compiled test

@@ -17,8 +17,9 @@
 //! takes no page faults on them and the reset changes no page tables. Slots wait in free lists,
 //! one per image and [`Lane`] (kind of run). When the private pages of a slot pass
 //! [`CLEAR_ABOVE_PAGES`] (runs that touch different memory add up), the slot is cleared with
-//! `madvise(MADV_DONTNEED)` instead, back to the file's pages. Without `PAGEMAP_SCAN` every reset is that `madvise`. A run that grew the
-//! memory has the growth dropped and made inaccessible again.
+//! `madvise(MADV_DONTNEED)` instead, back to the file's pages. Without `PAGEMAP_SCAN` every reset
+//! is that `madvise`. A run that grew the memory has the growth dropped and made inaccessible
+//! again.
 //!
 //! Isolation: after a reset, every byte of the slot's minimum size equals the image (zero past
 //! it), and nothing past the minimum is accessible: exactly a fresh instance's memory. A slot

@@ -100,22 +100,14 @@ impl Sandbox {
         spec: &RunSpec,
         io: &RunIo,
     ) -> Result<(RunEnd, u64, MemoryStats), String> {
-        let Entry::Call {
-            mode,
-            target,
-            args,
-            code,
-        } = &spec.entry
-        else {
+        let Some(call) = spec.entry.call_args() else {
             return Err("a component is entered through its `run` export, not `_start`".into());
         };
         let mut session = Session::start(self, pre, exports, image, spec, io)?;
         if let Some(server) = &spec.server {
             session.attach(self, spec, server)?;
-            let call = (mode.as_str(), target.as_str(), args.as_slice(), code);
             return Ok(session.call_apart(call, spec.limits.fuel));
         }
-        let call = (mode.as_str(), target.as_str(), args.as_slice(), code);
         let (end, fuel) = session.call(call, spec.limits.fuel);
         let l = &session.store.data().limiter;
         Ok((
@@ -262,12 +254,8 @@ impl Session {
         )?;
         self.store.data_mut().partner = Some(Box::new(Partner {
             session,
-            mode: server.mode.clone(),
-            target: server.target.clone(),
-            args: server.args.clone(),
-            code: server.code.clone(),
+            server: server.clone(),
             keep: server.log,
-            interface: server.interface.clone(),
             handles: Default::default(),
             ended: None,
             log: Vec::new(),

@@ -13,10 +13,11 @@ use wasmtime::component::{ResourceTable, TypedFunc};
 use wasmtime::Store;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::boundary::{Handles, Interface};
+use super::boundary::Handles;
 use super::host::{CappedPipe, MemoryLimiter, Probe, Turn, VirtualTime};
 use super::limits::{arm_epoch, Limits};
 use super::outcome::{end_from_error, Exchange, RunEnd, RunOutcome, TrapKind};
+use super::spec::{CallArgs, Server};
 
 /// Host state of a component (WASI preview 2) run.
 pub(crate) struct P2Host {
@@ -61,16 +62,11 @@ impl WasiView for P2Host {
 /// The solution's live instance, owned by the test's host state for the length of one run.
 pub(crate) struct Partner {
     pub session: Session,
-    /// How the solution's instance serves before each call, `run(mode, target, args)`, as its
-    /// [`Server`](super::Server) says.
-    pub mode: String,
-    pub target: String,
-    pub args: Vec<String>,
-    pub code: Arc<[u8]>,
-    /// How many exchanges to keep ([`Server::log`](super::Server::log)).
+    /// How the solution's instance serves before each call (`run` with the server's call
+    /// arguments) and what the test may call ([`Server::interface`](super::Server::interface)).
+    pub server: Arc<Server>,
+    /// How many exchanges to keep ([`Server::log`](super::Server::log), or what the caller set).
     pub keep: usize,
-    /// What the test may call ([`Server::interface`](super::Server::interface)).
-    pub interface: Arc<Interface>,
     /// The objects of the solution's the current run handed out.
     pub handles: Handles,
     /// How the solution's instance ended, when it ended the run.
@@ -86,10 +82,6 @@ pub(super) struct MemoryStats {
     pub peak: usize,
     pub denied: bool,
 }
-
-/// The arguments of a call of the runtime's `run` (mode, target, args) and the code its
-/// `bridge.code` returns meanwhile (see [`Entry::Call`](super::Entry::Call)).
-pub type CallArgs<'a> = (&'a str, &'a str, &'a [String], &'a Arc<[u8]>);
 
 type RunFunc = TypedFunc<(String, String, Vec<String>), (i32,)>;
 type AnswerFunc = TypedFunc<(Vec<u8>,), (Vec<u8>,)>;
@@ -238,13 +230,8 @@ impl Session {
         partner.ended = None;
         partner.log.clear();
         partner.handles.clear();
-        let serve = (
-            partner.mode.as_str(),
-            partner.target.as_str(),
-            partner.args.as_slice(),
-            &partner.code,
-        );
-        let (served, serve_fuel) = partner.session.call(serve, fuel);
+        let server = partner.server.clone();
+        let (served, serve_fuel) = partner.session.call(server.call_args(), fuel);
         let (end, used) = match served {
             RunEnd::Returned { code: 0 } => {
                 self.store.data_mut().partner = Some(partner);

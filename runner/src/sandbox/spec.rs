@@ -32,6 +32,25 @@ pub enum Entry {
     },
 }
 
+/// The arguments of a call of a component's `run` (mode, target, args) and the code its
+/// `bridge.code` import returns meanwhile (see [`Entry::Call`]).
+pub type CallArgs<'a> = (&'a str, &'a str, &'a [String], &'a Arc<[u8]>);
+
+impl Entry {
+    /// The arguments of the `run` call this entry makes; `None` for a core module's `_start`.
+    pub fn call_args(&self) -> Option<CallArgs<'_>> {
+        match self {
+            Entry::Call {
+                mode,
+                target,
+                args,
+                code,
+            } => Some((mode, target, args, code)),
+            Entry::Start { .. } => None,
+        }
+    }
+}
+
 /// Everything one run needs besides the program.
 #[derive(Clone, Debug)]
 pub struct RunSpec {
@@ -65,4 +84,11 @@ pub struct Server {
     pub log: usize,
     /// What the test may call: the host refuses every other call (see [`super::bridge`]).
     pub interface: Arc<Interface>,
+}
+
+impl Server {
+    /// The `run` call with which the solution's instance serves.
+    pub fn call_args(&self) -> CallArgs<'_> {
+        (&self.mode, &self.target, &self.args, &self.code)
+    }
 }
