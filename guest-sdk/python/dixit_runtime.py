@@ -46,6 +46,12 @@ The host calls `run(mode, target, args)` once per run:
   compile  args: Python sources. Writes one character per source to stdout: `1` when
          `compile(source, "", "exec")` succeeds, `0` when it raises (warnings ignored). The
          importer's compile check (CodeT keeps a generated test only if it compiles).
+  sanitize  args: pairs of an entry point's name and a model's raw answer. Writes one line per
+         pair to stdout: "+" and the JSON string of the code taken out of the answer (EvalPlus's
+         sanitizer: the fenced block, else the longest stretch that parses; then the entry
+         point's function and what it uses: imports, helpers, classes, globals; chat text,
+         `if __name__` blocks and example calls dropped), or "-" when no code defines the entry
+         point. Parsing only (`ast`): nothing of the answer runs.
 
 Cached code: the host's `bridge.code` gives each run the marshalled code of its side's files from
 earlier checks. Files with cached code are not compiled again (compiling is most of a small test's
@@ -82,6 +88,7 @@ import traceback
 import builtins
 import marshal
 import importlib.machinery
+import ast as _ast
 
 # The runner's own name lookups go to a private copy of the builtins, taken before any solution
 # runs: a solution that rebinds `builtins.AssertionError` or `builtins.isinstance` changes what
@@ -749,6 +756,118 @@ def _mode_compile(target, args):
     return 0
 
 
+def _fenced_blocks(text):
+    """The bodies of the markdown code fences of `text`, in order."""
+    blocks, body, inside = [], [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            if inside:
+                blocks.append("\n".join(body))
+                body = []
+            inside = not inside
+            continue
+        if inside:
+            body.append(line)
+    if inside and body:
+        blocks.append("\n".join(body))
+    return blocks
+
+
+def _parses(code):
+    try:
+        _ast.parse(code)
+        return True
+    except Exception:
+        return False
+
+
+def _longest_valid(code):
+    """The stretch of whole lines of `code` with the most non-blank lines that parses."""
+    if _parses(code):
+        return code
+    lines = code.split("\n")
+    best, best_count = "", 0
+    for i in range(len(lines)):
+        for j in range(len(lines), i, -1):
+            count = sum(1 for l in lines[i:j] if l.strip())
+            if count <= best_count:
+                break
+            chunk = "\n".join(lines[i:j])
+            if _parses(chunk):
+                best, best_count = chunk, count
+                break
+    return best
+
+
+def _names_used(node):
+    return {n.id for n in _ast.walk(node) if isinstance(n, _ast.Name)} | {
+        n.attr for n in _ast.walk(node) if isinstance(n, _ast.Attribute)
+    }
+
+
+def _sanitize_one(entry, text):
+    """The code of `text` that defines `entry`, with what it depends on; None when none does."""
+    blocks = _fenced_blocks(text)
+    candidates = [b for b in blocks if ("def " + entry) in b] or blocks or [text]
+    code = max(candidates, key=lambda b: len(b.strip()))
+    code = _longest_valid(code)
+    if not code.strip():
+        return None
+    tree = _ast.parse(code)
+    imports, defs = [], {}
+    order = []
+    for node in tree.body:
+        if isinstance(node, (_ast.Import, _ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, (_ast.FunctionDef, _ast.AsyncFunctionDef, _ast.ClassDef)):
+            defs[node.name] = node
+            order.append(node)
+        elif isinstance(node, (_ast.Assign, _ast.AnnAssign)):
+            targets = node.targets if isinstance(node, _ast.Assign) else [node.target]
+            for t in targets:
+                for n in _ast.walk(t):
+                    if isinstance(n, _ast.Name):
+                        defs.setdefault(n.id, node)
+            order.append(node)
+    if entry not in defs or not isinstance(defs[entry], (_ast.FunctionDef, _ast.AsyncFunctionDef)):
+        return None
+    keep, todo = set(), [entry]
+    while todo:
+        name = todo.pop()
+        node = defs.get(name)
+        if node is None or id(node) in keep:
+            continue
+        keep.add(id(node))
+        todo.extend(_names_used(node))
+    pieces = [_ast.get_source_segment(code, n) for n in imports]
+    pieces += [_ast.get_source_segment(code, n) for n in order if id(n) in keep]
+    out = []
+    for node, piece in zip(imports + [n for n in order if id(n) in keep], pieces):
+        decorators = getattr(node, "decorator_list", [])
+        if decorators:
+            lines = code.split("\n")
+            first = min(d.lineno for d in decorators) - 1
+            piece = "\n".join(lines[first:node.lineno - 1]) + "\n" + piece
+        out.append(piece)
+    return "\n".join(out) + "\n"
+
+
+def _mode_sanitize(target, args):
+    lines = []
+    for k in range(0, len(args) - 1, 2):
+        try:
+            code = _sanitize_one(args[k], args[k + 1])
+        except Exception:
+            code = None
+        if code is None:
+            lines.append("-")
+        else:
+            lines.append("+" + _json.dumps(code))
+    for line in lines:
+        sys.stdout.write(line + "\n")
+    return 0
+
+
 _MODES = {
     "check": _mode_check,
     "test": _mode_test,
@@ -758,6 +877,7 @@ _MODES = {
     "serve-pair": _mode_serve_pair,
     "build": _mode_build,
     "compile": _mode_compile,
+    "sanitize": _mode_sanitize,
 }
 _BASE_PATH = list(sys.path)
 _BASE_RECURSION_LIMIT = sys.getrecursionlimit()

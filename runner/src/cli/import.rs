@@ -18,6 +18,9 @@ pub enum BenchmarkKind {
     /// HumanEval-X's JSON Lines in C++ or Rust (THUDM/CodeGeeX's `humaneval_cpp.jsonl.gz`,
     /// `humaneval_rust.jsonl.gz`).
     HumanevalX,
+    /// MBPP in HumanEval's fields (CodeT's `mbpp_sanitized_for_code_generation.jsonl`): the
+    /// reference bodies re-indented where the record's indentation breaks them, said per task.
+    Mbpp,
 }
 
 #[derive(Debug, Args)]
@@ -60,6 +63,9 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
             examples: a.examples.clone(),
         }),
         BenchmarkKind::HumanevalX => Box::new(imp::HumanEvalX {
+            file: a.file.clone(),
+        }),
+        BenchmarkKind::Mbpp => Box::new(imp::Mbpp {
             file: a.file.clone(),
         }),
     };

@@ -29,7 +29,7 @@ pub struct ReportArgs {
     /// (run directories only).
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
-    /// Print what was written as JSON on stdout: `{"input": "run"|"eval"|"import"|"comparison",
+    /// Print what was written as JSON on stdout: `{"input": "run"|"eval"|"samples"|"import"|"comparison",
     /// "report": PATH, "junit": PATH|null}`.
     #[arg(long)]
     pub json: bool,
@@ -51,6 +51,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
     let kind = match inputs.as_slice() {
         [ReportInput::Run(_)] => "run",
         [ReportInput::Import(_)] => "import",
+        [ReportInput::Samples(_)] => "samples",
         [_] => "eval",
         _ => "comparison",
     };
@@ -58,6 +59,9 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
         [ReportInput::Eval(dir)] => write_eval_report(dir, a.output.as_deref()),
         [ReportInput::Run(dir)] => return run_report(g, dir, a),
         [ReportInput::Import(dir)] => write_import_page(dir, a.output.as_deref()),
+        [ReportInput::Samples(dir)] => {
+            crate::report::samples_page::write_samples_report(dir, a.output.as_deref())
+        }
         [ReportInput::Eval(x), ReportInput::Eval(y)] => write_comparison(x, y, a.output.as_deref()),
         [x, y] => Err(ReportError::CompareNeedsEvals {
             dir: match x {
@@ -123,7 +127,7 @@ fn run_report(g: &GlobalArgs, dir: &Path, a: &ReportArgs) -> CliResult {
 fn report_error(e: ReportError) -> CliError {
     let hint = match &e {
         ReportError::UnknownInput { .. } | ReportError::NotADirectory { .. } => Some(
-            "give a run directory (runs/<id>/, with journal.jsonl) or the directory `dixit eval --out DIR` or `dixit import --out DIR` wrote",
+            "give a run directory (runs/<id>/, with journal.jsonl) or the directory `dixit eval --out DIR` (with or without --samples) or `dixit import --out DIR` wrote",
         ),
         _ => None,
     };

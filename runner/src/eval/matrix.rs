@@ -130,6 +130,10 @@ pub struct ProblemVerdicts {
     pub reference_hidden: char,
     /// Exception class names of the failing cells that raised one.
     pub notes: Vec<CellNote>,
+    /// Fuel solution `i`'s hidden check spent: element `i` (absent in matrices built before
+    /// it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_fuel: Option<Vec<u64>>,
     /// Guest runs this matrix took.
     pub runs: u64,
     /// Fuel all its runs used.
@@ -393,6 +397,62 @@ impl<'a> Harness<'a> {
         Ok(out)
     }
 
+    /// EvalPlus's sanitizer in the runtime (`sanitize` mode), for each (entry point, raw answer):
+    /// the code that defines the entry point with what it uses, or `None` when no code does.
+    /// Only Python's parser reads the answers; in batches, in parallel.
+    pub fn sanitize(&self, pairs: &[(String, String)]) -> Result<Vec<Option<String>>, EvalError> {
+        let chunks: Vec<Result<Vec<Option<String>>, EvalError>> = pairs
+            .par_chunks(COMPILE_CHUNK)
+            .map(|chunk| self.sanitize_chunk(chunk))
+            .collect();
+        let mut out = Vec::with_capacity(pairs.len());
+        for c in chunks {
+            out.extend(c?);
+        }
+        Ok(out)
+    }
+
+    fn sanitize_chunk(&self, chunk: &[(String, String)]) -> Result<Vec<Option<String>>, EvalError> {
+        let limits = Limits {
+            fuel: COMPILE_FUEL_PER_PROGRAM * chunk.len() as u64,
+            wall_time_ms: 600_000,
+            output_bytes: 256 << 20,
+            ..self.limits.clone()
+        };
+        let args = chunk
+            .iter()
+            .flat_map(|(entry, text)| [entry.clone(), text.clone()])
+            .collect();
+        let outcome = self.run_batch(
+            "sanitize",
+            String::new(),
+            args,
+            limits,
+            "sanitizing samples",
+        )?;
+        let text = String::from_utf8_lossy(&outcome.stdout);
+        let got: Vec<Option<String>> = text
+            .split('\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| match l.split_at(1) {
+                ("+", data) => serde_json::from_str::<String>(data).ok(),
+                _ => None,
+            })
+            .collect();
+        if outcome.end == (RunEnd::Returned { code: 0 }) && got.len() == chunk.len() {
+            return Ok(got);
+        }
+        if let [_] = chunk {
+            // This answer cannot even be parsed within its budget: no code is taken from it.
+            return Ok(vec![None]);
+        }
+        let mut out = Vec::with_capacity(chunk.len());
+        for pair in chunk {
+            out.extend(self.sanitize_chunk(std::slice::from_ref(pair))?);
+        }
+        Ok(out)
+    }
+
     /// One call of the runtime in a batch `mode` (`compile`, `build`) over many sources; a host
     /// failure is an error naming what was `doing`, anything the guest did is the caller's to read.
     fn run_batch(
@@ -567,6 +627,7 @@ impl<'a> Harness<'a> {
                 reference_row: String::new(),
                 reference_hidden: 'I',
                 notes: Vec::new(),
+                hidden_fuel: None,
                 runs: 0,
                 fuel: 0,
                 outputs: None,
@@ -585,6 +646,10 @@ impl<'a> Harness<'a> {
         let mut hidden_codes: Vec<Vec<char>> = problems
             .iter()
             .map(|p| vec!['I'; p.solutions.len()])
+            .collect();
+        let mut hidden_fuel: Vec<Vec<u64>> = problems
+            .iter()
+            .map(|p| vec![0; p.solutions.len()])
             .collect();
         for (r, cells) in rows.iter().zip(results) {
             let m = &mut out[r.problem];
@@ -610,6 +675,7 @@ impl<'a> Harness<'a> {
                 }
             }
             let hidden_code = verdict_code(cells[0].verdict);
+            let fuel_of_hidden = cells[0].fuel;
             if let Some(i) = r.solution {
                 calls[r.problem][i] = cells.into_iter().skip(1).map(|c| c.calls).collect();
             }
@@ -621,6 +687,7 @@ impl<'a> Harness<'a> {
                 Some(i) => {
                     m.rows[i] = codes;
                     hidden_codes[r.problem][i] = hidden_code;
+                    hidden_fuel[r.problem][i] = fuel_of_hidden;
                 }
             }
         }
@@ -634,8 +701,14 @@ impl<'a> Harness<'a> {
                 }
             }
         }
-        for ((m, h), r) in out.iter_mut().zip(hidden_codes).zip(recorders) {
+        for (((m, h), r), f) in out
+            .iter_mut()
+            .zip(hidden_codes)
+            .zip(recorders)
+            .zip(hidden_fuel)
+        {
             m.outputs = Some(r.finish());
+            m.hidden_fuel = Some(f);
             m.hidden = h.into_iter().collect();
             m.notes
                 .sort_by_key(|n| (n.solution.map_or(0, |s| s + 1), n.test.map_or(0, |t| t + 1)));
@@ -821,6 +894,7 @@ mod tests {
             reference_row: "P".into(),
             reference_hidden: 'P',
             notes: Vec::new(),
+            hidden_fuel: None,
             runs: 6,
             fuel: 0,
             outputs: None,

@@ -16,6 +16,7 @@
 //! - `cache.rs`: the on-disk cache of imported corpora and matrices.
 //! - `scoring/`: every selection strategy of [`crate::selection`] scored by its expected pass
 //!   rate, Dixit loop simulation, band precision; [`Report`] with an exact shard merge.
+//! - `samples/`: scoring a model's samples file (`--samples`): formats, benchmarks, pass@k.
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
 //! - `error.rs`: [`EvalError`].
 
@@ -27,6 +28,7 @@ mod error;
 mod evaluate;
 mod fuel_rule;
 mod matrix;
+pub mod samples;
 pub mod scoring;
 
 pub use crate::execution::Isolation;

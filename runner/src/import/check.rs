@@ -80,21 +80,11 @@ pub fn check(
             write(&p, t)?;
             jobs.push((i, Which::ExampleTest, p));
         }
-        let interface = match &task.interface {
-            TaskInterface::Names(_) => task_interface(task),
-            TaskInterface::Header(text) => {
-                let h = d.join("interface/solution.h");
-                write(&h, text)?;
-                load_interface(tc, &StatedInterface::Headers(vec![h]))?
-            }
-            TaskInterface::Items(items) => {
-                load_interface(tc, &StatedInterface::Items(items.clone()))?
-            }
-        };
+        let interface = std::sync::Arc::new(stated_interface(tc, task, &d)?);
         let s = tc
             .solution(&d.join("solution"), Some(task.language))
             .map_err(|e| ImportError::Toolchain(e.message))?
-            .with_interface(std::sync::Arc::new(interface));
+            .with_interface(interface);
         solutions.push(s);
     }
     let verdicts: Vec<Result<Verdict, ImportError>> = jobs
@@ -132,6 +122,82 @@ pub fn check(
             example_test,
         })
         .collect())
+}
+
+/// The interface `task`'s tests compile against, as its project states it (a C/C++ header is
+/// written under `dir/interface/`).
+fn stated_interface(tc: &Toolchains, task: &Task, dir: &Path) -> Result<Interface, ImportError> {
+    match &task.interface {
+        TaskInterface::Names(_) => Ok(task_interface(task)),
+        TaskInterface::Header(text) => {
+            let h = dir.join("interface/solution.h");
+            write(&h, text)?;
+            load_interface(tc, &StatedInterface::Headers(vec![h]))
+        }
+        TaskInterface::Items(items) => load_interface(tc, &StatedInterface::Items(items.clone())),
+    }
+}
+
+/// Runs each solution file of `jobs` (a task's index in `tasks` and the whole text of the
+/// task's solution file) against its task's hidden test: one sandbox run each, in parallel,
+/// with `limits` and `seed`, in job order. A solution that does not build is its
+/// `compile_error` verdict; `progress` is called once per job done.
+pub fn run_hidden(
+    tc: &Toolchains,
+    tasks: &[Task],
+    jobs: &[(usize, String)],
+    limits: &Limits,
+    seed: u64,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<Verdict>, ImportError> {
+    let dir = tempfile::tempdir().map_err(|source| ImportError::Write {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let mut interfaces = Vec::with_capacity(tasks.len());
+    let mut hidden = Vec::with_capacity(tasks.len());
+    for (i, task) in tasks.iter().enumerate() {
+        let d = dir.path().join(format!("task-{i}"));
+        let (_, ext) = unit_kind(task.language);
+        let path = d.join(format!("tests/test_hidden.{ext}"));
+        write(&path, &task.hidden_test)?;
+        hidden.push(path);
+        interfaces.push(std::sync::Arc::new(stated_interface(tc, task, &d)?));
+    }
+    let tests: Vec<Result<crate::toolchain::Test, Box<Verdict>>> = hidden
+        .iter()
+        .map(|p| tc.test(p).map_err(|e| Box::new(e.verdict(seed))))
+        .collect();
+    jobs.par_iter()
+        .enumerate()
+        .map(|(j, (i, text))| {
+            let task = &tasks[*i];
+            let (kind, _) = unit_kind(task.language);
+            let (file, _) = solution_files(task.language, kind);
+            let d = dir.path().join(format!("solution-{j}"));
+            write(&d.join(file), text)?;
+            let verdict = match (&tests[*i], tc.solution(&d, Some(task.language))) {
+                (Err(v), _) => (**v).clone(),
+                (_, Err(e)) => e.verdict(seed),
+                (Ok(test), Ok(s)) => {
+                    match tc.try_run(
+                        &s.with_interface(interfaces[*i].clone()),
+                        test,
+                        seed,
+                        limits,
+                    ) {
+                        Ok(v) => v,
+                        Err(e) if e.is_missing_toolchain() => {
+                            return Err(ImportError::Toolchain(e.message))
+                        }
+                        Err(e) => e.verdict(seed),
+                    }
+                }
+            };
+            progress();
+            Ok(verdict)
+        })
+        .collect()
 }
 
 /// What an imported Python task's tests may call: its entry point.

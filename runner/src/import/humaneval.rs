@@ -42,12 +42,12 @@ pub struct HumanEval {
 
 /// One line of the file.
 #[derive(Debug, Deserialize)]
-struct Record {
-    task_id: String,
-    prompt: String,
-    entry_point: String,
-    canonical_solution: String,
-    test: String,
+pub(super) struct Record {
+    pub(super) task_id: String,
+    pub(super) prompt: String,
+    pub(super) entry_point: String,
+    pub(super) canonical_solution: String,
+    pub(super) test: String,
 }
 
 impl Benchmark for HumanEval {
@@ -94,6 +94,8 @@ impl Benchmark for HumanEval {
                 example_test: None,
                 hidden_test: hidden_test(&r),
                 reference: format!("{}{}", r.prompt, r.canonical_solution),
+                solution_head: r.prompt.clone(),
+                repaired: Vec::new(),
                 id: r.task_id,
                 at,
                 entry_point: r.entry_point,
@@ -108,7 +110,7 @@ impl Benchmark for HumanEval {
 
 /// The hidden test: the prompt's code before the function (imports and helpers the benchmark's
 /// `check` may use), the function from `solution`, `check`, and the call.
-fn hidden_test(r: &Record) -> String {
+pub(super) fn hidden_test(r: &Record) -> String {
     let preamble = &r.prompt[..definition(&r.prompt, &r.entry_point).unwrap_or(0)];
     let entry = &r.entry_point;
     format!(
@@ -138,7 +140,7 @@ pub(super) type Records<R> = (Vec<(Place, R)>, Vec<Refused>);
 /// Every record of `path`, checked, with its place, and the records refused (a malformed line,
 /// a missing field, a value a task cannot have, a repeated task id), each with its line and
 /// why: a bad record never stops the others. A file with no record at all is an error.
-fn records(path: &Path) -> Result<Records<Record>, ImportError> {
+pub(super) fn records(path: &Path) -> Result<Records<Record>, ImportError> {
     json_records(path, "HumanEval", |r: &Record| &r.task_id, check_record)
 }
 
@@ -206,7 +208,7 @@ pub(super) fn json_records<R: serde::de::DeserializeOwned>(
 }
 
 /// What a record must be beyond its JSON shape.
-fn check_record(r: &Record) -> Result<(), String> {
+pub(super) fn check_record(r: &Record) -> Result<(), String> {
     let entry = &r.entry_point;
     if !is_identifier(entry) || KEYWORDS.contains(&entry.as_str()) {
         return Err(format!(

@@ -143,6 +143,8 @@ fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
         examples_at: at.clone(),
         examples: Found::default(),
         example_test,
+        solution_head: r.declaration.clone(),
+        repaired: Vec::new(),
     })
 }
 
@@ -227,6 +229,8 @@ fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
         examples_at: at.clone(),
         examples: Found::default(),
         example_test: example(&r.example_test).map(|t| t.to_string()),
+        solution_head: declaration.clone(),
+        repaired: Vec::new(),
     })
 }
 
@@ -330,7 +334,7 @@ fn rust_declaration(declaration: &str) -> (Vec<String>, String) {
 }
 
 /// `source` with each top-level `fn` made `pub` (the interface re-exports public items only).
-fn publish(source: &str) -> String {
+pub(super) fn publish(source: &str) -> String {
     let (parts, _) = pieces(source, Syntax::Rust);
     let mut out = String::with_capacity(source.len() + 32);
     let mut from = 0;

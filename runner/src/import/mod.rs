@@ -10,6 +10,8 @@
 //!   examples read from its docstring.
 //! - `humaneval.rs`: [`HumanEval`], the reader of HumanEval's JSON Lines (plain or gzipped),
 //!   examples optionally from a second file of the same format.
+//! - `mbpp.rs`: [`Mbpp`], MBPP in HumanEval's fields, its reference bodies re-indented (the
+//!   one defect of its records that is mechanical to repair), said per task.
 //! - `examples.rs`: the docstring's examples as Python assertions ([`Example`]), and the lines
 //!   that looked like examples but could not be read ([`Unread`]).
 //! - `check.rs`: the reference solution against its hidden test and every example, in the
@@ -26,6 +28,7 @@ mod decision;
 mod examples;
 mod humaneval;
 mod humaneval_x;
+mod mbpp;
 mod project;
 mod source;
 
@@ -33,13 +36,14 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use check::{check, Checked};
+pub use check::{check, run_hidden, Checked};
 pub use decision::{
     decide, standing, DecisionError, FlagDecision, Ruling, Standing, DECISIONS_FILE,
 };
 pub use examples::{Example, Found, Unread};
 pub use humaneval::HumanEval;
 pub use humaneval_x::HumanEvalX;
+pub use mbpp::{mbpp_reference, Mbpp};
 pub use project::{
     existing, folder_name, folders, plan, write, Dropped, Flag, ImportReport, Planned,
     ProjectReport, Template, BUILTIN_TEMPLATE, FLAG_FILE, REPORT_FILE,
@@ -102,6 +106,29 @@ pub struct Task {
     pub examples: Found,
     /// The benchmark's own test of the prompt's examples, a whole test file (C++, Rust).
     pub example_test: Option<String>,
+    /// What a continuation of the prompt follows in the solution file: the prompt (Python), the
+    /// declaration (C++; Rust without other crates' `use` lines), as the origin harness joins them.
+    pub solution_head: String,
+    /// What the reader repaired of the benchmark's record, in words (MBPP: a reference body
+    /// indented its own way); empty: taken as it is.
+    pub repaired: Vec<String>,
+}
+
+impl Task {
+    /// The solution file of a model's sample for this task: a whole program as it is, a
+    /// continuation after [`Task::solution_head`]; in Rust with each top-level function made
+    /// public, as the task's reference is (the interface reaches public items only).
+    pub fn solution_file(&self, text: &str, whole_program: bool) -> String {
+        let file = if whole_program {
+            text.to_string()
+        } else {
+            format!("{}{text}", self.solution_head)
+        };
+        match self.language {
+            crate::toolchain::Language::Rust => humaneval_x::publish(&file),
+            _ => file,
+        }
+    }
 }
 
 /// What a project states as its interface (`[project] interface`).

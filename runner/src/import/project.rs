@@ -189,6 +189,9 @@ pub struct ProjectReport {
     pub dropped: Vec<Dropped>,
     /// Lines that look like examples but could not be read: left out.
     pub unread: Vec<Unread>,
+    /// What the reader repaired of the benchmark's record (MBPP's reference indentation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repaired: Vec<String>,
 }
 
 /// An example the reference solution fails, and how it failed.
@@ -360,6 +363,7 @@ pub fn plan(
                 tests,
                 dropped,
                 unread: task.examples.unread.clone(),
+                repaired: task.repaired.clone(),
             },
             folder: folder.clone(),
         });
@@ -569,6 +573,8 @@ mod tests {
             prompt: "\n\ndef inc(x):\n    \"\"\" Add one: `x + 1`.\n    ```\n    inc(1) ==> 2\n    ```\n    \"\"\"\n".into(),
             hidden_test: "from solution import inc\n\ndef check(c):\n    assert c(1) == 2\n\ncheck(inc)\n".into(),
             reference: "def inc(x):\n    return x + 1  # THE REFERENCE\n".into(),
+            solution_head: String::new(),
+            repaired: Vec::new(),
             examples_at: Place {
                 path: "he.jsonl".into(),
                 line,

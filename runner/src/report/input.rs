@@ -15,6 +15,8 @@ pub enum ReportInput {
     Eval(PathBuf),
     /// The output of `dixit import --out DIR` (`import.json` and the project folders).
     Import(PathBuf),
+    /// The output of `dixit eval --samples --out DIR` (`samples_report.json` and `problems/`).
+    Samples(PathBuf),
 }
 
 impl ReportInput {
@@ -27,6 +29,8 @@ impl ReportInput {
         }
         if dir.join("journal.jsonl").is_file() {
             Ok(ReportInput::Run(dir.to_path_buf()))
+        } else if dir.join(crate::eval::samples::REPORT_FILE).is_file() {
+            Ok(ReportInput::Samples(dir.to_path_buf()))
         } else if dir.join("report.json").is_file() && dir.join("problems").is_dir() {
             Ok(ReportInput::Eval(dir.to_path_buf()))
         } else if dir.join(crate::import::REPORT_FILE).is_file() {
@@ -41,7 +45,10 @@ impl ReportInput {
     /// The directory.
     pub fn dir(&self) -> &Path {
         match self {
-            ReportInput::Run(d) | ReportInput::Eval(d) | ReportInput::Import(d) => d,
+            ReportInput::Run(d)
+            | ReportInput::Eval(d)
+            | ReportInput::Import(d)
+            | ReportInput::Samples(d) => d,
         }
     }
 }
@@ -56,7 +63,7 @@ pub enum ReportError {
         path: PathBuf,
     },
     /// The directory is neither a run nor an eval output.
-    #[error("{dir} is neither an eval output (report.json and problems/), an import (import.json) nor a run directory (journal.jsonl)")]
+    #[error("{dir} is neither an eval output (report.json and problems/), a samples output (samples_report.json), an import (import.json) nor a run directory (journal.jsonl)")]
     UnknownInput {
         /// The directory.
         dir: PathBuf,

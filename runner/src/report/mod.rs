@@ -34,6 +34,8 @@ pub mod metric;
 mod outputs;
 mod protocols;
 pub mod run_report;
+pub mod samples_page;
+mod samples_table;
 mod text;
 
 pub use balance::{balance, Balance};
@@ -44,4 +46,5 @@ pub use compare::{
 pub use eval_table::{eval_table, verdicts_table};
 pub use import::import_summary;
 pub use outputs::{write_outputs, OutputError};
+pub use samples_table::samples_table;
 pub use text::{describe_shipping, render, shipping_words};

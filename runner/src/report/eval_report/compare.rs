@@ -516,6 +516,7 @@ mod tests {
             reference_row: r.into(),
             reference_hidden: 'P',
             notes: Vec::new(),
+            hidden_fuel: None,
             runs: 0,
             fuel: 0,
             outputs: None,

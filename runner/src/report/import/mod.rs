@@ -75,6 +75,25 @@ pub fn import_summary(r: &ImportReport) -> String {
         ));
         lines(&mut s, &refused);
     }
+    let repaired: Vec<String> = r
+        .projects
+        .iter()
+        .filter(|p| !p.repaired.is_empty())
+        .map(|p| {
+            format!(
+                "{}: {}",
+                escaped(&p.task_id),
+                escaped(&p.repaired.join("; "))
+            )
+        })
+        .collect();
+    if !repaired.is_empty() {
+        s.push_str(&format!(
+            "  repaired {} (the benchmark's record, mechanically; the reference then passes its test unless flagged):\n",
+            plural(repaired.len(), "task", "tasks")
+        ));
+        lines(&mut s, &repaired);
+    }
     let flagged: Vec<String> = r
         .projects
         .iter()

@@ -197,6 +197,7 @@ mod tests {
             tests: Vec::new(),
             dropped: Vec::new(),
             unread: Vec::new(),
+            repaired: Vec::new(),
         }
     }
 
