@@ -719,3 +719,67 @@ fn humaneval_x_cpp_and_rust_import_clean_flagged_and_refused() {
         "{config}"
     );
 }
+
+/// MBPP: what is mechanical is repaired and said per task (reference bodies re-indented, entry
+/// points written with a trailing space trimmed), and what is broken beyond that is flagged with
+/// the failure as evidence (a test using `math` the prompt never imports, a helper only the
+/// reference's module defines).
+#[test]
+fn mbpp_imports_with_its_repairs_and_flags() {
+    let Some(codet) = shared_data() else { return };
+    let file = codet
+        .parent()
+        .unwrap()
+        .join("mbpp/mbpp_sanitized_for_code_generation.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mbpp");
+    let o = dixit(&[
+        "import",
+        "mbpp",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.code, 0, "{o:?}");
+    let r = o.json();
+    let projects = r["projects"].as_array().unwrap();
+    let by_id = |id: &str| projects.iter().find(|p| p["task_id"] == id).unwrap();
+    let repaired = |id: &str| by_id(id)["repaired"].to_string();
+    // Two-space bodies (MbppEval/2) are re-indented; the trailing space of MbppEval/392's entry
+    // point is trimmed.
+    assert!(
+        repaired("MbppEval/2").contains("re-indented"),
+        "{}",
+        repaired("MbppEval/2")
+    );
+    assert!(
+        repaired("MbppEval/6").contains("trimmed"),
+        "{}",
+        repaired("MbppEval/6")
+    );
+    let n_repaired = projects
+        .iter()
+        .filter(|p| p.get("repaired").is_some())
+        .count();
+    assert!(n_repaired > 200, "{n_repaired}");
+    // A test using `math` that the prompt never imports: flagged, with the NameError as evidence.
+    let flag = &by_id("MbppEval/98")["flagged"];
+    assert!(
+        flag["why"].as_str().unwrap().contains("NameError"),
+        "{flag}"
+    );
+    assert_eq!(
+        r["clean"].as_u64().unwrap() + r["flagged"].as_u64().unwrap(),
+        projects.len() as u64
+    );
+    assert_eq!(projects.len() + r["refused"].as_array().unwrap().len(), 427);
+    assert!(
+        std::fs::read_to_string(out.join("MbppEval_2/hidden/test_hidden.py"))
+            .unwrap()
+            .contains("from solution import similar_elements")
+    );
+    assert!(!std::fs::read_to_string(out.join("MbppEval_2/spec.md"))
+        .unwrap()
+        .contains("tuple(set("));
+}

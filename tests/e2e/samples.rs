@@ -537,3 +537,99 @@ fn cpp_and_rust_samples_of_humaneval_x() {
         );
     }
 }
+
+/// Real chat answers of the local model (recorded: `fixtures/samples/humaneval-chat-qwen1.5b.jsonl`,
+/// each the whole answer as the completion): as they are, prose after the prompt does not parse;
+/// `--sanitize` takes the code out of every one and more of them pass.
+#[test]
+fn sanitize_on_recorded_chat_answers() {
+    let Some(problems) = crate::support::humaneval_examples() else {
+        return;
+    };
+    let samples = root().join("fixtures/samples/humaneval-chat-qwen1.5b.jsonl");
+    let only = "HumanEval/0,HumanEval/2,HumanEval/4,HumanEval/12,HumanEval/16,HumanEval/22";
+    let plain = score(&samples, &problems, &["--only", only, "--json"], 0).json();
+    let clean = score(
+        &samples,
+        &problems,
+        &["--only", only, "--sanitize", "--json"],
+        0,
+    )
+    .json();
+    assert_eq!(plain["samples"], 6);
+    assert_eq!(clean["sanitized"], 6, "{clean}");
+    assert!(
+        clean["passed"].as_u64().unwrap() > plain["passed"].as_u64().unwrap(),
+        "sanitized {} against {}",
+        clean["passed"],
+        plain["passed"]
+    );
+}
+
+/// Recorded C++ and Rust samples of the local model (`fixtures/samples/humaneval-x-*.jsonl`,
+/// CodeGeeX's format): dixit's verdict on each equals the pass or fail of CodeGeeX's own program
+/// assembly built natively with g++ and rustc (`scripts/native_samples.py`).
+#[test]
+fn recorded_cpp_and_rust_samples_agree_with_native_builds() {
+    let Some(data) = shared_data() else { return };
+    let x = data.parent().unwrap().join("humaneval-x");
+    let dir = tempfile::tempdir().unwrap();
+    for (benchmark, file, fixture, only) in [
+        (
+            "humaneval-x-cpp",
+            "humaneval_cpp.jsonl.gz",
+            "humaneval-x-cpp-qwen1.5b.jsonl",
+            "CPP/0,CPP/2,CPP/4,CPP/12",
+        ),
+        (
+            "humaneval-x-rust",
+            "humaneval_rust.jsonl.gz",
+            "humaneval-x-rust-qwen1.5b.jsonl",
+            "Rust/0,Rust/2,Rust/4,Rust/12",
+        ),
+    ] {
+        let samples = root().join("fixtures/samples").join(fixture);
+        let problems = x.join(file);
+        let native = dir.path().join(format!("{benchmark}.native.jsonl"));
+        let status = std::process::Command::new(root().join("scripts/native_samples.py"))
+            .args([
+                samples.to_str().unwrap(),
+                problems.to_str().unwrap(),
+                native.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+        let out_dir = dir.path().join(benchmark);
+        let out = dixit(&[
+            "eval",
+            "--quiet",
+            "--samples",
+            samples.to_str().unwrap(),
+            "--benchmark",
+            benchmark,
+            "--problems",
+            problems.to_str().unwrap(),
+            "--only",
+            only,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        out.expect_code(0);
+        let ours: Vec<bool> = results(&out_dir)
+            .iter()
+            .map(|r| r["passed"].as_bool().unwrap())
+            .collect();
+        let theirs: Vec<bool> = std::fs::read_to_string(&native)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["passed"]
+                    .as_bool()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(ours.len(), 8, "{benchmark}");
+        assert_eq!(ours, theirs, "{benchmark}: dixit against native");
+    }
+}

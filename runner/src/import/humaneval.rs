@@ -121,12 +121,16 @@ pub(super) fn hidden_test(r: &Record) -> String {
     )
 }
 
-/// Where `def ENTRY(` starts a line of `prompt`.
+/// Where `def ENTRY(` starts a line of `prompt` (Python allows blanks before the `(`:
+/// `def get_max_sum (n):`).
 fn definition(prompt: &str, entry: &str) -> Option<usize> {
-    let head = format!("def {entry}(");
     let mut offset = 0;
     for line in prompt.split('\n') {
-        if line.starts_with(&head) {
+        let defines = line
+            .strip_prefix("def ")
+            .and_then(|rest| rest.trim_start().strip_prefix(entry))
+            .is_some_and(|rest| rest.trim_start().starts_with('('));
+        if defines {
             return Some(offset);
         }
         offset += line.len() + 1;
