@@ -86,10 +86,10 @@ pub fn render_samples(s: &SamplesOutput, prov: &Provenance) -> String {
     let setup = &r.setup;
     let mut page = Page::new(format!("Samples: {}", setup.samples_file.display()))
         .subtitle(format!(
-            "{} · {} format · {} tasks · {} samples",
+            "{} · {} format · {} · {} samples",
             setup.benchmark,
             setup.samples_format,
-            r.tasks,
+            crate::english::plural(r.tasks, "task", "tasks"),
             thousands(r.samples as u64)
         ))
         .lead(lead(r))
