@@ -210,6 +210,29 @@ fn shard_env_error(e: ShardEnvError, implicit: bool) -> CliError {
     CliError::usage(format!("{e}{what}")).hint(hint)
 }
 
+impl EvalArgs {
+    /// The limits of each run, from --fuel, --memory and --wall-time.
+    pub(super) fn limits(&self) -> Limits {
+        Limits {
+            fuel: self.fuel,
+            memory_bytes: self.memory << 20,
+            wall_time_ms: self.wall_time,
+            ..Limits::default()
+        }
+    }
+
+    /// The fuel rule, from --fuel-factor and --fuel-floor.
+    pub(super) fn fuel_rule(&self) -> FuelRule {
+        match self.fuel_factor {
+            0 => FuelRule::Flat,
+            factor => FuelRule::Reference {
+                factor,
+                floor: self.fuel_floor,
+            },
+        }
+    }
+}
+
 fn parse_format(s: &str) -> Result<SampleFormat, String> {
     s.parse()
 }
@@ -290,19 +313,8 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
             shard,
         },
         isolation: a.isolation,
-        limits: Limits {
-            fuel: a.fuel,
-            memory_bytes: a.memory << 20,
-            wall_time_ms: a.wall_time,
-            ..Limits::default()
-        },
-        fuel_rule: match a.fuel_factor {
-            0 => FuelRule::Flat,
-            factor => FuelRule::Reference {
-                factor,
-                floor: a.fuel_floor,
-            },
-        },
+        limits: a.limits(),
+        fuel_rule: a.fuel_rule(),
         scoring,
         cache_dir: None,
     };

@@ -9,9 +9,8 @@ use super::{toolchains, GlobalArgs};
 use crate::eval::samples::{
     default_file, read_input, score, SamplesEvalError, SamplesOptions, SamplesReport,
 };
-use crate::eval::{EvalError, FuelRule};
+use crate::eval::EvalError;
 use crate::report::samples_table;
-use crate::sandbox::Limits;
 
 pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult {
     if a.corpus.is_some() || a.score_verdicts.is_some() || a.export_corpus.is_some() {
@@ -57,19 +56,8 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult
         limit: a.limit,
         sanitize: a.sanitize,
         isolation: a.isolation,
-        limits: Limits {
-            fuel: a.fuel,
-            memory_bytes: a.memory << 20,
-            wall_time_ms: a.wall_time,
-            ..Limits::default()
-        },
-        fuel_rule: match a.fuel_factor {
-            0 => FuelRule::Flat,
-            factor => FuelRule::Reference {
-                factor,
-                floor: a.fuel_floor,
-            },
-        },
+        limits: a.limits(),
+        fuel_rule: a.fuel_rule(),
         cache_dir: (!a.no_cache).then(|| tc.sandbox().cache().root().to_path_buf()),
     };
     let input = read_input(&options).map_err(samples_error)?;
