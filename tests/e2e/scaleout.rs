@@ -379,3 +379,138 @@ fn compare_runs_as_an_array_and_merges_into_one_table() {
     // The merge wrote the comparison's page beside it.
     assert!(dir.join("report.html").is_file());
 }
+
+/// `dixit eval --samples` as an array job, without a scheduler: CodeT's samples of five tasks,
+/// interleaved so that no task's samples are together, scored in 3 shards by `dixit task`; the
+/// merge refuses while shard 2 is missing (naming the sbatch command that reruns it), then
+/// writes exactly the `samples_results.jsonl` and report of one unsharded scoring, and `dixit
+/// report` makes the page of the merged directory.
+#[test]
+fn samples_shards_merge_into_one_scoring() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let grouped = tmp.path().join("grouped.jsonl");
+    let only = "HumanEval/0,HumanEval/2,HumanEval/12,HumanEval/36,HumanEval/52";
+    let made = std::process::Command::new(root().join("scripts/codet_samples.py"))
+        .args([
+            grouped.to_str().unwrap(),
+            "--only",
+            only,
+            "--per-task",
+            "12",
+        ])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    // Round robin over the tasks: sample k of every task, then k + 1.
+    let text = std::fs::read_to_string(&grouped).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 60);
+    let mut interleaved = String::new();
+    for k in 0..12 {
+        for t in 0..5 {
+            interleaved.push_str(lines[t * 12 + k]);
+            interleaved.push('\n');
+        }
+    }
+    let samples = tmp.path().join("samples.jsonl");
+    std::fs::write(&samples, interleaved).unwrap();
+    let problems = data.join("HumanEval_for_code_generation.jsonl");
+    let (s, p) = (
+        samples.display().to_string(),
+        problems.display().to_string(),
+    );
+    let eval_args = [
+        "eval",
+        "--samples",
+        &s,
+        "--problems",
+        &p,
+        "--no-cache",
+        "--only",
+        only,
+    ];
+
+    let whole = tmp.path().join("whole");
+    let mut args = eval_args.to_vec();
+    let w = whole.display().to_string();
+    args.extend(["--out", &w, "--json"]);
+    let single = dixit(&args);
+    single.expect_code(0);
+    let single = single.json();
+
+    let dir = tmp.path().join("job");
+    let d = dir.display().to_string();
+    slurm_dry_run(&dir, &["--shards", "3"], &eval_args).expect_code(0);
+    let job: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("job.json")).unwrap()).unwrap();
+    assert_eq!(job["merge"], serde_json::json!(["merge", d]));
+    assert_eq!(
+        job["result"],
+        serde_json::json!(dir.join("samples_results.jsonl"))
+    );
+    let job = dir.join("job.json").display().to_string();
+    for id in ["1", "3"] {
+        dixit(&["task", &job, "--index", id]).expect_code(0);
+        let shard: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("shard-{id}-of-3.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(shard["kind"], "samples");
+        let n = shard["report"]["tasks"].as_u64().unwrap();
+        assert!((1..=2).contains(&n), "shard {id} holds {n} tasks");
+    }
+    usage_error(
+        &dixit(&["merge", &d]),
+        &[
+            "1 of 3 shards missing: 2",
+            &format!("jid=$(sbatch --parsable --array=2 {d}/array.sbatch) && sbatch --dependency=afterok:${{jid%%;*}} {d}/merge.sbatch"),
+        ],
+    );
+    dixit(&["task", &job, "--index", "2"]).expect_code(0);
+    let merged = dixit(&["merge", &d, "--json"]);
+    merged.expect_code(0);
+    let merged = merged.json();
+    assert_eq!(
+        std::fs::read(dir.join("samples_results.jsonl")).unwrap(),
+        std::fs::read(whole.join("samples_results.jsonl")).unwrap(),
+        "the merged results are the whole scoring's, line for line"
+    );
+    let strip = |mut v: serde_json::Value| {
+        v.as_object_mut().unwrap().remove("execution");
+        v
+    };
+    assert_eq!(strip(merged.clone()), strip(single.clone()));
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("samples_report.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved, merged);
+    assert_eq!(std::fs::read_dir(dir.join("problems")).unwrap().count(), 5);
+    let page = tmp.path().join("page.html");
+    dixit(&["report", &d, "-o", page.to_str().unwrap()]).expect_code(0);
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("HumanEval/52"));
+
+    // A shard of another selection does not merge with these.
+    let other = tmp.path().join("other");
+    let o = other.display().to_string();
+    let mut args = eval_args[..6].to_vec();
+    args.extend([
+        "--only",
+        "HumanEval/0,HumanEval/2",
+        "--allow-missing",
+        "--shard",
+        "2/3",
+        "--out",
+        &o,
+    ]);
+    dixit(&args).expect_code(0);
+    let out = dixit(&[
+        "merge",
+        &format!("{d}/shard-1-of-3.json"),
+        &format!("{d}/shard-3-of-3.json"),
+        &format!("{o}/shard-2-of-3.json"),
+    ]);
+    usage_error(&out, &["with another setup", "setup.only"]);
+}

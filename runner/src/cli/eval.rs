@@ -1,4 +1,5 @@
-//! `dixit eval`: scores a recorded corpus offline; `dixit merge`: joins shard reports.
+//! `dixit eval`: scores a recorded corpus offline (or, through `samples.rs`, a samples file);
+//! `dixit merge`: joins shard reports.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -9,7 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::exit::{self, CliError, CliResult};
 use super::task::rerun_hint;
 use super::{toolchains, GlobalArgs};
-use crate::eval::samples::{BenchmarkName, SampleFormat};
+use crate::eval::samples::{BenchmarkName, SampleFormat, SamplesShard};
 use crate::eval::scoring::{B4Priors, LoopConfig, VerdictFile};
 use crate::eval::{
     evaluate, EvalError, EvalOptions, EvalReport, FuelRule, ImportError, ImportOptions, Isolation,
@@ -78,7 +79,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "run", value_parser = parse_isolation)]
     pub isolation: Isolation,
     /// Evaluate only shard I of N (1-based). Shards balance expected work (solutions × tests
-    /// per problem). `auto`: from a Slurm array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT; the default
+    /// per problem; with --samples, whole tasks by their samples). `auto`: from a Slurm array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT; the default
     /// inside one); `auto/N`: N shards, the index from SLURM_ARRAY_TASK_ID (= the shard number)
     /// or JOB_COMPLETION_INDEX + 1 (Kubernetes). `--shard 1/1` evaluates everything anywhere.
     /// Join the shards with `dixit merge`.
@@ -87,7 +88,8 @@ pub struct EvalArgs {
     /// Save the report and problems/<id>.json (verdict kinds and exceptions) under DIR, each file
     /// atomically: report.json and verdicts.json (pass/fail matrices, as scripts/native_eval.py
     /// writes them) or, for a shard, shard-I-of-N.json, so that shards can share DIR and
-    /// `dixit merge DIR` joins them.
+    /// `dixit merge DIR` joins them. With --samples: samples_results.jsonl and
+    /// samples_report.json, or for a shard shard-I-of-N.json.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print the report as JSON on stdout.
@@ -152,7 +154,8 @@ pub struct EvalArgs {
 #[derive(Debug, Args)]
 pub struct MergeArgs {
     /// Shard reports (`dixit eval --shard I/N --out DIR` writes DIR/shard-I-of-N.json; `--json`
-    /// output works too), or one directory of shard-I-of-N.json files.
+    /// output works too), or one directory of shard-I-of-N.json files. Shards of a --samples
+    /// scoring merge into samples_results.jsonl and samples_report.json in their directory.
     #[arg(required = true, value_name = "SHARD.json|DIR")]
     pub reports: Vec<PathBuf>,
     /// Print the merged report as JSON.
@@ -170,7 +173,10 @@ fn parse_shard_spec(s: &str) -> Result<ShardSpec, String> {
 
 /// The shard to evaluate: `--shard` (or `DIXIT_SHARD`), else `auto` inside a scheduler's array
 /// task, else none.
-fn resolve_shard(spec: Option<ShardSpec>, quiet: bool) -> Result<Option<Shard>, CliError> {
+pub(super) fn resolve_shard(
+    spec: Option<ShardSpec>,
+    quiet: bool,
+) -> Result<Option<Shard>, CliError> {
     let implicit = spec.is_none() && ShardSpec::in_array_task(&process_env);
     let spec = match spec {
         Some(s) => s,
@@ -385,8 +391,8 @@ fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult 
 }
 
 pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
-    let (parts, dir) = match a.reports.as_slice() {
-        [dir] if dir.is_dir() => (read_shard_dir(dir)?, Some(dir.as_path())),
+    let (paths, dir) = match a.reports.as_slice() {
+        [dir] if dir.is_dir() => (shard_dir_files(dir)?, Some(dir.as_path())),
         paths => {
             if let Some(d) = paths.iter().find(|p| p.is_dir()) {
                 return Err(CliError::usage(format!(
@@ -394,14 +400,20 @@ pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
                     d.display()
                 )));
             }
-            let parts = paths
-                .iter()
-                .map(|p| Ok((p.display().to_string(), EvalReport::read(p)?)))
-                .collect::<Result<Vec<_>, EvalError>>()
-                .map_err(eval_error)?;
-            (parts, None)
+            (paths.to_vec(), None)
         }
     };
+    if paths.first().is_some_and(|p| SamplesShard::is_one(p)) {
+        return super::samples::merge(g, a, &paths, dir);
+    }
+    let mut parts = Vec::new();
+    for path in &paths {
+        let report = EvalReport::read(path).map_err(eval_error)?;
+        if dir.is_some() {
+            check_shard_file(path, report.shard).map_err(CliError::usage)?;
+        }
+        parts.push((shard_label(path, dir.is_some()), report));
+    }
     let shards = parts.len();
     let merged = EvalReport::merge_labelled(parts).map_err(|e| merge_error(e, dir))?;
     if let Some(out) = &a.out {
@@ -431,9 +443,17 @@ pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
     Ok(exit::OK)
 }
 
-/// The reports of a directory's shard files, each checked against its name; missing shards are
-/// an error that says how to rerun them.
-fn read_shard_dir(dir: &Path) -> Result<Vec<(String, EvalReport)>, CliError> {
+/// A shard file's label in merge errors: its name inside a shard directory, else the path given.
+pub(super) fn shard_label(path: &Path, in_dir: bool) -> String {
+    match path.file_name() {
+        Some(n) if in_dir => n.to_string_lossy().into_owned(),
+        _ => path.display().to_string(),
+    }
+}
+
+/// A directory's shard files in shard order; missing shards are an error that says how to rerun
+/// them.
+fn shard_dir_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let found = ShardFiles::scan(dir).map_err(|e| {
         CliError::new(exit::USAGE, e)
             .hint("`dixit eval --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
@@ -448,22 +468,12 @@ fn read_shard_dir(dir: &Path) -> Result<Vec<(String, EvalReport)>, CliError> {
             Some(dir),
         ));
     }
-    let mut parts = Vec::new();
-    for path in found.files.values() {
-        let report = EvalReport::read(path).map_err(eval_error)?;
-        check_shard_file(path, report.shard).map_err(CliError::usage)?;
-        let label = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        parts.push((label, report));
-    }
-    Ok(parts)
+    Ok(found.files.values().cloned().collect())
 }
 
 /// A merge error, with a hint that reruns missing shards: the exact sbatch command when `dir`
 /// holds a job written by `dixit slurm`.
-fn merge_error(e: EvalError, dir: Option<&Path>) -> CliError {
+pub(super) fn merge_error(e: EvalError, dir: Option<&Path>) -> CliError {
     let EvalError::Merge(MergeError::Missing { count, missing }) = &e else {
         return eval_error(e);
     };
@@ -472,7 +482,7 @@ fn merge_error(e: EvalError, dir: Option<&Path>) -> CliError {
 }
 
 /// Bad input is a usage error (exit 2); a failing sandbox or cache is dixit's (exit 70).
-fn eval_error(e: EvalError) -> CliError {
+pub(super) fn eval_error(e: EvalError) -> CliError {
     let usage = matches!(
         e,
         EvalError::Import(_)

@@ -3,14 +3,16 @@
 
 use std::path::PathBuf;
 
-use super::eval::{Bars, EvalArgs};
+use super::eval::{eval_error, merge_error, resolve_shard, shard_label, Bars, EvalArgs, MergeArgs};
 use super::exit::{self, CliError, CliResult};
 use super::{toolchains, GlobalArgs};
 use crate::eval::samples::{
-    default_file, read_input, score, SamplesEvalError, SamplesOptions, SamplesReport,
+    default_file, merge_shards, read_input, save_whole, score, SamplesEvalError, SamplesOptions,
+    SamplesReport, SamplesShard,
 };
 use crate::eval::EvalError;
 use crate::report::samples_table;
+use crate::scaleout::{check_shard_file, write_atomic};
 
 pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult {
     if a.corpus.is_some() || a.score_verdicts.is_some() || a.export_corpus.is_some() {
@@ -18,12 +20,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult
             "--samples scores a samples file: it takes no --corpus, --score-verdicts or --export-corpus",
         ));
     }
-    if a.shard.is_some() {
-        return Err(
-            CliError::usage("--samples does not shard yet: score the whole file")
-                .hint("use --only or --limit to score part of it"),
-        );
-    }
+    let shard = resolve_shard(a.shard, g.quiet)?;
     let problems = match &a.problems {
         Some(p) => p.clone(),
         None => {
@@ -59,6 +56,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult
         limits: a.limits(),
         fuel_rule: a.fuel_rule(),
         cache_dir: (!a.no_cache).then(|| tc.sandbox().cache().root().to_path_buf()),
+        shard,
     };
     let input = read_input(&options).map_err(samples_error)?;
     if !input.problems.is_empty() {
@@ -95,6 +93,72 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult
     }
     if !g.quiet {
         summary(report, saved.as_deref());
+    }
+    Ok(exit::OK)
+}
+
+/// `dixit merge` of a samples scoring's shards: writes the whole scoring's
+/// `samples_results.jsonl` and `samples_report.json` beside the shard files (and the report to
+/// `--out FILE` when given), exactly what one unsharded `--out DIR` writes.
+pub fn merge(
+    g: &GlobalArgs,
+    a: &MergeArgs,
+    paths: &[PathBuf],
+    dir: Option<&std::path::Path>,
+) -> CliResult {
+    let mut parts = Vec::new();
+    for path in paths {
+        let part = SamplesShard::read(path).map_err(eval_error)?;
+        if dir.is_some() {
+            check_shard_file(path, part.report.shard).map_err(CliError::usage)?;
+        }
+        parts.push((shard_label(path, dir.is_some()), part));
+    }
+    let shards = parts.len();
+    let (report, results) = merge_shards(parts).map_err(|e| match e {
+        SamplesEvalError::Eval(e) => merge_error(e, dir),
+        other => samples_error(other),
+    })?;
+    let home = match dir {
+        Some(d) => d.to_path_buf(),
+        None => {
+            let parents: std::collections::BTreeSet<PathBuf> = paths
+                .iter()
+                .map(|p| p.parent().map(PathBuf::from).unwrap_or_default())
+                .collect();
+            match parents.into_iter().collect::<Vec<_>>().as_slice() {
+                [one] => one.clone(),
+                _ => {
+                    return Err(CliError::usage(
+                        "the samples shard files are in more than one directory: each shard wrote its problems/ beside its file",
+                    )
+                    .hint("put the shards' --out in one DIR and run `dixit merge DIR`"))
+                }
+            }
+        }
+    };
+    let saved = save_whole(&home, &report, &results).map_err(eval_error)?;
+    if let Some(out) = &a.out {
+        let text = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)? + "\n";
+        write_atomic(out, text.as_bytes()).map_err(|e| {
+            CliError::new(exit::USAGE, e).hint("--out names the merged report's file")
+        })?;
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
+        );
+    } else {
+        print!("{}", samples_table(&report));
+    }
+    if !g.quiet {
+        eprintln!(
+            "merged {shards} shards: {} samples of {} tasks; results saved as {}",
+            report.samples,
+            report.tasks,
+            saved.display()
+        );
     }
     Ok(exit::OK)
 }

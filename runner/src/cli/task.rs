@@ -30,6 +30,10 @@ pub struct TaskArgs {
 /// it writes, for a job in `dir`; `None` for a command that cannot run as a task.
 pub(super) fn merge_step(command: &Command, dir: &Path) -> Option<(Vec<String>, PathBuf)> {
     match command {
+        Command::Eval(e) if e.samples.is_some() => Some((
+            vec!["merge".into(), dir.display().to_string()],
+            dir.join(crate::eval::samples::RESULTS_FILE),
+        )),
         Command::Eval(_) => {
             let result = dir.join("report.json");
             Some((

@@ -120,6 +120,15 @@ pub enum MergeError {
         /// Problems in the parts together.
         found: u64,
     },
+    /// Every shard is there but the samples do not add up to the scoring's selection, each
+    /// once.
+    #[error("cannot merge: the shards hold {found} samples at distinct places, the scoring selected {expected}")]
+    SampleCount {
+        /// Samples selected by the scoring.
+        expected: usize,
+        /// Distinct samples in the parts together.
+        found: usize,
+    },
 }
 
 fn plural(n: usize) -> &'static str {

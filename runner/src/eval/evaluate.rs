@@ -484,62 +484,12 @@ impl EvalReport {
 
     /// [`EvalReport::merge`] with a label (e.g. the file name) for each part, used in errors.
     pub fn merge_labelled(parts: Vec<(String, EvalReport)>) -> Result<EvalReport, EvalError> {
-        let Some((first_label, first)) = parts.first() else {
-            return Err(MergeError::Nothing.into());
-        };
-        let Some(first_shard) = first.shard else {
-            return Err(MergeError::NotAShard {
-                label: first_label.clone(),
-            }
-            .into());
-        };
-        let setup = first.setup.clone();
-        let reference = setup_value(first);
-        for (label, p) in &parts {
-            let Some(s) = p.shard else {
-                return Err(MergeError::NotAShard {
-                    label: label.clone(),
-                }
-                .into());
-            };
-            if s.count != first_shard.count {
-                return Err(MergeError::CountDiffers {
-                    label: label.clone(),
-                    count: s.count,
-                    first: first_label.clone(),
-                    first_count: first_shard.count,
-                }
-                .into());
-            }
-            let differences = differences(&reference, &setup_value(p));
-            if !differences.is_empty() {
-                return Err(MergeError::SetupDiffers {
-                    label: label.clone(),
-                    first: first_label.clone(),
-                    differences,
-                }
-                .into());
-            }
-        }
-        let count = first_shard.count;
-        let coverage = Coverage::of(
-            count,
-            parts.iter().filter_map(|(_, p)| p.shard).map(|s| s.index),
-        );
-        if !coverage.repeated.is_empty() {
-            return Err(MergeError::Repeated {
-                count,
-                repeated: coverage.repeated,
-            }
-            .into());
-        }
-        if !coverage.missing.is_empty() {
-            return Err(MergeError::Missing {
-                count,
-                missing: coverage.missing,
-            }
-            .into());
-        }
+        let labelled: Vec<(&str, Option<Shard>, serde_json::Value)> = parts
+            .iter()
+            .map(|(label, p)| (label.as_str(), p.shard, setup_value(p)))
+            .collect();
+        check_shard_parts(&labelled)?;
+        let setup = parts[0].1.setup.clone();
         let found: u64 = parts.iter().map(|(_, p)| p.execution.corpus.problems).sum();
         if found != setup.problems {
             return Err(MergeError::ProblemCount {
@@ -582,6 +532,63 @@ impl EvalReport {
             execution,
         })
     }
+}
+
+/// Checks that labelled parts (label, shard, what must be equal as JSON) are the shards of one
+/// job: every one a shard of the same count and setup, each shard exactly once. Returns the
+/// count. Shared by every kind of sharded evaluation.
+pub(crate) fn check_shard_parts(
+    parts: &[(&str, Option<Shard>, serde_json::Value)],
+) -> Result<u32, MergeError> {
+    let Some((first_label, first_shard, reference)) = parts.first() else {
+        return Err(MergeError::Nothing);
+    };
+    let Some(first_shard) = first_shard else {
+        return Err(MergeError::NotAShard {
+            label: first_label.to_string(),
+        });
+    };
+    for (label, shard, value) in parts {
+        let Some(s) = shard else {
+            return Err(MergeError::NotAShard {
+                label: label.to_string(),
+            });
+        };
+        if s.count != first_shard.count {
+            return Err(MergeError::CountDiffers {
+                label: label.to_string(),
+                count: s.count,
+                first: first_label.to_string(),
+                first_count: first_shard.count,
+            });
+        }
+        let differences = differences(reference, value);
+        if !differences.is_empty() {
+            return Err(MergeError::SetupDiffers {
+                label: label.to_string(),
+                first: first_label.to_string(),
+                differences,
+            });
+        }
+    }
+    let count = first_shard.count;
+    let coverage = Coverage::of(
+        count,
+        parts.iter().filter_map(|(_, s, _)| *s).map(|s| s.index),
+    );
+    if !coverage.repeated.is_empty() {
+        return Err(MergeError::Repeated {
+            count,
+            repeated: coverage.repeated,
+        });
+    }
+    if !coverage.missing.is_empty() {
+        return Err(MergeError::Missing {
+            count,
+            missing: coverage.missing,
+        });
+    }
+    Ok(count)
 }
 
 /// What must be equal for reports to be parts of one evaluation: the setup and the scoring

@@ -13,19 +13,22 @@
 //! - `pass_at_k.rs`: the estimator.
 //! - `sanitize.rs`: `--sanitize`, EvalPlus's sanitizer, run by Python's parser in the sandbox.
 //! - `score.rs`: one scoring, its report and its files.
+//! - `merge.rs`: a scoring's shards (`--shard I/N`) and their merge into the whole.
 
 pub mod benchmark;
 pub mod input;
+mod merge;
 pub mod pass_at_k;
 mod sanitize;
 mod score;
 
 pub use benchmark::{default_file, tasks, BenchmarkName, ProblemsError, SampleTask, TaskBody};
 pub use input::{InputProblem, Sample, SampleFormat, SamplesError, TextField};
+pub use merge::{merge_shards, SamplesShard, SAMPLES_SHARD_KIND};
 pub use pass_at_k::{pass_at_k, pass_at_ks};
 pub use sanitize::sanitize;
 pub use score::{
-    read_input, score, ProgramVerdict, SampleResult, SamplesEvalError, SamplesEvaluation,
-    SamplesExecution, SamplesInput, SamplesOptions, SamplesReport, SamplesSetup, TaskScore,
-    TaskVerdicts, REPORT_FILE, RESULTS_FILE, SAMPLES_REPORT_FORMAT,
+    read_input, save_whole, score, Places, ProgramVerdict, SampleResult, SamplesEvalError,
+    SamplesEvaluation, SamplesExecution, SamplesInput, SamplesOptions, SamplesReport, SamplesSetup,
+    TaskScore, TaskVerdicts, REPORT_FILE, RESULTS_FILE, SAMPLES_REPORT_FORMAT,
 };

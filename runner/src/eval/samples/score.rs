@@ -16,12 +16,14 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{tasks, BenchmarkName, ProblemsError, SampleTask, TaskBody};
 use super::input::{read_samples, InputProblem, Sample, SampleFormat, SamplesError};
+use super::merge::{SamplesShard, SAMPLES_SHARD_KIND};
 use super::pass_at_k::{pass_at_k, pass_at_ks};
 use crate::eval::cache::{EvalCache, CACHE_VERSION};
 use crate::eval::corpus::{Problem, Weighted};
 use crate::eval::matrix::{verdict_of_code, Harness, ProblemVerdicts};
 use crate::eval::{EvalError, FuelRule, Isolation, Progress};
 use crate::sandbox::{hash_parts, wasmtime_version, ArtifactCache, Limits, VerdictKind};
+use crate::scaleout::Shard;
 use crate::toolchain::Toolchains;
 
 /// The format of `samples_report.json`; another is refused.
@@ -52,6 +54,8 @@ pub struct SamplesOptions {
     pub fuel_rule: FuelRule,
     /// The evaluation cache's root (`None`: no cache).
     pub cache_dir: Option<PathBuf>,
+    /// Only this shard of the selected tasks (balanced by their samples); `None`: all.
+    pub shard: Option<Shard>,
 }
 
 /// Why a samples file could not be scored at all.
@@ -160,6 +164,9 @@ pub struct SamplesReport {
     pub passed: usize,
     /// Samples `--sanitize` changed.
     pub sanitized: usize,
+    /// The shard this report covers (`None`: every selected task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// Selected tasks without a sample.
     pub missing_tasks: Vec<String>,
     /// Input that was not scored, with its place and why (bad lines, unknown tasks, missing
@@ -203,6 +210,20 @@ pub struct SamplesEvaluation {
     pub results: Vec<SampleResult>,
     /// Each scored task's unique programs and their verdicts.
     pub tasks: Vec<TaskVerdicts>,
+    /// Where the shard's samples and tasks stand in the whole scoring (see [`SamplesShard`]).
+    pub places: Places,
+}
+
+/// Where a shard's samples and tasks stand among those of the whole scoring, so that shards
+/// merge into exactly what one unsharded scoring gives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Places {
+    /// Each result's place among the samples of every selected task, in input order.
+    pub samples: Vec<usize>,
+    /// Every selected task's place in benchmark order (all shards).
+    pub tasks: BTreeMap<String, usize>,
+    /// Samples of every selected task (all shards).
+    pub selected_samples: usize,
 }
 
 /// The problems and samples read, before anything runs: what `--allow-missing` decides on.
@@ -221,6 +242,10 @@ pub struct SamplesInput {
     pub problems: Vec<InputProblem>,
     /// Selected tasks without a sample.
     pub missing: Vec<String>,
+    /// The shard scored (`None`: every selected task).
+    pub shard: Option<Shard>,
+    /// Where the samples and tasks read stand in the whole selection (all shards).
+    pub places: Places,
 }
 
 /// Reads the problems and the samples and selects the tasks; lists every line that is no
@@ -263,6 +288,44 @@ pub fn read_input(options: &SamplesOptions) -> Result<SamplesInput, SamplesEvalE
         .into_iter()
         .filter(|s| selected.contains(s.task_id.as_str()))
         .collect();
+    let selected_samples = samples.len();
+    let task_positions: BTreeMap<String, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.id.clone(), k))
+        .collect();
+    // A shard takes tasks whole, dealt by their samples so that shards have even work.
+    let (tasks, samples, positions) = match options.shard {
+        Some(shard) => {
+            let mut per_task: HashMap<&str, u64> = HashMap::new();
+            for s in &samples {
+                *per_task.entry(s.task_id.as_str()).or_insert(0) += 1;
+            }
+            let weights: Vec<u64> = tasks
+                .iter()
+                .map(|t| per_task.get(t.id.as_str()).copied().unwrap_or(0))
+                .collect();
+            let members: std::collections::HashSet<String> = shard
+                .members(&weights)
+                .into_iter()
+                .map(|k| tasks[k].id.clone())
+                .collect();
+            let tasks: Vec<SampleTask> = tasks
+                .into_iter()
+                .filter(|t| members.contains(&t.id))
+                .collect();
+            let (positions, samples): (Vec<usize>, Vec<Sample>) = samples
+                .into_iter()
+                .enumerate()
+                .filter(|(_, s)| members.contains(&s.task_id))
+                .unzip();
+            (tasks, samples, positions)
+        }
+        None => {
+            let positions = (0..samples.len()).collect();
+            (tasks, samples, positions)
+        }
+    };
     let with_samples: std::collections::HashSet<&str> =
         samples.iter().map(|s| s.task_id.as_str()).collect();
     let missing: Vec<String> = tasks
@@ -286,6 +349,12 @@ pub fn read_input(options: &SamplesOptions) -> Result<SamplesInput, SamplesEvalE
         samples,
         problems,
         missing,
+        shard: options.shard,
+        places: Places {
+            samples: positions,
+            tasks: task_positions,
+            selected_samples,
+        },
     })
 }
 
@@ -489,6 +558,7 @@ pub fn score(
         samples: results.len(),
         passed: results.iter().filter(|r| r.passed).count(),
         sanitized: sanitized.iter().filter(|s| s.is_some()).count(),
+        shard: input.shard,
         missing_tasks: input.missing.clone(),
         input_problems: input.problems.clone(),
         refused_tasks: input.refused.clone(),
@@ -523,6 +593,7 @@ pub fn score(
         report,
         results,
         tasks: verdicts.into_iter().flatten().collect(),
+        places: input.places,
     })
 }
 
@@ -783,27 +854,55 @@ fn file_hash(path: &std::path::Path) -> Result<String, EvalError> {
 impl SamplesEvaluation {
     /// Writes `samples_results.jsonl` (one line per sample, in input order), `samples_report.json`
     /// and `problems/<task>.json` (each task's programs and verdicts) under `dir`, each
-    /// atomically; returns the results file's path.
+    /// atomically; returns the results file's path. A shard writes its `problems/` and
+    /// `shard-I-of-N.json` (a [`SamplesShard`]) instead, for `dixit merge DIR`.
     pub fn save(&self, dir: &std::path::Path) -> Result<PathBuf, EvalError> {
         let problems = dir.join("problems");
         std::fs::create_dir_all(&problems).map_err(|e| EvalError::io(&problems, e))?;
-        let mut lines = String::new();
-        for r in &self.results {
-            lines.push_str(&serde_json::to_string(r).unwrap_or_default());
-            lines.push('\n');
-        }
-        let results = dir.join(RESULTS_FILE);
-        crate::scaleout::write_atomic(&results, lines.as_bytes())
-            .map_err(|e| EvalError::io(&results, std::io::Error::other(e.to_string())))?;
-        crate::eval::evaluate::write_json(&dir.join(REPORT_FILE), &self.report)?;
         for t in &self.tasks {
             crate::eval::evaluate::write_json(
                 &problems.join(crate::eval::problem_file_name(&t.id)),
                 t,
             )?;
         }
-        Ok(results)
+        if let Some(shard) = self.report.shard {
+            let path = dir.join(crate::scaleout::shard_file_name(shard));
+            let part = SamplesShard {
+                kind: SAMPLES_SHARD_KIND.to_string(),
+                report: self.report.clone(),
+                results: self
+                    .places
+                    .samples
+                    .iter()
+                    .copied()
+                    .zip(self.results.iter().cloned())
+                    .collect(),
+                tasks: self.places.tasks.clone(),
+                selected_samples: self.places.selected_samples,
+            };
+            crate::eval::evaluate::write_json(&path, &part)?;
+            return Ok(path);
+        }
+        save_whole(dir, &self.report, &self.results)
     }
+}
+
+/// Writes a whole scoring's results and report into `dir`; returns the results file.
+pub fn save_whole(
+    dir: &std::path::Path,
+    report: &SamplesReport,
+    results: &[SampleResult],
+) -> Result<PathBuf, EvalError> {
+    let mut lines = String::new();
+    for r in results {
+        lines.push_str(&serde_json::to_string(r).unwrap_or_default());
+        lines.push('\n');
+    }
+    let path = dir.join(RESULTS_FILE);
+    crate::scaleout::write_atomic(&path, lines.as_bytes())
+        .map_err(|e| EvalError::io(&path, std::io::Error::other(e.to_string())))?;
+    crate::eval::evaluate::write_json(&dir.join(REPORT_FILE), report)?;
+    Ok(path)
 }
 
 /// The results file `--out` writes.
