@@ -783,3 +783,86 @@ fn mbpp_imports_with_its_repairs_and_flags() {
         .unwrap()
         .contains("tuple(set("));
 }
+
+/// HumanEval-X records written as other benchmarks write them take: a Rust signature ending
+/// `>{`, a commented-out function in the prompt and the declaration, attributes, a signature
+/// over several lines with a comment in it, a `where` clause; a C++ declaration with an
+/// attribute and a commented-out function. What is truly broken is still refused: a generic
+/// function, a test cut off.
+#[test]
+fn humaneval_x_reads_every_well_formed_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let test = "\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n#[test]\n    fn t() {\n        assert_eq!(f(vec![1,2]), vec![2,4]);\n    }\n\n}\n";
+    let body = "\n    x.iter().map(|v| v * 2).collect()\n}\n";
+    let rust = [
+        ("Rust/0", "/*\n double each\n*/\n", "use std::collections::HashMap;\n\nfn f(x: Vec<i32>) -> Vec<i32>{\n", test),
+        ("Rust/1", "/*\n double each\n*/\n// fn f(x: Vec<i32>) -> Vec<i32> {\n//     todo!()\n// }\n", "\n// fn old(x: i32) -> i32 {\nfn f(x: Vec<i32>) -> Vec<i32> {\n", test),
+        ("Rust/2", "/// doubles\n", "#[allow(dead_code)]\nfn helper<'a>(x: &'a [i32]) -> Vec<i32> { x.to_vec() }\n/* fn g() { */\n#[inline]\nfn f(\n    x: Vec<i32>, // the input\n) -> Vec<i32>\n{\n", test),
+        ("Rust/3", "", "fn f(x: Vec<i32>) -> Vec<i32> where i32: Copy{\n", test),
+        ("Rust/4", "", "fn g<T: Clone>(x: T) -> T { x }\nfn f(x: Vec<i32>) -> Vec<i32> {\n", test),
+        ("Rust/5", "", "fn f(x: Vec<i32>) -> Vec<i32> {\n", "\n#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    fn t() {\n"),
+    ];
+    let lines: String = rust
+        .iter()
+        .map(|(id, prompt, decl, test)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"task_id": id, "prompt": prompt, "declaration": decl,
+                    "canonical_solution": body, "test": test, "example_test": ""})
+            )
+        })
+        .collect();
+    let file = dir.path().join("rust.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    let out = dixit(&[
+        "import",
+        "humaneval-x",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().join("rust").to_str().unwrap(),
+        "--json",
+    ]);
+    out.expect_code(0);
+    let report = out.json();
+    let refused: Vec<(&str, &str)> = report["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["task_id"].as_str().unwrap(), r["why"].as_str().unwrap()))
+        .collect();
+    assert_eq!(report["clean"], 4, "{report}");
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(refused[0].0 == "Rust/4" && refused[0].1.contains("`g` is generic (`<T: Clone>`)"));
+    assert!(refused[1].0 == "Rust/5" && refused[1].1.contains("the test is cut off"));
+
+    let cpp_test = "\n#include <cassert>\nint main(){\n    auto r = f({1,2});\n    assert(r == std::vector<int>({2,4}));\n}\n";
+    let cpp_body = "    std::vector<int> o; for (int v : x) o.push_back(2*v); return o;\n}\n";
+    let cpp = [
+        ("CPP/0", "#include<vector>\nusing namespace std;\nvector<int> f(vector<int> x){\n"),
+        ("CPP/1", "#include<vector>\n// vector<int> old(int x){\n/* int g() { */\nusing namespace std;\n[[nodiscard]] vector<int> f(vector<int> x)\n{\n"),
+        ("CPP/2", "#include<vector>\nusing namespace std;\ntemplate <typename T> T twice(T v) { return 2 * v; }\nvector<int> f(\n    vector<int> x // the input\n){\n"),
+    ];
+    let lines: String = cpp
+        .iter()
+        .map(|(id, decl)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"task_id": id, "prompt": "", "declaration": decl,
+                    "canonical_solution": cpp_body, "test": cpp_test, "example_test": ""})
+            )
+        })
+        .collect();
+    let file = dir.path().join("cpp.jsonl");
+    std::fs::write(&file, lines).unwrap();
+    let out = dixit(&[
+        "import",
+        "humaneval-x",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().join("cpp").to_str().unwrap(),
+        "--json",
+    ]);
+    out.expect_code(0);
+    let report = out.json();
+    assert_eq!(report["clean"], 3, "{report}");
+}

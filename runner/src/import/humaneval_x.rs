@@ -21,7 +21,8 @@ use serde::Deserialize;
 
 use super::examples::Found;
 use super::humaneval::json_records;
-use super::source::{code_mask, function_name, open_braces, pieces, Piece, Syntax};
+use super::rust_source;
+use super::source::{code_mask, cpp_function_name, open_braces, pieces, Piece, Syntax};
 use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
 use crate::toolchain::Language;
 
@@ -102,11 +103,11 @@ fn check_test(test: &str, syntax: Syntax) -> Result<(), String> {
 /// defines or declares; the entry point is the last, the function the declaration leaves open.
 fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
     let (parts, _) = pieces(&r.declaration, Syntax::Cpp);
-    let (entry, last, helpers) = entry_point(&parts, Syntax::Cpp)?;
+    let (entry, last, helpers) = entry_point(&parts)?;
     let mut header = String::from("#pragma once\n");
     for p in helpers {
         header.push_str(p.head.trim());
-        match function_name(p.head, Syntax::Cpp) {
+        match cpp_function_name(p.head) {
             // A helper the declaration defines: the solution defines it, the test sees it.
             Some(_) => header.push_str(";\n"),
             None => {
@@ -118,7 +119,7 @@ fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
     header.push_str(last.head.trim());
     header.push_str(";\n");
     check_test(&r.test, Syntax::Cpp)?;
-    if !has_main(&r.test, Syntax::Cpp) {
+    if !has_main(&r.test) {
         return Err("the test has no `main`: nothing runs it".into());
     }
     let example_test = example(&r.example_test)
@@ -152,23 +153,22 @@ fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
 /// that piece and the pieces before it (helpers, types).
 fn entry_point<'p, 'a>(
     parts: &'p [Piece<'a>],
-    syntax: Syntax,
 ) -> Result<(String, &'p Piece<'a>, &'p [Piece<'a>]), String> {
     let Some((last, helpers)) = parts.split_last() else {
         return Err("the declaration has no function signature".into());
     };
-    match (last.block, function_name(last.head, syntax)) {
+    match (last.block, cpp_function_name(last.head)) {
         (None, Some(name)) => Ok((name, last, helpers)),
         _ => Err("the declaration does not end with the entry function's signature and `{`".into()),
     }
 }
 
 /// Whether `test` defines `main` (C++) outside comments and strings.
-fn has_main(test: &str, syntax: Syntax) -> bool {
-    let (parts, _) = pieces(test, syntax);
+fn has_main(test: &str) -> bool {
+    let (parts, _) = pieces(test, Syntax::Cpp);
     parts
         .iter()
-        .any(|p| function_name(p.head, syntax).as_deref() == Some("main"))
+        .any(|p| cpp_function_name(p.head).as_deref() == Some("main"))
 }
 
 /// A Rust task: the declaration's `use` lines of crates outside the standard library are left
@@ -177,24 +177,22 @@ fn has_main(test: &str, syntax: Syntax) -> bool {
 /// `#[test]` function from `main`.
 fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
     let (uses, declaration) = rust_declaration(&r.declaration);
-    let (parts, _) = pieces(&declaration, Syntax::Rust);
-    let (entry, entry_part, helpers) = entry_point(&parts, Syntax::Rust)?;
-    let mut names: Vec<String> = helpers
-        .iter()
-        .filter_map(|p| function_name(p.head, Syntax::Rust))
-        .collect();
-    names.push(entry.clone());
+    let fns = rust_source::open_declaration(&declaration)?;
+    let entry = fns
+        .last()
+        .expect("an open declaration ends with a function")
+        .name
+        .clone();
+    let names: Vec<String> = fns.iter().map(|f| f.name.clone()).collect();
     // Each function with its type: how its values are copied between the test's component
     // and the solution's. One that cannot be copied (a trait object, `&mut`) refuses the task.
-    let mut items = Vec::new();
-    for p in helpers.iter().chain(std::iter::once(entry_part)) {
-        if let Some(name) = function_name(p.head, Syntax::Rust) {
-            items.push(rust_item(&name, p.head)?);
-        }
-    }
+    let items = fns
+        .iter()
+        .map(|f| f.item.clone())
+        .collect::<Result<Vec<_>, _>>()?;
     check_test(&r.test, Syntax::Rust)?;
     let hidden_test = rust_test_program(&r.test, &uses)?;
-    let reference = publish(&format!("{declaration}{}", r.canonical_solution));
+    let reference = rust_source::publish(&format!("{declaration}{}", r.canonical_solution));
     // A function the test calls that only the reference defines: the spec never shows it, so
     // no solution written from the spec could pass.
     let test_code: String = r
@@ -203,8 +201,9 @@ fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
         .zip(code_mask(&r.test, Syntax::Rust))
         .map(|(b, c)| if c && b.is_ascii() { b as char } else { ' ' })
         .collect();
-    for f in top_level_functions(&reference) {
-        if !names.contains(&f) && test_code.contains(&format!("{f}(")) {
+    let defined = rust_source::functions(&reference).unwrap_or_default();
+    for f in defined.iter().map(|f| &f.name) {
+        if !names.contains(f) && test_code.contains(&format!("{f}(")) {
             return Err(format!(
                 "the test calls `{f}`, which only the reference defines: the declaration (what \
                  the spec shows) declares {}",
@@ -234,82 +233,6 @@ fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
     })
 }
 
-/// `name: fn(TYPES) -> RESULT`, the interface item of the function whose signature ends `head`
-/// (`fn name<'a>(x: T, ...) -> R`), checked as the interface will check it.
-fn rust_item(name: &str, head: &str) -> Result<String, String> {
-    let sig = head.rsplit(';').next().unwrap_or(head);
-    let at = sig
-        .find(&format!("fn {name}"))
-        .ok_or_else(|| format!("`{name}`: no signature to read"))?;
-    let rest = sig[at + 3 + name.len()..].trim();
-    let (generics, rest) = match rest.strip_prefix('<') {
-        Some(r) => {
-            let close = r
-                .find('>')
-                .ok_or_else(|| format!("`{name}`: unclosed generics"))?;
-            (r[..close].trim(), r[close + 1..].trim())
-        }
-        None => ("", rest),
-    };
-    let inner = rest
-        .strip_prefix('(')
-        .ok_or_else(|| format!("`{name}`: no parameter list"))?;
-    let mut depth = 0i32;
-    let mut close = None;
-    for (k, c) in inner.char_indices() {
-        match c {
-            '(' | '<' | '[' => depth += 1,
-            ')' if depth == 0 => {
-                close = Some(k);
-                break;
-            }
-            ')' | '>' | ']' => depth -= 1,
-            _ => {}
-        }
-    }
-    let close = close.ok_or_else(|| format!("`{name}`: unclosed parameter list"))?;
-    let mut params = Vec::new();
-    let (mut depth, mut from) = (0i32, 0);
-    let list = &inner[..close];
-    for (k, c) in list.char_indices().chain([(list.len(), ',')]) {
-        match c {
-            '(' | '<' | '[' => depth += 1,
-            ')' | '>' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                let p = list[from..k].trim();
-                if !p.is_empty() {
-                    let ty = p.split_once(':').map_or(p, |(_, t)| t).trim();
-                    params.push(ty.to_string());
-                }
-                from = k + 1;
-            }
-            _ => {}
-        }
-    }
-    let ret = inner[close + 1..].trim();
-    let ret = ret.split("where").next().unwrap_or(ret).trim();
-    let ret = ret.strip_prefix("->").map(str::trim).unwrap_or("");
-    let for_ = if generics.is_empty() {
-        String::new()
-    } else if generics.split(',').all(|g| g.trim().starts_with('\'')) {
-        format!("for<{generics}> ")
-    } else {
-        return Err(format!(
-            "`{name}` is generic (`<{generics}>`): a generic function cannot be called across \
-             two components"
-        ));
-    };
-    let ret = if ret.is_empty() {
-        String::new()
-    } else {
-        format!(" -> {ret}")
-    };
-    let item = format!("{name}: {for_}fn({}){ret}", params.join(", "));
-    crate::toolchain::InterfaceItem::parse(&item)
-        .map_err(|e| format!("the interface cannot carry `{name}`: {e}"))?;
-    Ok(item)
-}
-
 /// The declaration's standard-library `use` lines, and the declaration without the `use` lines
 /// of other crates.
 fn rust_declaration(declaration: &str) -> (Vec<String>, String) {
@@ -331,30 +254,6 @@ fn rust_declaration(declaration: &str) -> (Vec<String>, String) {
         kept.push_str(line);
     }
     (uses, kept)
-}
-
-/// `source` with each top-level `fn` made `pub` (the interface re-exports public items only).
-pub(super) fn publish(source: &str) -> String {
-    let (parts, _) = pieces(source, Syntax::Rust);
-    let mut out = String::with_capacity(source.len() + 32);
-    let mut from = 0;
-    for p in parts {
-        let head_start = p.head.as_ptr() as usize - source.as_ptr() as usize;
-        if function_name(p.head, Syntax::Rust).is_some() {
-            // The `fn` keyword of the signature's line.
-            let line_start = p.head.rfind("fn ").map(|k| head_start + k);
-            if let Some(k) = line_start {
-                let before = source[..k].trim_end();
-                if !before.ends_with("pub") && !before.ends_with(')') {
-                    out.push_str(&source[from..k]);
-                    out.push_str("pub ");
-                    from = k;
-                }
-            }
-        }
-    }
-    out.push_str(&source[from..]);
-    out
 }
 
 /// A Rust test module as a program: `use solution::*` and the declaration's standard `use`
@@ -428,15 +327,6 @@ fn rust_test_program(test: &str, uses: &[String]) -> Result<String, String> {
          fn main() {{\n{calls}}}\n",
         program.trim()
     ))
-}
-
-/// The names of `source`'s top-level functions.
-fn top_level_functions(source: &str) -> Vec<String> {
-    pieces(source, Syntax::Rust)
-        .0
-        .iter()
-        .filter_map(|p| function_name(p.head, Syntax::Rust))
-        .collect()
 }
 
 /// A record's example test, when it has one (`None` and `"None"` are none).

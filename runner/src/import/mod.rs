@@ -30,6 +30,7 @@ mod humaneval;
 mod humaneval_x;
 mod mbpp;
 mod project;
+mod rust_source;
 mod source;
 
 use std::path::PathBuf;
@@ -125,7 +126,7 @@ impl Task {
             format!("{}{text}", self.solution_head)
         };
         match self.language {
-            crate::toolchain::Language::Rust => humaneval_x::publish(&file),
+            crate::toolchain::Language::Rust => rust_source::publish(&file),
             _ => file,
         }
     }

@@ -153,10 +153,11 @@ pub fn pieces(text: &str, syntax: Syntax) -> (Vec<Piece<'_>>, &str) {
     (out, &text[from..])
 }
 
-/// The name of the function whose signature ends `head` (`bool f(vector<int> v)` → `f`,
-/// `fn g<'a>(x: &'a str) -> bool` → `g`), if `head` ends with a function's signature.
-pub fn function_name(head: &str, syntax: Syntax) -> Option<String> {
-    // The signature: after the last statement, without preprocessor lines or attributes.
+/// The name of the C++ function whose signature ends `head` (`bool f(vector<int> v)` → `f`),
+/// if `head` ends with a function's signature. (Rust is read by its own grammar:
+/// `rust_source.rs`.)
+pub fn cpp_function_name(head: &str) -> Option<String> {
+    // The signature: after the last statement, without preprocessor lines.
     let head = head.rsplit(';').next().unwrap_or(head);
     let kept: Vec<&str> = head
         .split('\n')
@@ -166,14 +167,6 @@ pub fn function_name(head: &str, syntax: Syntax) -> Option<String> {
     let head = joined.trim_end();
     let open = head.find('(')?;
     let before = head[..open].trim_end();
-    let before = match syntax {
-        // Generic parameters before the argument list.
-        Syntax::Rust if before.ends_with('>') => {
-            let lt = before.find('<')?;
-            before[..lt].trim_end()
-        }
-        _ => before,
-    };
     let name: String = before
         .chars()
         .rev()
@@ -183,13 +176,10 @@ pub fn function_name(head: &str, syntax: Syntax) -> Option<String> {
         .rev()
         .collect();
     let last_line = head[..open].rsplit('\n').next().unwrap_or("");
-    let is_fn = match syntax {
-        Syntax::Rust => last_line
-            .split_whitespace()
-            .any(|w| w == "fn" || w.starts_with("fn")),
-        Syntax::Cpp => !last_line.trim().is_empty(),
-    };
-    (is_fn && !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
+    (!last_line.trim().is_empty()
+        && !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit()))
+    .then_some(name)
 }
 
 #[cfg(test)]
@@ -219,12 +209,8 @@ mod tests {
         assert_eq!(p[0].block, Some("{ return {a}; }"));
         assert_eq!(p[1].block, None);
         assert_eq!(rest, "");
-        assert_eq!(function_name(p[0].head, Syntax::Cpp).as_deref(), Some("h"));
-        assert_eq!(function_name(p[1].head, Syntax::Cpp).as_deref(), Some("f"));
-        assert_eq!(
-            function_name("use x;\n\nfn g<'a>(s: &'a str) -> bool", Syntax::Rust).as_deref(),
-            Some("g")
-        );
-        assert_eq!(function_name("struct S", Syntax::Rust), None);
+        assert_eq!(cpp_function_name(p[0].head).as_deref(), Some("h"));
+        assert_eq!(cpp_function_name(p[1].head).as_deref(), Some("f"));
+        assert_eq!(cpp_function_name("struct S"), None);
     }
 }

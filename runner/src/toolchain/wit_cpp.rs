@@ -110,7 +110,10 @@ pub fn parse_cpp_header(text: &str) -> Result<CppInterface, WitError> {
     let mut recs = Records::new(&raw);
     let mut out: Vec<CppSignature> = Vec::new();
     for decl in declarations(text) {
-        let first = decl[0].as_str();
+        let decl = plain_declaration(decl);
+        let Some(first) = decl.first().map(String::as_str) else {
+            continue;
+        };
         if matches!(
             first,
             "typedef" | "using" | "template" | "class" | "struct" | "enum"
@@ -135,6 +138,37 @@ pub fn parse_cpp_header(text: &str) -> Result<CppInterface, WitError> {
         records,
         functions: out,
     })
+}
+
+/// A declaration without what does not change how its values cross: attribute specifiers
+/// (`[[nodiscard]]`, anywhere) and a trailing `noexcept`.
+fn plain_declaration(tokens: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut k = 0;
+    while k < tokens.len() {
+        if tokens[k] == "[" && tokens.get(k + 1).map(String::as_str) == Some("[") {
+            // Skip to the `]` `]` that closes it.
+            let mut depth = 0i32;
+            while k < tokens.len() {
+                match tokens[k].as_str() {
+                    "[" => depth += 1,
+                    "]" => depth -= 1,
+                    _ => {}
+                }
+                k += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(tokens[k].clone());
+        k += 1;
+    }
+    if out.last().map(String::as_str) == Some("noexcept") {
+        out.pop();
+    }
+    out
 }
 
 fn cpp_declaration(
@@ -760,6 +794,18 @@ fn solution_export(s: &mut String, i: usize, sig: &CppSignature) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attributes_and_noexcept_do_not_change_a_signature() {
+        let plain = parse_cpp_header("#include<vector>\nstd::vector<int> f(std::vector<int> x);\n")
+            .unwrap();
+        let marked = parse_cpp_header(
+            "#include<vector>\n[[nodiscard]] std::vector<int> f([[maybe_unused]] std::vector<int> x) noexcept;\n",
+        )
+        .unwrap();
+        assert_eq!(cpp_world(&plain), cpp_world(&marked));
+        assert_eq!(marked.functions[0].name, "f");
+    }
 
     #[test]
     fn humaneval_x_shapes_become_a_world() {
