@@ -3,10 +3,12 @@
 //
 //   node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] \
 //        [--compare COMPARE.html] [--run LABEL=RUN/report.html ...] \
-//        [--protocols-page DIR/report.html] [--shots DIR] [--chromium /usr/bin/chromium]
+//        [--protocols-page DIR/report.html] [--samples-page DIR/report.html --task ID] \
+//        [--shots DIR] [--chromium /usr/bin/chromium]
 //
 // --compare is the comparison of two eval outputs (`dixit report A B`); --protocols-page the
-// page `dixit compare --out DIR` writes.
+// page `dixit compare --out DIR` writes; --samples-page the page of `dixit eval --samples --out
+// DIR` (`dixit report DIR`), where the reader filters the tasks and opens task ID's programs.
 //
 // Every request the pages make is recorded (and anything but file: or data: is aborted), as
 // are console errors, page errors and dialogs (a hostile solution that ran would show here).
@@ -21,8 +23,9 @@ for (let i = 2; i < process.argv.length; i += 2) {
   if (key === "run") args.run.push(process.argv[i + 1]);
   else args[key] = process.argv[i + 1];
 }
-if ((args.eval && !args.problem) || (!args.eval && !args.compare && !args["protocols-page"] && args.run.length === 0)) {
-  console.error("usage: node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] [--compare COMPARE.html] [--run LABEL=REPORT.html ...] [--protocols-page DIR/report.html] [--shots DIR]");
+if ((args.eval && !args.problem) || (args["samples-page"] && !args.task) ||
+    (!args.eval && !args.compare && !args["protocols-page"] && !args["samples-page"] && args.run.length === 0)) {
+  console.error("usage: node check_reports.mjs [--eval REPORT.html --problem ID [--solution s1]] [--compare COMPARE.html] [--run LABEL=REPORT.html ...] [--protocols-page DIR/report.html] [--samples-page DIR/report.html --task ID] [--shots DIR]");
   process.exit(2);
 }
 if (args.shots) mkdirSync(args.shots, { recursive: true });
@@ -306,6 +309,34 @@ for (const spec of args.run) {
     r.diffShown = await page.$$eval("#impl-1 [data-diff-view]", (vs) => vs.filter((v) => !v.hidden).map((v) => v.dataset.diffView));
   }
   r.imgElements = await page.$$eval("img", (x) => x.length);
+  await context.close();
+}
+
+// --- the samples page: filter the tasks, follow a task's link, read its programs ---
+if (args["samples-page"]) {
+  const { page, context, timing } = await open(args["samples-page"]);
+  const s = (out.samples = { timing });
+  s.csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
+  s.toc = await page.$$eval(".dx-toc a", (as) => as.map((a) => a.textContent));
+  s.lead = (await page.locator(".dx-lead").innerText()).trim();
+  s.rows = (await tableRows(page, "dx-tasks")).length;
+  await page.fill('input.dx-filter[data-table="dx-tasks"]', args.task);
+  s.filtered = await tableRows(page, "dx-tasks");
+  await page.screenshot({ path: shot("samples-page.png"), fullPage: false });
+  await page.locator("#dx-tasks tbody tr:not(.dx-hidden) a").first().click();
+  s.hash = await page.evaluate(() => decodeURIComponent(location.hash));
+  const details = page.locator("details" + (await page.evaluate(() => location.hash)));
+  s.openedByLink = await details.evaluate((d) => d.open);
+  if (!s.openedByLink) await details.locator("summary").click();
+  s.task = await details.evaluate((d) => ({
+    open: d.open,
+    summary: d.querySelector("summary").textContent.trim(),
+    captions: Array.from(d.querySelectorAll("figcaption, .dx-code-caption"), (c) => c.textContent.trim()),
+    code: Array.from(d.querySelectorAll("pre"), (p) => p.textContent),
+    images: d.querySelectorAll("img").length,
+  }));
+  await details.screenshot({ path: shot("samples-task.png") });
+  s.injectedScriptRan = await page.evaluate(() => window.__dixit_injected === true);
   await context.close();
 }
 

@@ -633,3 +633,84 @@ fn recorded_cpp_and_rust_samples_agree_with_native_builds() {
         assert_eq!(ours, theirs, "{benchmark}: dixit against native");
     }
 }
+
+/// The page of a samples output in chromium, as a reader uses it: the task table filtered to
+/// one task, its link followed, its programs read with their verdicts. A sample whose text is
+/// markup and script shows as text and runs nothing; the page requests nothing but itself.
+#[test]
+fn samples_page_in_chromium() {
+    let driver = crate::report::browser_driver();
+    let dir = tempfile::tempdir().unwrap();
+    let problems = write(dir.path(), "problems.jsonl", PROBLEMS);
+    let hostile = "    return x + 1  # </script><script>window.__dixit_injected = true</script><img src=x onerror=\"window.__dixit_injected = true\">\n";
+    let mut rows: Vec<serde_json::Value> = completions()
+        .iter()
+        .map(|(t, c)| serde_json::json!({"task_id": t, "completion": c}))
+        .collect();
+    rows.push(serde_json::json!({"task_id": "T/0", "completion": hostile}));
+    let samples = write(dir.path(), "s.jsonl", &jsonl(&rows));
+    let out_dir = dir.path().join("out");
+    score(
+        &samples,
+        &problems,
+        &["--out", out_dir.to_str().unwrap()],
+        0,
+    );
+    dixit(&["report", out_dir.to_str().unwrap()]).expect_code(0);
+    let page = out_dir.join("report.html");
+    let shots = root().join("target/report-screenshots");
+    let run = std::process::Command::new("node")
+        .arg(&driver)
+        .args(["--samples-page", page.to_str().unwrap(), "--task", "T/0"])
+        .args(["--shots", shots.to_str().unwrap()])
+        .output()
+        .expect("node runs");
+    assert!(
+        run.status.success(),
+        "the browser driver failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    for r in seen["requests"].as_array().unwrap() {
+        let url = r.as_str().unwrap();
+        assert!(
+            url.starts_with("file:") || url.starts_with("data:"),
+            "request to {url}"
+        );
+    }
+    for key in ["blocked", "pageErrors", "consoleErrors", "dialogs"] {
+        assert_eq!(seen[key], serde_json::json!([]), "{key}");
+    }
+    let s = &seen["samples"];
+    assert!(s["csp"].as_str().unwrap().starts_with("default-src 'none'"));
+    assert_eq!(s["injectedScriptRan"], false);
+    assert!(s["lead"].as_str().unwrap().contains("pass@1"), "{s}");
+    assert_eq!(s["rows"], 2);
+    assert_eq!(s["filtered"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(s["filtered"][0][0], "T/0");
+    assert_eq!(s["hash"], "#task-T-2F0");
+    let task = &s["task"];
+    assert_eq!(task["open"], true);
+    assert!(
+        task["summary"]
+            .as_str()
+            .unwrap()
+            .contains("2 of 6 samples passed · 6 unique programs"),
+        "{task}"
+    );
+    assert_eq!(task["images"], 0, "markup in a sample became an element");
+    let code: Vec<&str> = task["code"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        code.iter().any(|c| c.contains("<img src=x onerror=")),
+        "{code:?}"
+    );
+    let captions = task["captions"].to_string();
+    for kind in ["pass", "wrong_answer", "runtime_error", "time_limit"] {
+        assert!(captions.contains(kind), "{kind} not among {captions}");
+    }
+}
