@@ -16,6 +16,7 @@
 
 pub mod agents;
 pub mod bench;
+pub mod bounded_read;
 pub mod budget;
 pub mod calendar;
 pub mod classify;

@@ -13,7 +13,6 @@
 //! format whose prompts still have them (the original `HumanEval.jsonl.gz`), matched by task id.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -236,35 +235,16 @@ pub(super) fn check_record(r: &Record) -> Result<(), String> {
 /// The bytes of `path`, decompressed when gzipped (by its first bytes, whatever its name), at
 /// most [`MAX_BYTES`].
 pub(super) fn read_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
-    let io = |source| ImportError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let too_large = || ImportError::TooLarge {
-        path: path.to_path_buf(),
-        limit: MAX_BYTES,
-    };
-    let mut raw = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(MAX_BYTES + 1)
-        .read_to_end(&mut raw)
-        .map_err(io)?;
-    if raw.len() as u64 > MAX_BYTES {
-        return Err(too_large());
-    }
-    if !raw.starts_with(&[0x1f, 0x8b]) {
-        return Ok(raw);
-    }
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(&raw[..])
-        .take(MAX_BYTES + 1)
-        .read_to_end(&mut out)
-        .map_err(io)?;
-    if out.len() as u64 > MAX_BYTES {
-        return Err(too_large());
-    }
-    Ok(out)
+    crate::bounded_read::read_maybe_gzipped(path, MAX_BYTES).map_err(|e| match e {
+        crate::bounded_read::BoundedReadError::Io(source) => ImportError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        crate::bounded_read::BoundedReadError::TooLarge { limit } => ImportError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        },
+    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@
 //! silent drop: the caller lists them and decides (`--allow-missing`).
 
 use std::collections::HashSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -188,37 +187,18 @@ pub struct SampleSet {
     pub problems: Vec<InputProblem>,
 }
 
-/// Reads `path` (plain or gzipped) whole, up to [`MAX_SAMPLES_BYTES`].
+/// Reads `path` (plain or gzipped) whole, up to `limit` bytes.
 pub fn read_maybe_gzipped(path: &Path, limit: u64) -> Result<Vec<u8>, SamplesError> {
-    let io = |source| SamplesError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let too_large = || SamplesError::TooLarge {
-        path: path.to_path_buf(),
-        limit,
-    };
-    let mut raw = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(limit + 1)
-        .read_to_end(&mut raw)
-        .map_err(io)?;
-    if raw.len() as u64 > limit {
-        return Err(too_large());
-    }
-    if !raw.starts_with(&[0x1f, 0x8b]) {
-        return Ok(raw);
-    }
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(&raw[..])
-        .take(limit + 1)
-        .read_to_end(&mut out)
-        .map_err(io)?;
-    if out.len() as u64 > limit {
-        return Err(too_large());
-    }
-    Ok(out)
+    crate::bounded_read::read_maybe_gzipped(path, limit).map_err(|e| match e {
+        crate::bounded_read::BoundedReadError::Io(source) => SamplesError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+        crate::bounded_read::BoundedReadError::TooLarge { limit } => SamplesError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+        },
+    })
 }
 
 /// The format of a file's bytes: a JSON list is bigcode's; otherwise the first record's fields
