@@ -30,8 +30,10 @@ solution: it holds one function per name (and one class per declared class) and 
 else, so everything a test can see of it (its names, `repr`, `hash`, docstrings, attributes)
 is the same for every solution. What differs between solutions is only what they answer.
 
-Exceptions cross as the nearest class of `EXCEPTIONS` in their class's MRO (a solution's
-`class InvalidInput(ValueError)` arrives as ValueError) and the control-flow ones
+Exceptions cross as the most derived classes of `EXCEPTIONS` in their class's MRO (a solution's
+`class InvalidInput(ValueError)` arrives as ValueError, a class of KeyError and TypeError as a
+class of both), a call whose arguments do not fit as a TypeError in the interface's words, and
+the control-flow ones
 (`StopIteration`, `StopAsyncIteration`, `GeneratorExit`, `SystemExit`, `KeyboardInterrupt`)
 arrive as RuntimeError, as PEP 479 does for generators: none can end a test's loop or the
 test itself. Arguments are copied; a list, dict or set the solution changes in place is
@@ -86,6 +88,8 @@ _set_int_digits = sys.set_int_max_str_digits
 _ModuleType = _type(sys)
 
 MAX_DEPTH = 100
+# At most this many built-in classes of one exception cross.
+MAX_BASES = 8
 _SEP = (",", ":")
 _MESSAGE_MAX = 10_000
 
@@ -266,18 +270,22 @@ def loads(data):
 
 
 def exception_info(exc):
-    """What crosses for an exception: the nearest class of EXCEPTIONS in its MRO (RuntimeError
-    for the control-flow ones) and its message, never its traceback or attributes."""
+    """What crosses for an exception: every most-derived class of EXCEPTIONS in its MRO, joined
+    by `+` (`KeyError+TypeError` for a class of both, so that a test's `except` matches as it
+    would natively; RuntimeError for the control-flow ones), and its message, never its
+    traceback, attributes or own class name."""
     t = _type(exc)
     if _isinstance(exc, _CONTROL_FLOW):
         name, prefix = "RuntimeError", f"the solution raised {t.__name__}"
     else:
-        name, prefix = "Exception", None
-        for c in t.__mro__:
-            n = c.__name__
-            if n in EXCEPTIONS and c is _EXC[n]:
-                name = n
-                break
+        prefix = None
+        found = []
+        for c in _type.__getattribute__(t, "__mro__"):
+            n = _type.__getattribute__(c, "__name__")
+            if _type(n) is str and n in EXCEPTIONS and c is _EXC[n]:
+                found.append(c)
+        leaves = [c for c in found if not any(o is not c and _issubclass(o, c) for o in found)]
+        name = "+".join(c.__name__ for c in leaves[:MAX_BASES]) or "Exception"
     try:
         args = exc.args
         if _type(args) is tuple and _len(args) == 1 and _type(args[0]) is str:
@@ -294,6 +302,18 @@ def exception_info(exc):
     except UnicodeEncodeError:
         message = message.encode("utf-8", "replace").decode("utf-8")
     return [name, message]
+
+
+def call_error(name, exc):
+    """What crosses for an exception of a call of the interface's `name`. A TypeError raised by
+    the call itself, before any of the solution's code ran (its arguments do not fit the
+    parameters), crosses in the interface's words: Python's own text names how the coder bound
+    the function (`<lambda>()`, a wrapper) and its parameters, which correct coders choose
+    differently."""
+    tb = exc.__traceback__ if _type(exc) is _TypeError else None
+    if tb is not None and tb.tb_next is None:
+        return ["TypeError", f"{name}() does not take the arguments it was called with"]
+    return exception_info(exc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,6 +405,9 @@ class Server:
             kwargs[_text(k)] = decode(x, self._object)
         try:
             result = target(*args, **kwargs)
+        except _BaseException as exc:
+            return {"raise": call_error(name, exc)}
+        try:
             if name == "__iter__" and "method" in req:
                 result = _list(result)  # a declared `__iter__` answers with its items
         except _BaseException as exc:
@@ -507,10 +530,9 @@ class _Link:
                 raise BridgeError("malformed answer")
             if "raise" in reply:
                 name, message = _seq(reply["raise"])
-                cls = _EXC.get(name)
-                if cls is None or _type(message) is not str:
+                if _type(name) is not str or _type(message) is not str:
                     raise BridgeError("malformed answer")
-                raise cls(message)
+                raise exception_class(name)(message)
             if "value" not in reply:
                 raise BridgeError("malformed answer")
             value = decode(reply["value"], self.handle)
@@ -518,6 +540,32 @@ class _Link:
                 target = args[i] if _type(i) is int and 0 <= i < _len(args) else (kwargs or {}).get(i)
                 _copy_back(target, decode(after, self.handle))
             return value
+
+
+_COMBINED = {}
+
+
+def exception_class(name):
+    """The test's class for an exception that crossed as `name`: the built-in itself, or for
+    `A+B` one class deriving from each, in that order (the same class object every time)."""
+    cls = _COMBINED.get(name)
+    if cls is not None:
+        return cls
+    bases = []
+    for n in name.split("+"):
+        c = _EXC.get(n)
+        if c is None or c in bases:
+            raise BridgeError("malformed answer")
+        bases.append(c)
+    if _len(bases) == 1:
+        cls = bases[0]
+    else:
+        try:
+            cls = _type(bases[0].__name__, _tuple(bases), {"__module__": "builtins"})
+        except _TypeError:
+            cls = bases[0]  # bases no class can derive from together: the first
+    _COMBINED[name] = cls
+    return cls
 
 
 def _copy_back(target, value):

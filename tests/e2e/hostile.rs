@@ -269,6 +269,19 @@ const PYTHON: &[Case] = &[
         "python/tests/uses_answer.py",
         "runtime_error",
     ),
+    // An exception of a class with two built-in bases is caught by either, as natively.
+    case(
+        "python/solutions/raises_two_bases",
+        "python/tests/catches_type_error.py",
+        "pass",
+    ),
+    // A call with arguments the function does not take: TypeError in the interface's words,
+    // however the coder bound it (see `hostile_python_tests_cannot_tell_correct_solutions_apart`).
+    case(
+        "python/solutions/bound_as_lambda",
+        "python/tests/calls_with_wrong_arguments.py",
+        "pass",
+    ),
     // A test cannot pass the solution a function of its own (a spy, a smuggled object).
     case(
         "python/solutions/benign",
@@ -847,6 +860,10 @@ fn hostile_python_tests_cannot_tell_correct_solutions_apart() {
         ("observe_everything.py", &correct[..]),
         ("plain_values.py", &["benign", "set_built_backwards"][..]),
         ("uses_stack.py", &["stack_list", "stack_linked"][..]),
+        (
+            "calls_with_wrong_arguments.py",
+            &["benign", "bound_as_lambda", "written_differently"][..],
+        ),
     ] {
         let test = fixture(&format!("hostile/python/tests/{test}"));
         let mut printed: Option<String> = None;

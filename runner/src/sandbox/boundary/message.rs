@@ -11,6 +11,9 @@ use super::value::{Bounds, Value, ValueError};
 /// The longest exception message passed on, in bytes (a longer one is cut).
 pub const MAX_EXCEPTION_MESSAGE: usize = 10_000;
 
+/// At most this many built-in classes of one exception cross (`KeyError+TypeError`).
+pub const MAX_EXCEPTION_BASES: usize = 8;
+
 /// The exception classes that cross, by name (`dixit_bridge.EXCEPTIONS`): built-ins whose
 /// constructor takes one message. A solution's other exceptions arrive as the nearest of these
 /// in their class's MRO; the control-flow ones (`StopIteration`, `SystemExit`, ...) as
@@ -320,7 +323,17 @@ fn answer(
         let class = pair[0]
             .as_str()
             .ok_or("an exception class that is not a name")?;
-        if !EXCEPTIONS.contains(&class) {
+        // One built-in class, or several (`KeyError+TypeError`, an exception of both), each
+        // once.
+        let parts: Vec<&str> = class.split('+').collect();
+        let distinct = parts
+            .iter()
+            .enumerate()
+            .all(|(k, p)| !parts[..k].contains(p));
+        if parts.len() > MAX_EXCEPTION_BASES
+            || !distinct
+            || !parts.iter().all(|p| EXCEPTIONS.contains(p))
+        {
             return Err(format!(
                 "an exception class that does not cross ({})",
                 cut(class, 100)
@@ -559,6 +572,9 @@ mod tests {
             json!({"value": {"handle": [1, "Secret"]}}),
             json!({"raise": ["StopIteration", ""]}),
             json!({"raise": {"mro": ["ValueError"], "args": []}}),
+            json!({"raise": ["KeyError+KeyError", ""]}),
+            json!({"raise": ["KeyError+Secret", ""]}),
+            json!({"raise": ["KeyError+", ""]}),
             json!({"value": null, "raise": ["ValueError", ""]}),
             json!({"value": null, "out": [[0, {"int": "1"}]]}),
             json!({"value": null, "out": [[3, []]]}),
@@ -573,6 +589,13 @@ mod tests {
             Answer::Raised {
                 class: "ValueError".into(),
                 message: "bad".into()
+            }
+        );
+        assert_eq!(
+            a(json!({"raise": ["KeyError+TypeError", "k"]}), &mut h),
+            Answer::Raised {
+                class: "KeyError+TypeError".into(),
+                message: "k".into()
             }
         );
         // The first object handed out is number 1, of a declared class.
