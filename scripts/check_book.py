@@ -5,7 +5,10 @@
    names a heading of that page (slugged as mdBook and GitHub slug them);
 2. every `dixit` command quoted (in a code block, or inline code that starts with `dixit `)
    names a command the binary has, and every `--flag` it uses is one that command's `--help`
-   lists.
+   lists;
+3. every source path ARCHITECTURE.md names in inline code (`report/samples_page/`,
+   `eval/samples/merge.rs`, `chart.rs`) is a file or folder of the tree: from the root, from
+   `runner/src`, or as the end of a tracked path (a bare name inside its folder's entry).
 
 Usage: scripts/check_book.py DIXIT_BINARY. Prints each problem as FILE:LINE: what, exits 1 if any.
 """
@@ -108,6 +111,36 @@ def commands_in(line):
     return [m.group(1).strip()] if m else []
 
 
+PATH_LIKE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
+SOURCE_ENDINGS = (".rs", ".py", ".mjs", ".md", ".toml", ".sh", "/")
+
+
+def architecture_paths():
+    """Inline-code paths of ARCHITECTURE.md that name nothing in the tree."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    known = set()
+    for f in tracked:
+        parts = f.split("/")
+        for i in range(len(parts)):
+            tail = "/".join(parts[i:])
+            known.add(tail)
+            if i < len(parts) - 1:
+                known.add("/".join(parts[i:-1]) + "/")
+            for j in range(i + 1, len(parts)):
+                known.add("/".join(parts[i:j]) + "/")
+    problems = []
+    path = os.path.join(ROOT, "ARCHITECTURE.md")
+    for n, line in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
+        for code in re.findall(r"`([^`]+)`", line):
+            if not PATH_LIKE.match(code) or not code.endswith(SOURCE_ENDINGS) or code.startswith(("-", ".")):
+                continue
+            if "/" not in code.rstrip("/") and not code.endswith((".rs", ".py", ".mjs")):
+                continue  # a bare folder word (`cli/`) is checked only where it names a path
+            if code not in known and code.rstrip("/") not in known:
+                problems.append(f"ARCHITECTURE.md:{n}: `{code}` names no file or folder of the tree")
+    return problems
+
+
 def main():
     problems = []
     for page in pages():
@@ -139,6 +172,7 @@ def main():
                     problems.append(f"{rel}:{n}: broken link {target}")
                 elif anchor and dest.endswith(".md") and anchor not in anchors(dest):
                     problems.append(f"{rel}:{n}: no section #{anchor} in {os.path.relpath(dest, ROOT)}")
+    problems += architecture_paths()
     for p in problems:
         print(p)
     print(f"check_book: {len(problems)} problems", file=sys.stderr)
