@@ -416,20 +416,7 @@ pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
     }
     let shards = parts.len();
     let merged = EvalReport::merge_labelled(parts).map_err(|e| merge_error(e, dir))?;
-    if let Some(out) = &a.out {
-        let text = serde_json::to_string_pretty(&merged).map_err(anyhow::Error::from)? + "\n";
-        write_atomic(out, text.as_bytes()).map_err(|e| {
-            CliError::new(exit::USAGE, e).hint("--out names the merged report's file")
-        })?;
-    }
-    if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&merged).map_err(anyhow::Error::from)?
-        );
-    } else {
-        print!("{}", eval_table(&merged));
-    }
+    show_merged(a, &merged, eval_table(&merged))?;
     if !g.quiet {
         eprintln!(
             "merged {shards} shards: {} problems{}",
@@ -441,6 +428,27 @@ pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
         );
     }
     Ok(exit::OK)
+}
+
+/// A merged report: written to `--out FILE` (atomically) when given, then printed as JSON
+/// (`--json`) or as `table`.
+pub(super) fn show_merged(
+    a: &MergeArgs,
+    merged: &impl serde::Serialize,
+    table: String,
+) -> Result<(), CliError> {
+    let json = serde_json::to_string_pretty(merged).map_err(anyhow::Error::from)?;
+    if let Some(out) = &a.out {
+        write_atomic(out, format!("{json}\n").as_bytes()).map_err(|e| {
+            CliError::new(exit::USAGE, e).hint("--out names the merged report's file")
+        })?;
+    }
+    if a.json {
+        println!("{json}");
+    } else {
+        print!("{table}");
+    }
+    Ok(())
 }
 
 /// A shard file's label in merge errors: its name inside a shard directory, else the path given.

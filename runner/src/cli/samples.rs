@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::eval::{eval_error, merge_error, resolve_shard, shard_label, Bars, EvalArgs, MergeArgs};
+use super::eval::{
+    eval_error, merge_error, resolve_shard, shard_label, show_merged, Bars, EvalArgs, MergeArgs,
+};
 use super::exit::{self, CliError, CliResult};
 use super::{toolchains, GlobalArgs};
 use crate::eval::samples::{
@@ -12,7 +14,7 @@ use crate::eval::samples::{
 };
 use crate::eval::EvalError;
 use crate::report::samples_table;
-use crate::scaleout::{check_shard_file, write_atomic};
+use crate::scaleout::check_shard_file;
 
 pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult {
     if a.corpus.is_some() || a.score_verdicts.is_some() || a.export_corpus.is_some() {
@@ -138,20 +140,7 @@ pub fn merge(
         }
     };
     let saved = save_whole(&home, &report, &results).map_err(eval_error)?;
-    if let Some(out) = &a.out {
-        let text = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)? + "\n";
-        write_atomic(out, text.as_bytes()).map_err(|e| {
-            CliError::new(exit::USAGE, e).hint("--out names the merged report's file")
-        })?;
-    }
-    if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
-        );
-    } else {
-        print!("{}", samples_table(&report));
-    }
+    show_merged(a, &report, samples_table(&report))?;
     if !g.quiet {
         eprintln!(
             "merged {shards} shards: {} samples of {} tasks; results saved as {}",
