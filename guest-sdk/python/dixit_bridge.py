@@ -21,9 +21,14 @@ base's own value, taken by the base's own operation (a `Counter` as its dict, a 
 its tuple, an `int` subclass as its int: an "always equal" override never crosses). Anything
 else a solution returns is not data: the host ends the run with a runtime error that says
 what it was (a generator, an instance of a class of the solution's, a function, ...). An
-instance of a class the interface declares (`Stack: push, pop`) crosses as a handle: the
-test's object for it offers the declared methods only, each a call by value, and its `repr`,
-`hash` and identity are the test's own, the same whatever the solution.
+instance of a class the interface declares (`Stack: push, pop`), whatever else it derives
+from, crosses as a handle of its most derived declared class: the test's object for it offers
+the declared methods only, each a call by value, applied on the solution's side as Python
+applies the operator (`bool` from `__len__`, `in` from `__iter__`), and its `repr`, `hash`,
+equality and identity are the test's own, the same whatever the solution. A class that
+declares `__eq__`, `__hash__` or an order is a value class: its object crosses with its
+stated fields' values, and the test's side compares, hashes and orders it by them; the
+solution's operators never decide a test's comparison.
 
 The test's `solution` module is made here from the interface's names, never from the
 solution: it holds one function per name (and one class per declared class) and nothing
@@ -41,7 +46,8 @@ copied back into the test's own object after the call (its identity stays the te
 
 Messages are JSON. Values: null, true/false, strings and lists as JSON; {"int": "12"},
 {"float": "0.5"}, {"complex": [re, im]}, {"bytes": hex}, {"tuple": [...]}, {"dict": [[k, v],
-...]}, {"set": [...]}, {"frozenset": [...]}, {"handle": [id, class]}. Requests: {"call": name,
+...]}, {"set": [...]}, {"frozenset": [...]}, {"handle": [id, class]}, {"object": [id, class,
+[[field, v], ...]]}. Requests: {"call": name,
 "args": [...], "kwargs": [[k, v], ...]} or {"method": name, "on": id, ...}. Answers: {"value":
 v, "out": [[argument, v], ...]}, {"raise": [class, message]}, and, which the host turns into a
 verdict and never passes on, {"not_data": what}, {"missing": name}, {"failed": [class,
@@ -114,6 +120,10 @@ class NotData(Exception):
     """A value outside the grammar; its argument says what it was."""
 
 
+class Missing(Exception):
+    """The solution lacks something the interface declares; its argument names it."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Values
 
@@ -151,8 +161,9 @@ def describe(v):
 
 
 def encode(v, handle_of, depth=0):
-    """`v` as the grammar's JSON; an object that is not data goes to `handle_of`, which returns
-    its handle or raises NotData."""
+    """`v` as the grammar's JSON. Anything but a grammar type's own instance goes first to
+    `handle_of(v, depth)`, which returns what crosses for an object of a declared class, or None;
+    then a subclass of a grammar type crosses as its base's value; anything else is NotData."""
     if depth > MAX_DEPTH:
         raise NotData(f"a value nested more than {MAX_DEPTH} deep")
     t = _type(v)
@@ -174,15 +185,21 @@ def encode(v, handle_of, depth=0):
         return {"bytes": v.hex()}
     if t is complex:
         return {"complex": [_float_repr(v.real), _float_repr(v.imag)]}
+    # An object of a declared class crosses as one, whatever else it derives from (a subclass of
+    # `list` or of a namedtuple is the declared class, not a plain list or tuple).
+    declared = handle_of(v, depth)
+    if declared is not None:
+        return declared
     for base, own in _BASES:
         if _issubclass(t, base):
             return encode(own(v), handle_of, depth)
-    return handle_of(v)
+    raise NotData(describe(v))
 
 
 def decode(j, handle, depth=0):
-    """The value `encode` made; `handle(id, class)` makes this side's object for a handle.
-    Raises BridgeError on anything malformed."""
+    """The value `encode` made; `handle(id, class, fields)` makes this side's object for a
+    handle (`fields` None) or a value object (its fields' values, decoded). Raises BridgeError
+    on anything malformed."""
     if depth > MAX_DEPTH:
         raise BridgeError("value nested too deeply")
     if j is None or j is True or j is False or _type(j) is str:
@@ -218,7 +235,16 @@ def decode(j, handle, depth=0):
             h, cls = _seq(v)
             if _type(h) is not int:
                 raise BridgeError("malformed handle")
-            return handle(h, _text(cls))
+            return handle(h, _text(cls), None)
+        if tag == "object":
+            h, cls, fields = _seq(v)
+            if _type(h) is not int:
+                raise BridgeError("malformed object")
+            values = []
+            for nv in _seq(fields):
+                _n, x = _seq(nv)
+                values.append(decode(x, handle, depth + 1))
+            return handle(h, _text(cls), _tuple(values))
     except BridgeError:
         raise
     except _Exception as e:
@@ -321,6 +347,22 @@ def call_error(name, exc):
 # passes it to both sides.
 
 
+# A declared class that states any of these is a value class: its objects cross as their
+# fields' values (the class's stated public names, read as attributes), and these operators are
+# decided on the test's side from those values, never asked of the solution (whose `__eq__`
+# could say yes to anything).
+VALUE_OPERATORS = frozenset("__eq__ __ne__ __hash__ __lt__ __le__ __gt__ __ge__".split())
+
+
+def is_value_class(methods):
+    return any(m in VALUE_OPERATORS for m in methods)
+
+
+def value_fields(methods):
+    """A value class's fields: its stated public names, in the order stated."""
+    return [m for m in methods if not m.startswith("_")]
+
+
 def parse_interface(text):
     spec = loads(text.encode("utf-8")) if text else {}
     if _type(spec) is not dict:
@@ -345,6 +387,7 @@ class Server:
         self.quiet = None
         self.classes = {}
         self.objects = []
+        self.kinds = []
 
     def start(self, module, failure, interface, quiet=None):
         """Serves `module` (or, when importing it raised, `failure` to every request) with the
@@ -354,6 +397,7 @@ class Server:
         self.failed = failure
         self.quiet = quiet
         self.objects = []
+        self.kinds = []
         _functions, classes = parse_interface(interface)
         self.classes = classes
 
@@ -376,6 +420,8 @@ class Server:
                 return dumps(self._answer(loads(request)))
             except NotData as e:
                 return dumps({"not_data": _str(e.args[0])})
+            except Missing as e:
+                return dumps({"missing": _str(e.args[0])})
 
     def _answer(self, req):
         if self.failed is not None:
@@ -392,8 +438,9 @@ class Server:
             on = req.get("on")
             if _type(on) is not int or not 0 < on <= _len(self.objects):
                 raise BridgeError("unknown handle")
-            target = _getattr(self.objects[on - 1], name, _MISSING)
-            what = f"{_type(self.objects[on - 1]).__name__}.{name}"
+            obj = self.objects[on - 1]
+            target = _operator(obj, name) if name in SPECIAL else _getattr(obj, name, _MISSING)
+            what = f"{self.kinds[on - 1]}.{name}"
         if target is _MISSING:
             return {"missing": what}
         raw_args = _seq(req.get("args", []))
@@ -408,11 +455,6 @@ class Server:
         except _BaseException as exc:
             return {"raise": call_error(name, exc)}
         try:
-            if name == "__iter__" and "method" in req:
-                result = _list(result)  # a declared `__iter__` answers with its items
-        except _BaseException as exc:
-            return {"raise": exception_info(exc)}
-        try:
             answer = {"value": encode(result, self._handle_of)}
             out = []
             for i, a in enumerate(args):
@@ -425,7 +467,7 @@ class Server:
                     after = encode(x, self._handle_of)
                     if after != raw[1]:
                         out.append([k, after])
-        except NotData:
+        except (NotData, Missing):
             raise
         except _BaseException as exc:  # encoding ran the solution's code (an override), which raised
             raise NotData(f"a value whose contents could not be read ({_type(exc).__name__})") from None
@@ -433,24 +475,108 @@ class Server:
             answer["out"] = out
         return answer
 
-    def _object(self, h, cls):
-        if not 0 < h <= _len(self.objects):
+    def _object(self, h, cls, fields):
+        if fields is not None or not 0 < h <= _len(self.objects):
             raise BridgeError("unknown handle")
         return self.objects[h - 1]
 
-    def _handle_of(self, v):
-        """A handle for an instance of a class the interface declares (a new one each time it
-        crosses, so identity tells nothing); anything else is not data."""
+    def _handle_of(self, v, depth):
+        """What crosses for an instance of a class the interface declares, as its most derived
+        declared class (a new handle each time it crosses, so identity tells nothing): a handle,
+        or for a value class its fields' values with it. None for any other object."""
         t = _type(v)
+        mro = _type.__getattribute__(t, "__mro__")
+        best = None
         for name in self.classes:
             cls = _getattr(self.module, name, None)
-            if _isinstance(cls, _type) and _issubclass(t, cls):
-                self.objects.append(v)
-                return {"handle": [_len(self.objects), name]}
-        raise NotData(describe(v))
+            if _isinstance(cls, _type):
+                for rank, c in enumerate(mro):
+                    if c is cls and (best is None or rank < best[0]):
+                        best = (rank, name)
+        if best is None:
+            return None
+        name = best[1]
+        methods = self.classes[name]
+        self.objects.append(v)
+        self.kinds.append(name)
+        h = _len(self.objects)
+        if not is_value_class(methods):
+            return {"handle": [h, name]}
+        for op in methods:
+            if op in VALUE_OPERATORS and not _defines(t, op):
+                raise Missing(f"{name}.{op}")
+        fields = []
+        for f in value_fields(methods):
+            x = _getattr(v, f, _MISSING)
+            if x is _MISSING:
+                raise Missing(f"{name}.{f}")
+            fields.append([f, encode(x, self._handle_of, depth + 1)])
+        return {"object": [h, name, fields]}
+
+
+def _lookup(t, name):
+    """`name` as Python's operators find it on class `t`: in its MRO's own namespaces (never
+    the metaclass's), None when absent or set to None."""
+    for c in _type.__getattribute__(t, "__mro__"):
+        d = _type.__getattribute__(c, "__dict__")
+        if name in d:
+            return d[name]
+    return None
+
+
+def _own(t, name):
+    """Whether class `t` has `name` other than as `object`'s own."""
+    found = _lookup(t, name)
+    return found is not None and found is not _OBJECT_DICT.get(name)
+
+
+def _defines(t, op):
+    """Whether the solution's class `t` supports the value operator `op` as Python applies it
+    (`!=` from `__eq__`, `>` reflected from `__lt__`); a hash left to Python's default (the
+    object's address) is not one."""
+    if op == "__hash__":
+        return _own(t, "__hash__")
+    mirror = {"__eq__": "__ne__", "__ne__": "__eq__", "__lt__": "__gt__", "__gt__": "__lt__", "__le__": "__ge__", "__ge__": "__le__"}
+    if op == "__ne__":
+        return _own(t, "__eq__") or _own(t, "__ne__")
+    return _own(t, op) or _own(t, mirror[op])
+
+
+def _operator(obj, name):
+    """A declared special method of the solution's object `obj`, applied as Python applies its
+    operator (`bool` from `__len__`, `in` from `__iter__`, an iterator as its items), or
+    _MISSING where Python would find none. The value operators are never asked of a solution."""
+    t = _type(obj)
+    has = lambda *names: any(_lookup(t, n) is not None for n in names)
+    if name == "__len__":
+        return (lambda: _len(obj)) if has("__len__") else _MISSING
+    if name == "__contains__":
+        return (lambda x: x in obj) if has("__contains__", "__iter__", "__getitem__") else _MISSING
+    if name == "__iter__":
+        return (lambda: _list(iter(obj))) if has("__iter__", "__getitem__") else _MISSING
+    if name == "__getitem__":
+        return (lambda k: obj[k]) if has("__getitem__") else _MISSING
+    if name == "__setitem__":
+        def setitem(k, x):
+            obj[k] = x
+        return setitem if has("__setitem__") else _MISSING
+    if name == "__delitem__":
+        def delitem(k):
+            del obj[k]
+        return delitem if has("__delitem__") else _MISSING
+    if name == "__bool__":
+        return lambda: bool(obj)
+    if name == "__str__":
+        return (lambda: _str(obj)) if _own(t, "__str__") or _own(t, "__repr__") else _MISSING
+    if name == "__repr__":
+        return (lambda: repr(obj)) if _own(t, "__repr__") else _MISSING
+    if name == "__call__":
+        return obj if has("__call__") else _MISSING
+    return _MISSING
 
 
 _MISSING = object()
+_OBJECT_DICT = _dict(_type.__getattribute__(object, "__dict__"))
 _MUTABLE = (list, dict, set)
 
 
@@ -487,6 +613,7 @@ def stand_in(call, interface):
     for c, methods in classes.items():
         made[c] = _make_class(link, c, methods)
     link.classes = made
+    link.values = {made[c] for c, methods in classes.items() if is_value_class(methods)}
     for f in functions:
         d[f] = _make_function(link, f)
     d.update(made)
@@ -500,21 +627,24 @@ class _Link:
     def __init__(self, call):
         self.call = call
         self.classes = {}
+        self.values = set()
 
-    def handle(self, h, cls):
+    def handle(self, h, cls, fields):
         c = self.classes.get(cls)
-        if c is None:
+        if c is None or (fields is None) != (c not in self.values):
             raise BridgeError("handle of an undeclared class")
         obj = _object_new(c)
         _object_setattr(obj, "_dixit_id", h)
+        if fields is not None:
+            _object_setattr(obj, "_dixit_fields", fields)
         return obj
 
-    def handle_of(self, v):
+    def handle_of(self, v, depth):
         t = _type(v)
         for name, c in self.classes.items():
             if t is c:
                 return {"handle": [_object_getattribute(v, "_dixit_id"), name]}
-        raise _TypeError(f"only data can be passed to the solution, not {describe(v)}")
+        return None
 
     def request(self, head, args, kwargs):
         with _DIGITS:
@@ -599,6 +729,12 @@ SPECIAL = frozenset(
 
 
 def _make_class(link, name, methods):
+    """The test's class for a declared class. A value class's object holds its fields' values
+    and compares, hashes and orders by them here; any other object is a handle that compares
+    and hashes by identity. Each other declared method is a call of the solution's."""
+    value = is_value_class(methods)
+    fields = value_fields(methods) if value else []
+
     def __new__(cls, *args, **kwargs):
         return link.request({"call": name}, args, kwargs)
 
@@ -606,10 +742,13 @@ def _make_class(link, name, methods):
         pass
 
     def __repr__(self):
+        if value:
+            own = _object_getattribute(self, "_dixit_fields")
+            return f"{name}({', '.join(f'{f}={x!r}' for f, x in zip(fields, own))})"
         return f"<solution.{name} #{_object_getattribute(self, '_dixit_id')}>"
 
     ns = {
-        "__slots__": ("_dixit_id",),
+        "__slots__": ("_dixit_id", "_dixit_fields") if value else ("_dixit_id",),
         "__module__": "solution",
         "__qualname__": name,
         "__doc__": None,
@@ -618,13 +757,50 @@ def _make_class(link, name, methods):
         "__repr__": __repr__,
     }
     for m in methods:
-        ns[m] = _make_method(link, m)
+        if m not in VALUE_OPERATORS and m not in fields:
+            ns[m] = _make_method(link, m)
+    if value:
+        for i, f in enumerate(fields):
+            ns[f] = property(lambda self, i=i: _object_getattribute(self, "_dixit_fields")[i])
+        ns.update(_value_operators(methods))
     if "__iter__" in methods:
         items = ns["__iter__"]
         ns["__iter__"] = lambda self: iter(items(self))
-    if "__eq__" in methods and "__hash__" not in methods:
-        ns["__hash__"] = object.__hash__
+        # `in` over the items the solution answers, as Python does for a class without
+        # `__contains__`: a `__contains__` that says yes to anything decides nothing.
+        ns["__contains__"] = lambda self, x: any(y is x or y == x for y in items(self))
     return _type(name, (), ns)
+
+
+def _value_operators(methods):
+    """`==` always (a value class is equal to another of its class with equal fields, to
+    nothing else), the hash of the fields where `__hash__` is stated (unhashable otherwise, as
+    a class with `__eq__` alone is), and each stated order, by the fields in the order stated."""
+
+    def own(v):
+        return _object_getattribute(v, "_dixit_fields")
+
+    def order(compare):
+        def op(self, other):
+            if _type(other) is not _type(self):
+                return NotImplemented
+            return compare(own(self), own(other))
+
+        return op
+
+    ops = {
+        "__eq__": order(lambda a, b: a == b),
+        "__hash__": (lambda self: hash(own(self))) if "__hash__" in methods else None,
+    }
+    for m, compare in (
+        ("__lt__", lambda a, b: a < b),
+        ("__le__", lambda a, b: a <= b),
+        ("__gt__", lambda a, b: a > b),
+        ("__ge__", lambda a, b: a >= b),
+    ):
+        if m in methods:
+            ops[m] = order(compare)
+    return ops
 
 
 def _make_method(link, name):

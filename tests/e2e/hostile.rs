@@ -282,6 +282,59 @@ const PYTHON: &[Case] = &[
         "python/tests/calls_with_wrong_arguments.py",
         "pass",
     ),
+    // Issue 51: a declared value class's operators are decided on the test's side from its
+    // fields: a Money whose `__eq__`, `__lt__` and `in` say yes to anything is still Money(0)
+    // (before: pass), and correct classes written every way Python allows (NotImplemented, a
+    // subclass, a dataclass, a namedtuple, a list subclass, `bool` from `__len__`, `in` from
+    // `__iter__`) pass alike (before: wrong_answer or runtime_error).
+    case(
+        "python/solutions/money_forged",
+        "python/tests/compares_values.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/money_forged",
+        "python/tests/uses_money.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/bag_forged",
+        "python/tests/uses_money.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/bag_forged",
+        "python/tests/membership.py",
+        "wrong_answer",
+    ),
+    case(
+        "python/solutions/money_namedtuple",
+        "python/tests/membership.py",
+        "pass",
+    ),
+    case(
+        "python/solutions/money_plain",
+        "python/tests/compares_values.py",
+        "pass",
+    ),
+    // A declared `__hash__` left to Python's default (the object's address) is missing.
+    case(
+        "python/solutions/money_address_hash",
+        "python/tests/uses_money.py",
+        "runtime_error",
+    ),
+    // An answer no Python could build (a list as a dict key) is the solution's error, decided by
+    // the host, never an exception a test's `except Exception` takes (before: pass).
+    case(
+        "python/solutions/forge_unhashable",
+        "python/tests/expects_value_error.py",
+        "runtime_error",
+    ),
+    case(
+        "python/solutions/custom_exception",
+        "python/tests/expects_value_error.py",
+        "pass",
+    ),
     // A test cannot pass the solution a function of its own (a spy, a smuggled object).
     case(
         "python/solutions/benign",
@@ -381,6 +434,17 @@ const C: &[Case] = &[
         "runtime_error",
     ),
     build_fails("c/solutions/own_exit", "c/tests/uses_answer.c", "solution"),
+    // Issue 51: an exit through WASI directly, from inside the call, is the solution's crash,
+    // not the test's failed check (before: wrong_answer, exit code 1).
+    case(
+        "c/solutions/proc_exit_seven",
+        "c/tests/uses_answer.c",
+        "runtime_error",
+    ),
+    // Arrays of 4 MiB and of 15 MiB (3.9 Mi ints) cross to every solution (before: the second
+    // failed with runtime_error, "too much data is being copied between the host and the
+    // guest", past wasmtime's default of about 4 Mi elements a call).
+    case("c/solutions/sums", "c/tests/big_array.c", "pass"),
     case("c/solutions/benign", "c/tests/uses_strcmp.c", "pass"),
     build_fails("c/solutions/interpose", "c/tests/uses_strcmp.c", "solution"),
     // Compilers cannot read the host, and are bounded.
@@ -697,6 +761,13 @@ const USED_BY_GENERATED: &[&str] = &[
     "python/solutions/stack_list",
     "python/solutions/stack_linked",
     "python/tests/uses_stack.py",
+    "python/solutions/money_dataclass",
+    "python/solutions/money_namedtuple",
+    "c/interface_arrays",
+    "c/solutions/big_footprint",
+    "c/solutions/guesses_random",
+    "c/tests/observe_everything.c",
+    "c/tests/random_secret.c",
     "c/tests/read_outside.c",
     "c/tests/write_readonly.c",
     "c/tests/probe.c",
@@ -719,9 +790,13 @@ fn interface_args(test: &Path) -> Vec<String> {
     match test.extension().and_then(|e| e.to_str()) {
         Some("c") => vec![
             "--interface".into(),
-            fixture("hostile/c/interface/solution.h")
-                .display()
-                .to_string(),
+            fixture(if test.ends_with("big_array.c") {
+                "hostile/c/interface_arrays/solution.h"
+            } else {
+                "hostile/c/interface/solution.h"
+            })
+            .display()
+            .to_string(),
         ],
         Some("cpp") => vec![
             "--interface".into(),
@@ -747,6 +822,11 @@ fn python_interface(test: &Path) -> &'static [&'static str] {
         Some("read_outside.py" | "write_readonly.py") => &["answer", "secret_path"],
         Some("exit_codes.py") => &["answer", "exit_code"],
         Some("uses_stack.py") => &["Stack: push, pop, __len__"],
+        Some("uses_money.py" | "compares_values.py" | "membership.py") => &[
+            "total",
+            "Money: cents, __eq__, __hash__, __lt__",
+            "Bag: add, __len__, __iter__, __contains__, __bool__",
+        ],
         _ => &["answer"],
     }
 }
@@ -861,6 +941,10 @@ fn hostile_python_tests_cannot_tell_correct_solutions_apart() {
         ("plain_values.py", &["benign", "set_built_backwards"][..]),
         ("uses_stack.py", &["stack_list", "stack_linked"][..]),
         (
+            "uses_money.py",
+            &["money_plain", "money_dataclass", "money_namedtuple"][..],
+        ),
+        (
             "calls_with_wrong_arguments.py",
             &["benign", "bound_as_lambda", "written_differently"][..],
         ),
@@ -953,6 +1037,70 @@ fn a_fingerprinting_test_is_never_ideal_in_a_run() {
     );
 }
 
+/// Issue 51, in a run: three correct coders write the declared classes three ways (a subclass
+/// with an idiomatic NotImplemented `__eq__`, a dataclass with a list-subclass bag, a namedtuple
+/// subclass). Tests that lean on how one of them built its class (a tuple, a missing `__bool__`,
+/// the default hash) and one that compares the way tests do pass against all three: TOO_EASY,
+/// never IDEAL.
+#[test]
+fn a_test_of_declared_classes_never_singles_out_a_coder_in_a_run() {
+    use crate::support::{dixit_at, journal, the_run};
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path();
+    let py = |agent: &str, code: &str| {
+        format!("[[{agent}]]\ntext = '''\n```python\n{code}\n```\n'''\n\n")
+    };
+    let coder = |n: &str| {
+        std::fs::read_to_string(fixture(&format!(
+            "hostile/python/solutions/{n}/solution.py"
+        )))
+        .unwrap()
+    };
+    // Before issue 51 this one was IDEAL: the namedtuple coder's Money crossed as a tuple.
+    let leaning = "from solution import Money, total\nm = total([1, 2])\n\
+        assert not isinstance(m, tuple)\nassert m == Money(3)";
+    let bag = "from solution import Bag\n\
+        assert total([1, 2]) != 3 and hash(total([3])) == hash(Money(3))\n\
+        b = Bag()\nassert not b and 7 not in b\nb.add(7)\nassert b and 7 in b and list(b) == [7]";
+    let compares = "import unittest\nfrom solution import Money, total\n\
+        tc = unittest.TestCase()\ntc.assertEqual(total([100, 250]), Money(350))\n\
+        tc.assertIn(total([1]), [Money(1)])\n";
+    let compares = format!("{compares}{bag}");
+    let script = [
+        py("coder-1", &coder("money_plain")),
+        py("coder-2", &coder("money_dataclass")),
+        py("coder-3", &coder("money_namedtuple")),
+        py("tester-1", leaning),
+        py("tester-1", &compares),
+    ];
+    std::fs::write(dir.join("script.toml"), script.concat()).unwrap();
+    std::fs::write(
+        dir.join("dixit.toml"),
+        "[project]\nlanguage = \"python\"\ninterface = [\"total\", \"Money: cents, __eq__, \
+         __hash__, __lt__\", \"Bag: add, __len__, __iter__, __contains__, __bool__\"]\n\
+         [dixit]\ncoders = 3\ntesters = 1\nmax_rounds = 1\nmax_tester_retries = 1\n\
+         [agents]\nbackend = \"script\"\nscript = \"script.toml\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("spec.md"),
+        "`Money(cents)` is a value: equal, hashed and ordered by `cents`. `total(xs)` is the \
+         Money of the sum of `xs`. `Bag()` holds items: `add(x)`, `len`, iteration, `in`, \
+         truth.\n",
+    )
+    .unwrap();
+    let o = dixit_at(dir, &["run", "."], &[]);
+    assert!(o.status.code().is_some(), "{o:?}");
+    let j = journal(&the_run(dir));
+    let classes: Vec<String> = j
+        .iter()
+        .filter(|r| r["event"] == "classified")
+        .map(|r| r["class"].to_string())
+        .collect();
+    assert_eq!(classes.len(), 2, "{classes:?}");
+    assert!(classes.iter().all(|c| c == "\"TOO_EASY\""), "{classes:?}");
+}
+
 /// Issue 35: the failure a test reports reaches the host through its own instance's bridge,
 /// never through a stream: a solution printing lines shaped like the runner's old report, to
 /// both streams and straight to the file descriptors, changes nothing of the evidence, and its
@@ -1034,6 +1182,53 @@ fn hostile_pair_clock_and_random_are_per_side() {
         "{quiet:#}"
     );
     assert_eq!(s(&quiet, "stdout"), s(&busy, "stdout"));
+}
+
+/// Issue 51: each side of a pair has the memory limit and random streams to itself. A test that
+/// prints everything it can learn (the clock around the call, random bytes, its next
+/// allocation, how much it can still allocate) prints the same beside a correct solution that
+/// holds 96 MiB, one that reads the clock, draws and sleeps, and a small one (before: 143 MiB
+/// free beside the first, 238 beside the others), and a solution drawing the first random bytes
+/// of its run does not draw the test's secret (before: it did, a copy of the test's stream).
+#[test]
+fn hostile_pair_memory_and_random_are_per_side() {
+    let run = |solution: &str, test: &str| {
+        dixit(&[
+            "exec".to_string(),
+            "--json".into(),
+            "--solution".into(),
+            fixture(&format!("hostile/c/solutions/{solution}"))
+                .display()
+                .to_string(),
+            "--test".into(),
+            fixture(&format!("hostile/c/tests/{test}"))
+                .display()
+                .to_string(),
+            "--interface".into(),
+            fixture("hostile/c/interface/solution.h")
+                .display()
+                .to_string(),
+        ])
+        .json()
+    };
+    let mut printed: Option<String> = None;
+    for sol in ["benign", "big_footprint", "reads_clock_and_entropy"] {
+        let v = run(sol, "observe_everything.c");
+        assert_eq!(s(&v, "verdict"), "pass", "{sol}: {v:#}");
+        let out = s(&v, "stdout").to_string();
+        assert!(out.contains(" MiB free"), "{v:#}");
+        match &printed {
+            None => printed = Some(out),
+            Some(first) => assert_eq!(first, &out, "{sol} told apart"),
+        }
+    }
+    let guess = run("guesses_random", "random_secret.c");
+    assert_eq!(
+        s(&guess, "stdout"),
+        "the solution knew the secret: no\n",
+        "{guess:#}"
+    );
+    assert_eq!(s(&run("benign", "random_secret.c"), "verdict"), "pass");
 }
 
 /// A Rust solution and its test are two components too. Safe Rust is not a memory boundary:

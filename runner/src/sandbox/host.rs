@@ -342,14 +342,21 @@ impl StdoutStream for CappedPipe {
 }
 
 /// Bounds the total size of all linear memories of a store and remembers the peak and whether a
-/// growth was refused (so a failure after a refused growth is reported as `memory_limit`).
+/// growth was refused (so a failure after a refused growth is reported as `memory_limit`). In a
+/// compiled pair's one store each side has the whole limit to itself, counted by whose
+/// [`Turn`] it is when a memory grows: a test that allocates all it can learns nothing of how
+/// much the solution holds, as with Python's two instances.
 #[derive(Debug)]
 pub(crate) struct MemoryLimiter {
     pub limit: usize,
-    pub total: usize,
+    /// Bytes of linear memory held: by the test (or the only side), and by the solution.
+    pub totals: [usize; 2],
+    /// The most both sides held at once.
     pub peak: usize,
     pub denied: bool,
-    last_growth: usize,
+    /// The last growth allowed, and the side it was counted to.
+    last_growth: (usize, usize),
+    turn: Option<Turn>,
 }
 
 /// Table elements allowed per table; bounds host memory spent on tables.
@@ -359,11 +366,24 @@ impl MemoryLimiter {
     pub fn new(limit: u64) -> Self {
         MemoryLimiter {
             limit: usize::try_from(limit).unwrap_or(usize::MAX),
-            total: 0,
+            totals: [0, 0],
             peak: 0,
             denied: false,
-            last_growth: 0,
+            last_growth: (0, 0),
+            turn: None,
         }
+    }
+
+    /// A limiter for a compiled pair: `limit` for each side, told apart by `turn`.
+    pub fn per_side(limit: u64, turn: Turn) -> Self {
+        MemoryLimiter {
+            turn: Some(turn),
+            ..MemoryLimiter::new(limit)
+        }
+    }
+
+    fn side(&self) -> usize {
+        usize::from(self.turn.as_ref().is_some_and(Turn::is_solution))
     }
 }
 
@@ -374,21 +394,23 @@ impl wasmtime::ResourceLimiter for MemoryLimiter {
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
+        let side = self.side();
         let growth = desired.saturating_sub(current);
-        let total = self.total.saturating_add(growth);
+        let total = self.totals[side].saturating_add(growth);
         if total > self.limit {
             self.denied = true;
             return Ok(false);
         }
-        self.total = total;
-        self.peak = self.peak.max(total);
-        self.last_growth = growth;
+        self.totals[side] = total;
+        self.peak = self.peak.max(self.totals[0].saturating_add(self.totals[1]));
+        self.last_growth = (side, growth);
         Ok(true)
     }
 
     fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
-        self.total = self.total.saturating_sub(self.last_growth);
-        self.last_growth = 0;
+        let (side, growth) = self.last_growth;
+        self.totals[side] = self.totals[side].saturating_sub(growth);
+        self.last_growth = (side, 0);
         Ok(())
     }
 
@@ -438,14 +460,28 @@ mod tests {
         let mut l = MemoryLimiter::new(100);
         assert!(l.memory_growing(0, 60, None).unwrap());
         assert!(l.memory_growing(0, 30, None).unwrap(), "a second memory");
-        assert_eq!((l.total, l.peak, l.denied), (90, 90, false));
+        assert_eq!((l.totals[0], l.peak, l.denied), (90, 90, false));
         assert!(!l.memory_growing(60, 80, None).unwrap(), "90 + 20 > 100");
         assert!(l.denied);
         assert!(l.memory_growing(30, 40, None).unwrap());
         l.memory_grow_failed(wasmtime::format_err!("no room"))
             .unwrap();
-        assert_eq!(l.total, 90, "a growth that failed later is not counted");
+        assert_eq!(l.totals[0], 90, "a growth that failed later is not counted");
         assert!(!l.table_growing(0, MAX_TABLE_ELEMENTS + 1, None).unwrap());
+    }
+
+    #[test]
+    fn a_pair_has_the_limit_once_per_side() {
+        let turn = Turn::default();
+        let mut l = MemoryLimiter::per_side(100, turn.clone());
+        assert!(turn.solution(|| l.memory_growing(0, 90, None).unwrap()));
+        assert!(
+            l.memory_growing(0, 100, None).unwrap(),
+            "the test's side has all of it, whatever the solution holds"
+        );
+        assert!(!l.memory_growing(100, 101, None).unwrap());
+        assert!(!turn.solution(|| l.memory_growing(90, 101, None).unwrap()));
+        assert_eq!((l.totals, l.peak), ([100, 90], 190));
     }
 
     #[test]

@@ -100,10 +100,19 @@ pub struct Exchange {
 #[error("the solution's instance ended while answering")]
 pub(crate) struct PartnerEnded;
 
+/// A compiled pair's solution exited (its code) while it answered a call or while its instance
+/// was made: the solution's crash, never the test's exit code (see `pair::solution_ended`).
+#[derive(Debug, thiserror::Error)]
+#[error("the solution exited (exit code {0}) before the test finished, instead of returning")]
+pub(crate) struct SolutionExited(pub i32);
+
 /// Instantiation fails either because the guest trapped in its start code (a verdict) or because
 /// the host could not allocate the instance, e.g. an exhausted pool (a dixit problem).
 pub(crate) fn end_from_instantiate_error(e: wasmtime::Error) -> RunEnd {
-    if e.downcast_ref::<Trap>().is_some() || e.downcast_ref::<I32Exit>().is_some() {
+    if e.downcast_ref::<Trap>().is_some()
+        || e.downcast_ref::<I32Exit>().is_some()
+        || e.downcast_ref::<SolutionExited>().is_some()
+    {
         end_from_error(e)
     } else {
         RunEnd::HostError {
@@ -122,6 +131,12 @@ pub(crate) fn end_from_error(e: wasmtime::Error) -> RunEnd {
     }
     if let Some(exit) = e.downcast_ref::<I32Exit>() {
         return RunEnd::Exit { code: exit.0 };
+    }
+    if let Some(exited) = e.downcast_ref::<SolutionExited>() {
+        return RunEnd::Trap {
+            kind: TrapKind::Boundary,
+            message: exited.to_string(),
+        };
     }
     if let Some(trap) = e.downcast_ref::<Trap>() {
         let kind = match trap {

@@ -5,25 +5,33 @@
 //! lowers them into the solution's (the canonical ABI), and the result back. Neither side
 //! holds a pointer into the other's memory, so neither can read or write the other's data.
 //!
-//! Both instances live in one store: one fuel budget and one memory limit cover the run, as
-//! they did when test and solution shared an instance; the solution's work on a call is paid
-//! from the run's budget. The solution's instance is made first (its constructors run then),
+//! Both instances live in one store: one fuel budget covers the run, as it did when test and
+//! solution shared an instance (the solution's work on a call is paid from the run's budget),
+//! and each side has the memory limit to itself (`MemoryLimiter::per_side`). The solution's instance is made first (its constructors run then),
 //! then the test's, whose `wasi:cli/run` export is the entry: it returns only when the test's
-//! `main` returned 0 (`Completion::Returned`). The two share the run's WASI context (stdout,
-//! stderr, the virtual clock and the seeded RNG), which holds no memory of either side.
+//! `main` returned 0 (`Completion::Returned`). The two share the run's WASI context (stdout and
+//! stderr), which holds no memory of either side; each has its own virtual clock and random
+//! streams. Any exit of the solution's is its crash, never the test's exit code.
 
 use wasmtime::component::{self, Component, ComponentExportIndex, Func, Val};
 use wasmtime::{Engine, Store, StoreContextMut};
+use wasmtime_wasi::I32Exit;
 
 use super::host::{MemoryLimiter, RecordingRng, SidedClock, SidedRng, Turn, VirtualTime};
 use super::limits::arm;
-use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd};
+use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd, SolutionExited};
 use super::session::{MemoryStats, P2Host, RunIo};
 use super::spec::{Entry, RunSpec};
 use super::{Sandbox, SandboxError};
 
 /// The interface a test imports and its solution exports.
 pub const API: &str = "dixit:unit/api";
+
+/// How many list elements (or string bytes) one call may carry each way between the sides: 16 Mi,
+/// as a Python call carries 16 MiB, the same for every solution. Each crosses the host as one
+/// `Val`, which wasmtime counts against a call's host-call fuel (128 MiB by default: about 4 Mi
+/// elements, so a 4 MiB array of ints failed every solution).
+pub const MAX_CALL_ELEMENTS: usize = 16 << 20;
 
 /// The test's entry: WASI's command world.
 const RUN: &str = "wasi:cli/run";
@@ -153,6 +161,17 @@ fn forward(
         .map(|(t, _)| t.clone())
         .unwrap_or_default();
     turn.solution(|| func.call(&mut store, params, results))
+        .map_err(solution_ended)
+}
+
+/// An exit of the solution's during a call or its instantiation (C's `exit`, a direct WASI
+/// `proc_exit`, Rust's `process::exit`) is the solution's crash: with the exit passed on, its
+/// code would read as the test's own (a nonzero code as a failed check).
+fn solution_ended(e: wasmtime::Error) -> wasmtime::Error {
+    match e.downcast_ref::<I32Exit>() {
+        Some(exit) => SolutionExited(exit.0).into(),
+        None => e,
+    }
 }
 
 impl Sandbox {
@@ -173,9 +192,11 @@ impl Sandbox {
         // streams (as if it ran alone), so neither can see how much the other read of them.
         let turn = Turn::default();
         let solution_time = VirtualTime::new(spec.seed, io.probe.clone());
+        // Streams of their own per side (1, 2 the test's; 3, 4 the solution's): with the same
+        // stream a solution would draw exactly the test's random inputs.
         let rng = |stream| SidedRng {
             test: RecordingRng::new(spec.seed, stream, io.probe.clone()),
-            solution: RecordingRng::new(spec.seed, stream, io.probe.clone()),
+            solution: RecordingRng::new(spec.seed, stream + 2, io.probe.clone()),
             turn: turn.clone(),
         };
         let clock = || SidedClock {
@@ -190,7 +211,10 @@ impl Sandbox {
         let host = P2Host {
             wasi: b.build(),
             table: component::ResourceTable::new(),
-            limiter: MemoryLimiter::new(spec.limits.memory_bytes.min(self.max_memory_bytes)),
+            limiter: MemoryLimiter::per_side(
+                spec.limits.memory_bytes.min(self.max_memory_bytes),
+                turn.clone(),
+            ),
             time: io.time.clone(),
             partner: None,
             failure: io.failure.clone(),
@@ -199,6 +223,7 @@ impl Sandbox {
             code: std::sync::Arc::from(Vec::new()),
         };
         let mut store = Store::new(&self.engine, host);
+        store.set_hostcall_fuel(MAX_CALL_ELEMENTS * std::mem::size_of::<Val>());
         store.limiter(|h| &mut h.limiter);
         arm(&mut store, &spec.limits)?;
         let end = run_pair_in(&mut store, pair);
@@ -227,7 +252,7 @@ fn run_pair_in(store: &mut Store<P2Host>, pair: &Pair) -> RunEnd {
         .unwrap_or_default();
     let solution = match turn.solution(|| pair.solution.instantiate(&mut *store)) {
         Ok(i) => i,
-        Err(e) => return end_from_instantiate_error(e),
+        Err(e) => return end_from_instantiate_error(solution_ended(e)),
     };
     let mut funcs = Vec::with_capacity(pair.exports.len());
     for idx in &pair.exports {

@@ -26,6 +26,13 @@ pub const SPECIAL_METHODS: &[&str] = &[
     "__hash__",
 ];
 
+/// The operators that make a declared class a value class: its objects cross as their fields'
+/// values (its stated public names), and a test's side decides these operators from those
+/// values, never asking the solution (whose `__eq__` could say yes to anything).
+pub const VALUE_OPERATORS: &[&str] = &[
+    "__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__",
+];
+
 /// Why an entry of a Python interface is not one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{entry}`: {message}")]
@@ -104,6 +111,43 @@ impl Interface {
             .iter()
             .find(|(c, _)| c == class)
             .map(|(_, m)| m.as_slice())
+    }
+
+    /// Whether `class` is a declared value class (it states one of [`VALUE_OPERATORS`]).
+    pub fn is_value_class(&self, class: &str) -> bool {
+        self.methods(class)
+            .is_some_and(|m| m.iter().any(|x| VALUE_OPERATORS.contains(&x.as_str())))
+    }
+
+    /// A value class's fields: its stated public names, in the order stated.
+    pub fn fields(&self, class: &str) -> Vec<&str> {
+        self.methods(class)
+            .unwrap_or_default()
+            .iter()
+            .map(String::as_str)
+            .filter(|m| !m.starts_with('_'))
+            .collect()
+    }
+
+    /// Whether a test may call `method` on an object of `class`: a declared method, and of a
+    /// value class neither a field (read from the value) nor a value operator (decided by the
+    /// test's side).
+    pub fn calls(&self, class: &str, method: &str) -> bool {
+        let declared = self
+            .methods(class)
+            .is_some_and(|m| m.iter().any(|x| x == method));
+        declared
+            && !(self.is_value_class(class)
+                && (VALUE_OPERATORS.contains(&method) || !method.starts_with('_')))
+    }
+
+    /// Whether an object of `class` can be a dict key or a set element: a value class that
+    /// states `__hash__` (a plain handle hashes by identity on the test's side).
+    pub fn hashes(&self, class: &str) -> bool {
+        !self.is_value_class(class)
+            || self
+                .methods(class)
+                .is_some_and(|m| m.iter().any(|x| x == "__hash__"))
     }
 
     /// Every name a test can import, functions first.

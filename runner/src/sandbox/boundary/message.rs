@@ -181,7 +181,7 @@ pub fn read_call(
             .class_of(on)
             .ok_or(CallError::UnknownHandle(on))?
             .to_string();
-        if !interface.methods(&class).is_some_and(|m| m.contains(&n)) {
+        if !interface.calls(&class, &n) {
             return Err(CallError::NotInInterface(format!(
                 "{class}.{}",
                 cut(&n, 100)
@@ -228,9 +228,21 @@ pub fn read_call(
     }
     let call = Call {
         callee,
-        args,
-        kwargs,
+        args: args.into_iter().map(Value::objects_as_handles).collect(),
+        kwargs: kwargs
+            .into_iter()
+            .map(|(k, v)| (k, v.objects_as_handles()))
+            .collect(),
     };
+    let values = call.args.iter().chain(call.kwargs.iter().map(|(_, v)| v));
+    for v in values {
+        if let Some(bad) = v.unhashable_member(&|c| interface.hashes(c)) {
+            return Err(CallError::Value(ValueError::Malformed(format!(
+                "{} as a dict key or set element (Python cannot hash it)",
+                bad.repr(60)
+            ))));
+        }
+    }
     for (id, class) in call.handles() {
         if handles.class_of(id) != Some(class.as_str()) {
             return Err(CallError::UnknownHandle(id));
@@ -407,6 +419,17 @@ fn answer(
             out.push((which, after));
         }
     }
+    // Every dict key and set element is one Python can hash: anything else the solution's side
+    // forged, and the test must never be the one to find out.
+    for v in std::iter::once(&value).chain(out.iter().map(|(_, v)| v)) {
+        if let Some(bad) = v.unhashable_member(&|c| interface.hashes(c)) {
+            return Err(format!(
+                "{} as a dict key or set element (Python cannot hash it)",
+                bad.repr(60)
+            ));
+        }
+        check_objects(v, interface)?;
+    }
     // Handles: each new one numbered after the last, of a class the interface declares. A handle
     // the test passed in may come back only as itself.
     let passed = call.handles();
@@ -431,6 +454,30 @@ fn answer(
     }
     handles.classes.extend(new.into_iter().map(|(_, c)| c));
     Ok(Answer::Returned { value, out })
+}
+
+/// Every object in an answer crosses as its declared class does: a value class's as its
+/// stated fields, in order, any other's as a bare handle.
+fn check_objects(v: &Value, interface: &Interface) -> Result<(), String> {
+    let mut bad = None;
+    v.visit(&mut |x| match x {
+        Value::Handle { class, .. } if interface.is_value_class(class) => {
+            bad = Some(format!(
+                "an object of value class {class} without its fields"
+            ));
+        }
+        Value::Object { class, fields, .. } => {
+            let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
+            if !interface.is_value_class(class) || names != interface.fields(class) {
+                bad = Some(format!(
+                    "an object of {} with fields other than the interface states",
+                    cut(class, 100)
+                ));
+            }
+        }
+        _ => {}
+    });
+    bad.map_or(Ok(()), Err)
 }
 
 impl Answer {
@@ -549,6 +596,74 @@ mod tests {
             call(json!({"call": "f", "args": [{"handle": [1, "Stack"]}]}), &h),
             Err(CallError::UnknownHandle(1))
         );
+    }
+
+    #[test]
+    fn value_objects_cross_with_their_stated_fields_and_keys_are_hashable() {
+        let i = Interface::parse(&["f", "Money: cents, __eq__, __hash__", "Box: __eq__"]).unwrap();
+        let mut h = Handles::default();
+        let c = read_call(br#"{"call": "f"}"#, &i, &h).unwrap();
+        let mut a = |j: Json| read_answer(j.to_string().as_bytes(), &c, &i, &mut h);
+        let money =
+            |id: u32, cents: &str| json!({"object": [id, "Money", [["cents", {"int": cents}]]]});
+        // A Money as a dict key (it states `__hash__`), in a set, with its fields.
+        let ok = a(json!({"value": {"dict": [[money(1, "350"), null]]}}));
+        assert!(matches!(ok, Answer::Returned { .. }), "{ok:?}");
+        for bad in [
+            // a value class's object as a bare handle, or with fields other than stated
+            json!({"value": {"handle": [2, "Money"]}}),
+            json!({"value": {"object": [2, "Money", [["secret", {"int": "1"}]]]}}),
+            json!({"value": {"object": [2, "Money", []]}}),
+            json!({"value": {"object": [2, "Money", [["cents", null], ["cents", null]]]}}),
+            // a plain class's object with fields
+            json!({"value": {"object": [2, "Stack", []]}}),
+            // what Python cannot hash as a key or element, however deep
+            json!({"value": {"dict": [[[], null]]}}),
+            json!({"value": [{"set": [{"tuple": [{"dict": []}]}]}]}),
+            json!({"value": {"frozenset": [{"set": []}]}}),
+            json!({"value": {"set": [{"object": [2, "Box", []]}]}}),
+            json!({"value": {"set": [{"object": [2, "Money", [["cents", []]]]}]}}),
+        ] {
+            assert!(matches!(a(bad.clone()), Answer::Malformed(_)), "{bad}");
+        }
+        // Two Moneys of equal fields are equal values whatever their numbers.
+        assert_eq!(
+            Value::from_json(&money(1, "5")).unwrap().key(),
+            Value::from_json(&money(9, "5")).unwrap().key()
+        );
+        assert_eq!(
+            Value::from_json(&money(1, "5")).unwrap().repr(80),
+            "Money(cents=5)"
+        );
+        // A test passes a value back as its handle; the fields it claims are dropped, and a
+        // value operator or a field is never a call of the solution's.
+        let back = read_call(
+            json!({"call": "f", "args": [{"object": [1, "Money", [["cents", {"int": "9"}]]]}]})
+                .to_string()
+                .as_bytes(),
+            &i,
+            &h,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(back.to_bytes()).unwrap(),
+            r#"{"args":[{"handle":[1,"Money"]}],"call":"f"}"#
+        );
+        for m in ["__eq__", "__hash__", "cents"] {
+            let j = json!({"method": m, "on": 1}).to_string();
+            assert!(
+                matches!(
+                    read_call(j.as_bytes(), &i, &h),
+                    Err(CallError::NotInInterface(_))
+                ),
+                "{m}"
+            );
+        }
+        let j = json!({"call": "f", "args": [{"set": [[]]}]}).to_string();
+        assert!(matches!(
+            read_call(j.as_bytes(), &i, &h),
+            Err(CallError::Value(_))
+        ));
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! a list, or one of `{"int": "12"}`, `{"float": "0.5"}` (Python's `repr`: `nan`, `inf`,
 //! `-0.0` kept), `{"complex": ["1.0", "2.0"]}`, `{"bytes": "00ff"}`, `{"tuple": [...]}`,
 //! `{"dict": [[k, v], ...]}`, `{"set": [...]}`, `{"frozenset": [...]}`, and
-//! `{"handle": [id, "Class"]}` for an object of a class the interface declares. Anything else
-//! is refused.
+//! `{"handle": [id, "Class"]}` for an object of a class the interface declares, and
+//! `{"object": [id, "Class", [["field", value], ...]]}` for one of a value class (its fields'
+//! values). Anything else is refused.
 
 use std::fmt::Write as _;
 
@@ -68,6 +69,14 @@ pub enum Value {
     /// An object of a class the interface declares, by the number the run gave it (a new one
     /// each time an object crosses) and its class.
     Handle { id: u32, class: String },
+    /// An object of a value class the interface declares: its number (as a handle's) and its
+    /// fields' values, by name in the order stated. Equal to another when the class and the
+    /// fields are (its number aside).
+    Object {
+        id: u32,
+        class: String,
+        fields: Vec<(String, Value)>,
+    },
 }
 
 /// Why a guest's encoding was refused.
@@ -118,6 +127,9 @@ impl Value {
                 Value::Dict(entries) => entries
                     .iter()
                     .all(|(k, x)| walk(k, depth + 1, nodes, b) && walk(x, depth + 1, nodes, b)),
+                Value::Object { fields, .. } => {
+                    fields.iter().all(|(_, x)| walk(x, depth + 1, nodes, b))
+                }
                 _ => true,
             }
         }
@@ -132,6 +144,14 @@ impl Value {
             Value::Int(s) => Value::Int(normal_int(&s)),
             Value::List(v) => Value::List(v.into_iter().map(Value::canonical).collect()),
             Value::Tuple(v) => Value::Tuple(v.into_iter().map(Value::canonical).collect()),
+            Value::Object { id, class, fields } => Value::Object {
+                id,
+                class,
+                fields: fields
+                    .into_iter()
+                    .map(|(n, x)| (n, x.canonical()))
+                    .collect(),
+            },
             Value::Dict(e) => Value::Dict(
                 e.into_iter()
                     .map(|(k, v)| (k.canonical(), v.canonical()))
@@ -159,6 +179,10 @@ impl Value {
     pub fn handles(&self, out: &mut Vec<(u32, String)>) {
         match self {
             Value::Handle { id, class } => out.push((*id, class.clone())),
+            Value::Object { id, class, fields } => {
+                out.push((*id, class.clone()));
+                fields.iter().for_each(|(_, x)| x.handles(out));
+            }
             Value::List(v) | Value::Tuple(v) | Value::Set { items: v, .. } => {
                 v.iter().for_each(|x| x.handles(out))
             }
@@ -167,6 +191,84 @@ impl Value {
                 x.handles(out);
             }),
             _ => {}
+        }
+    }
+
+    /// The first dict key or set element in the value that Python could not hash (a list, a
+    /// dict, a set, or a tuple or object holding one, or an object of a class `hashable` says
+    /// has no hash): such a value cannot exist in Python, so a side that sends one is at fault.
+    pub fn unhashable_member(&self, hashable: &impl Fn(&str) -> bool) -> Option<&Value> {
+        fn can_hash(v: &Value, hashable: &impl Fn(&str) -> bool) -> bool {
+            match v {
+                Value::List(_) | Value::Dict(_) | Value::Set { frozen: false, .. } => false,
+                Value::Tuple(items) | Value::Set { items, .. } => {
+                    items.iter().all(|x| can_hash(x, hashable))
+                }
+                Value::Object { class, fields, .. } => {
+                    hashable(class) && fields.iter().all(|(_, x)| can_hash(x, hashable))
+                }
+                _ => true,
+            }
+        }
+        match self {
+            Value::List(v) | Value::Tuple(v) => {
+                v.iter().find_map(|x| x.unhashable_member(hashable))
+            }
+            Value::Set { items, .. } => items
+                .iter()
+                .find(|x| !can_hash(x, hashable))
+                .or_else(|| items.iter().find_map(|x| x.unhashable_member(hashable))),
+            Value::Dict(e) => e
+                .iter()
+                .find(|(k, _)| !can_hash(k, hashable))
+                .map(|(k, _)| k)
+                .or_else(|| {
+                    e.iter().find_map(|(k, x)| {
+                        k.unhashable_member(hashable)
+                            .or_else(|| x.unhashable_member(hashable))
+                    })
+                }),
+            Value::Object { fields, .. } => fields
+                .iter()
+                .find_map(|(_, x)| x.unhashable_member(hashable)),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` on the value and on every value inside it.
+    pub fn visit(&self, f: &mut impl FnMut(&Value)) {
+        f(self);
+        match self {
+            Value::List(v) | Value::Tuple(v) | Value::Set { items: v, .. } => {
+                v.iter().for_each(|x| x.visit(f))
+            }
+            Value::Dict(e) => e.iter().for_each(|(k, x)| {
+                k.visit(f);
+                x.visit(f);
+            }),
+            Value::Object { fields, .. } => fields.iter().for_each(|(_, x)| x.visit(f)),
+            _ => {}
+        }
+    }
+
+    /// The value with every value object as its bare handle: what a test passes back is the
+    /// solution's own object, whatever fields a test might claim for it.
+    pub fn objects_as_handles(self) -> Value {
+        let all = |v: Vec<Value>| v.into_iter().map(Value::objects_as_handles).collect();
+        match self {
+            Value::Object { id, class, .. } => Value::Handle { id, class },
+            Value::List(v) => Value::List(all(v)),
+            Value::Tuple(v) => Value::Tuple(all(v)),
+            Value::Set { frozen, items } => Value::Set {
+                frozen,
+                items: all(items),
+            },
+            Value::Dict(e) => Value::Dict(
+                e.into_iter()
+                    .map(|(k, x)| (k.objects_as_handles(), x.objects_as_handles()))
+                    .collect(),
+            ),
+            other => other,
         }
     }
 
@@ -191,6 +293,9 @@ impl Value {
                 json!({ if *frozen { "frozenset" } else { "set" }: seq(items) })
             }
             Value::Handle { id, class } => json!({ "handle": [id, class] }),
+            Value::Object { id, class, fields } => json!({
+                "object": [id, class, fields.iter().map(|(n, x)| json!([n, x.to_json()])).collect::<Vec<_>>()]
+            }),
         }
     }
 
@@ -261,6 +366,14 @@ impl Value {
             }
             Value::Handle { id, class } => {
                 let _ = write!(out, "h{id}:{class}");
+            }
+            Value::Object { class, fields, .. } => {
+                let _ = write!(out, "o{}:{class}[", class.len());
+                for (_, x) in fields {
+                    x.write_key(out);
+                    out.push(',');
+                }
+                out.push(']');
             }
         }
     }
@@ -344,6 +457,20 @@ impl Value {
             } => seq(out, items, "{", "}"),
             Value::Handle { id, class } => {
                 let _ = write!(out, "<solution.{class} #{id}>");
+            }
+            Value::Object { class, fields, .. } => {
+                let _ = write!(out, "{class}(");
+                for (i, (n, x)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{n}=");
+                    x.write_repr(out, max);
+                    if out.len() > max {
+                        return;
+                    }
+                }
+                out.push(')');
             }
         }
     }
@@ -447,6 +574,40 @@ fn decode(j: &Json, depth: usize, nodes: &mut usize, b: &Bounds) -> Result<Value
                     Value::Handle {
                         id,
                         class: class.to_string(),
+                    }
+                }
+                "object" => {
+                    let parts = v
+                        .as_array()
+                        .filter(|p| p.len() == 3)
+                        .ok_or_else(|| bad("an object that is not [id, class, fields]"))?;
+                    let id = parts[0]
+                        .as_u64()
+                        .and_then(|i| u32::try_from(i).ok())
+                        .ok_or_else(|| bad("an object whose id is not a number"))?;
+                    let class = parts[1]
+                        .as_str()
+                        .filter(|c| c.len() <= 100)
+                        .ok_or_else(|| bad("an object whose class is not a name"))?;
+                    let mut fields = Vec::new();
+                    for f in parts[2]
+                        .as_array()
+                        .ok_or_else(|| bad("an object's fields that are not a list"))?
+                    {
+                        let pair = f
+                            .as_array()
+                            .filter(|p| p.len() == 2)
+                            .ok_or_else(|| bad("a field that is not [name, value]"))?;
+                        let name = pair[0]
+                            .as_str()
+                            .filter(|n| n.len() <= 100)
+                            .ok_or_else(|| bad("a field whose name is not a name"))?;
+                        fields.push((name.to_string(), decode(&pair[1], depth + 1, nodes, b)?));
+                    }
+                    Value::Object {
+                        id,
+                        class: class.to_string(),
+                        fields,
                     }
                 }
                 other => return Err(ValueError::Malformed(format!("unknown tag {other:?}"))),
