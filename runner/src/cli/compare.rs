@@ -11,7 +11,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
-use super::task::rerun_hint;
+use super::task::shard_dir_files;
 use super::{signals, toolchains, GlobalArgs};
 use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
 use crate::config::ProtocolName;
@@ -270,38 +270,18 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
     };
     let (parts, dir) = match paths {
         [dir] if dir.is_dir() => {
-            let found = match ShardFiles::scan(dir) {
-                // A comparison saved whole (`--out DIR` without shards) is its one part, so
-                // that `--merge DIR --out DIR` writes its page again.
-                Err(ShardFileError::Empty { .. }) if dir.join(COMPARE_FILE).is_file() => {
-                    let whole = read(&dir.join(COMPARE_FILE))?;
-                    return compare::merge(vec![whole]).map_err(CliError::usage);
-                }
-                found => found.map_err(|e| {
-                    CliError::new(exit::USAGE, e)
-                        .hint("`dixit compare --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
-                })?,
-            };
-            let coverage = found.coverage();
-            if !coverage.missing.is_empty() {
-                return Err(CliError::usage(format!(
-                    "{}: {} of {} shards missing: {}",
-                    dir.display(),
-                    coverage.missing.len(),
-                    coverage.count,
-                    crate::english::and_list(&coverage.missing),
-                ))
-                .hint(rerun_hint(
-                    Some(dir),
-                    coverage.count,
-                    &coverage.missing,
-                    "dixit compare --shard I/N --out DIR",
-                )));
+            // A comparison saved whole (`--out DIR` without shards) is its one part, so that
+            // `--merge DIR --out DIR` writes its page again.
+            if dir.join(COMPARE_FILE).is_file()
+                && matches!(ShardFiles::scan(dir), Err(ShardFileError::Empty { .. }))
+            {
+                let whole = read(&dir.join(COMPARE_FILE))?;
+                return compare::merge(vec![whole]).map_err(CliError::usage);
             }
             let mut parts = Vec::new();
-            for path in found.files.values() {
-                let report = read(path)?;
-                check_shard_file(path, report.shard).map_err(CliError::usage)?;
+            for path in shard_dir_files(dir, "dixit compare")? {
+                let report = read(&path)?;
+                check_shard_file(&path, report.shard).map_err(CliError::usage)?;
                 parts.push(report);
             }
             (parts, Some(dir.as_path()))

@@ -8,7 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit::{self, CliError, CliResult};
-use super::task::rerun_hint;
+use super::task::{rerun_hint, shard_dir_files};
 use super::{toolchains, GlobalArgs};
 use crate::eval::samples::{BenchmarkName, SampleFormat, SamplesShard};
 use crate::eval::scoring::{B4Priors, LoopConfig, VerdictFile};
@@ -19,9 +19,7 @@ use crate::eval::{
 use crate::report::format::thousands;
 use crate::report::{eval_table, verdicts_table};
 use crate::sandbox::Limits;
-use crate::scaleout::{
-    check_shard_file, process_env, write_atomic, ShardEnvError, ShardFiles, ShardSpec,
-};
+use crate::scaleout::{check_shard_file, process_env, write_atomic, ShardEnvError, ShardSpec};
 
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
 /// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
@@ -392,7 +390,7 @@ fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult 
 
 pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
     let (paths, dir) = match a.reports.as_slice() {
-        [dir] if dir.is_dir() => (shard_dir_files(dir)?, Some(dir.as_path())),
+        [dir] if dir.is_dir() => (shard_dir_files(dir, "dixit eval")?, Some(dir.as_path())),
         paths => {
             if let Some(d) = paths.iter().find(|p| p.is_dir()) {
                 return Err(CliError::usage(format!(
@@ -457,26 +455,6 @@ pub(super) fn shard_label(path: &Path, in_dir: bool) -> String {
         Some(n) if in_dir => n.to_string_lossy().into_owned(),
         _ => path.display().to_string(),
     }
-}
-
-/// A directory's shard files in shard order; missing shards are an error that says how to rerun
-/// them.
-fn shard_dir_files(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
-    let found = ShardFiles::scan(dir).map_err(|e| {
-        CliError::new(exit::USAGE, e)
-            .hint("`dixit eval --shard I/N --out DIR` writes DIR/shard-I-of-N.json")
-    })?;
-    let coverage = found.coverage();
-    if !coverage.missing.is_empty() {
-        return Err(merge_error(
-            EvalError::Merge(MergeError::Missing {
-                count: coverage.count,
-                missing: coverage.missing,
-            }),
-            Some(dir),
-        ));
-    }
-    Ok(found.files.values().cloned().collect())
 }
 
 /// A merge error, with a hint that reruns missing shards: the exact sbatch command when `dir`

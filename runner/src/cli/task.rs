@@ -60,6 +60,35 @@ pub(super) fn merge_step(command: &Command, dir: &Path) -> Option<(Vec<String>, 
     }
 }
 
+/// A directory's shard files (`shard-I-of-N.json`) in shard order, for `dixit eval`, `dixit
+/// merge` and `dixit compare --merge` alike (`command`: `dixit eval` or `dixit compare`). A
+/// directory with none says what writes them; missing shards are an error naming them and how to
+/// rerun them (the exact sbatch command when the directory holds a `dixit slurm` job).
+pub(super) fn shard_dir_files(dir: &Path, command: &str) -> Result<Vec<PathBuf>, CliError> {
+    let found = crate::scaleout::ShardFiles::scan(dir).map_err(|e| {
+        CliError::new(super::exit::USAGE, e).hint(format!(
+            "`{command} --shard I/N --out DIR` writes DIR/shard-I-of-N.json"
+        ))
+    })?;
+    let coverage = found.coverage();
+    if !coverage.missing.is_empty() {
+        return Err(CliError::usage(format!(
+            "{}: cannot merge: {} of {} shards missing: {}",
+            dir.display(),
+            coverage.missing.len(),
+            coverage.count,
+            and_list(&coverage.missing),
+        ))
+        .hint(rerun_hint(
+            Some(dir),
+            coverage.count,
+            &coverage.missing,
+            &format!("{command} --shard I/N --out DIR"),
+        )));
+    }
+    Ok(found.files.values().cloned().collect())
+}
+
 /// How to rerun the `missing` shards of `count`: the exact sbatch command when `dir` holds a job
 /// written by `dixit slurm`, else the shard command (`rerun`, e.g. `dixit eval --shard I/N --out
 /// DIR`) to run again.

@@ -34,8 +34,8 @@ use super::Progress;
 use crate::execution::{self, Call, Executor, Isolation};
 use crate::sandbox::boundary::Interface;
 use crate::sandbox::{
-    Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
-    VerdictKind,
+    Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, RuntimeMode, Sandbox, Server,
+    Verdict, VerdictKind,
 };
 
 /// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
@@ -272,7 +272,7 @@ impl<'a> Harness<'a> {
             seed: EVAL_SEED,
             server: Some(Arc::new(Server {
                 program: self.runtime.clone(),
-                mode: "serve-pair".into(),
+                mode: RuntimeMode::ServePair,
                 target: String::new(),
                 args: vec![shared.shown.clone(), solution.into(), "marshal".into()],
                 code: Arc::from(Vec::new()),
@@ -314,7 +314,7 @@ impl<'a> Harness<'a> {
             ..self.limits.clone()
         };
         let outcome = self.run_batch(
-            "compile",
+            RuntimeMode::Compile,
             String::new(),
             chunk.to_vec(),
             limits,
@@ -367,7 +367,7 @@ impl<'a> Harness<'a> {
             ..self.limits.clone()
         };
         let outcome = self.run_batch(
-            "build",
+            RuntimeMode::Build,
             filename.into(),
             chunk.iter().map(|s| s.to_string()).collect(),
             limits,
@@ -424,7 +424,7 @@ impl<'a> Harness<'a> {
             .flat_map(|(entry, text)| [entry.clone(), text.clone()])
             .collect();
         let outcome = self.run_batch(
-            "sanitize",
+            RuntimeMode::Sanitize,
             String::new(),
             args,
             limits,
@@ -457,7 +457,7 @@ impl<'a> Harness<'a> {
     /// failure is an error naming what was `doing`, anything the guest did is the caller's to read.
     fn run_batch(
         &self,
-        mode: &str,
+        mode: RuntimeMode,
         target: String,
         args: Vec<String>,
         limits: Limits,
@@ -465,7 +465,7 @@ impl<'a> Harness<'a> {
     ) -> Result<RunOutcome, EvalError> {
         let spec = RunSpec {
             entry: Entry::Call {
-                mode: mode.into(),
+                mode,
                 target,
                 args,
                 code: Arc::from(Vec::new()),
@@ -787,7 +787,7 @@ fn ended_by_itself(cell: &Cell) -> bool {
 /// reference's code.
 fn pair_call(shared: &Shared, target: &str) -> Entry {
     Entry::Call {
-        mode: "pair".into(),
+        mode: RuntimeMode::Pair,
         target: target.into(),
         args: vec![
             shared.shown.clone(),

@@ -54,8 +54,8 @@ pub(crate) const CLEAR_ABOVE_PAGES: usize = 2048;
 pub(crate) struct Lane(u64);
 
 impl Lane {
-    /// The lane of runs entered in `mode`.
-    pub(crate) fn of(mode: &str) -> Lane {
+    /// The lane of runs entered in `mode` (`None`: a core module's `_start`).
+    pub(crate) fn of(mode: Option<super::RuntimeMode>) -> Lane {
         use std::hash::{Hash, Hasher};
         let mut h = std::hash::DefaultHasher::new();
         mode.hash(&mut h);
@@ -715,7 +715,7 @@ mod tests {
         let creator = Memories;
         let ty = MemoryType::new(1, None);
         for round in 0..4 {
-            let _armed = arm(&image, Lane::of("test"));
+            let _armed = arm(&image, Lane::of(Some(super::super::RuntimeMode::Test)));
             let mut m = creator
                 .new_memory(ty.clone(), min, None, Some(1 << 32), 1 << 16)
                 .unwrap();
@@ -749,7 +749,7 @@ mod tests {
             "one slot, reused"
         );
         // The grown part is inaccessible again: a fresh memory reports the minimum size.
-        let _armed = arm(&image, Lane::of("test"));
+        let _armed = arm(&image, Lane::of(Some(super::super::RuntimeMode::Test)));
         let m = creator
             .new_memory(ty, min, None, Some(1 << 32), 1 << 16)
             .unwrap();
@@ -766,7 +766,7 @@ mod tests {
         let image = Image::open(&path).unwrap();
         let creator = Memories;
         for _ in 0..2 {
-            let _armed = arm(&image, Lane::of("test"));
+            let _armed = arm(&image, Lane::of(Some(super::super::RuntimeMode::Test)));
             let m = creator
                 .new_memory(
                     MemoryType::new(1, None),

@@ -58,5 +58,5 @@ pub use limits::Limits;
 pub use memory::MemoryStats;
 pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
 pub use session::Session;
-pub use spec::{CallArgs, Entry, Preopen, RunSpec, Server};
+pub use spec::{CallArgs, Entry, Preopen, RunSpec, RuntimeMode, Server};
 pub use verdict::{CompileSide, Completion, GuestFailure, Verdict, VerdictKind, RUNNER_EXITED};

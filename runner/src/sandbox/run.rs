@@ -177,8 +177,8 @@ impl Session {
         arm(&mut store, &spec.limits)?;
         // The component's memory starts as its image (see `sandbox::memory`).
         let lane = match &spec.entry {
-            Entry::Call { mode, .. } => memory::Lane::of(mode),
-            Entry::Start { .. } => memory::Lane::of(""),
+            Entry::Call { mode, .. } => memory::Lane::of(Some(*mode)),
+            Entry::Start { .. } => memory::Lane::of(None),
         };
         let armed = image.map(|i| memory::arm(i, lane));
         let instance = pre.instantiate(&mut store);
@@ -232,7 +232,7 @@ impl Session {
         };
         let server_spec = RunSpec {
             entry: Entry::Call {
-                mode: server.mode.clone(),
+                mode: server.mode,
                 target: server.target.clone(),
                 args: server.args.clone(),
                 code: server.code.clone(),

@@ -131,7 +131,7 @@ impl Session {
         let result = func
             .call(
                 &mut self.store,
-                (mode.to_string(), target.to_string(), args.to_vec()),
+                (mode.wire_name(), target.to_string(), args.to_vec()),
             )
             .map(|(code,)| code);
         let used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));

@@ -11,7 +11,7 @@ use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot;
 use super::Language;
 use crate::sandbox::{
-    CompileSide, Completion, Entry, Limits, Preopen, ProgramKind, Verdict, VerdictKind,
+    CompileSide, Completion, Entry, Limits, Preopen, ProgramKind, RuntimeMode, Verdict, VerdictKind,
 };
 
 /// The toolchain of I/O tests, and of prebuilt programs (`main.wasm`), which take only those: a
@@ -164,7 +164,7 @@ impl Toolchain for IoToolchain {
                 argv: vec!["main".into()],
             },
             ProgramKind::Component => Entry::Call {
-                mode: "main".into(),
+                mode: RuntimeMode::Main,
                 target: String::new(),
                 args: vec![],
                 code: std::sync::Arc::from(Vec::new()),

@@ -15,8 +15,8 @@ use super::runnable::{once, Runnable, Solution, Test};
 use super::sdk;
 use super::snapshot::Snapshot;
 use crate::sandbox::{
-    dixit_home, flatten, hash_parts, CompileSide, Completion, Entry, Preopen, Program, Sandbox,
-    SandboxError, Server,
+    dixit_home, flatten, hash_parts, CompileSide, Completion, Entry, Preopen, Program, RuntimeMode,
+    Sandbox, SandboxError, Server,
 };
 
 /// Python's toolchain: the runtime, loaded once, checks the syntax of each side and runs it.
@@ -56,7 +56,7 @@ impl PythonToolchain {
     pub(super) fn own_program(&self, tc: &dyn Builds, t: &Test) -> Result<Runnable, BuildError> {
         let rt = self.runtime_for(tc, CompileSide::Test)?;
         let target = format!("/test/{}", t.file_name);
-        Ok(call(rt, "main", target, t.preopen(), &t.checked))
+        Ok(call(rt, RuntimeMode::Main, target, t.preopen(), &t.checked))
     }
 }
 
@@ -81,7 +81,7 @@ impl Toolchain for PythonToolchain {
         let shown = interface.to_json();
         let server = Server {
             program: rt.clone(),
-            mode: "serve".into(),
+            mode: RuntimeMode::Serve,
             target: "/solution".into(),
             args: vec![shown.clone()],
             code: cached_code(&s.checked),
@@ -90,7 +90,7 @@ impl Toolchain for PythonToolchain {
             interface,
         };
         let target = format!("/test/{}", t.file_name);
-        let test = call(rt, "test", target, t.preopen(), &t.checked);
+        let test = call(rt, RuntimeMode::Test, target, t.preopen(), &t.checked);
         let mut args = vec![shown];
         if t.names_bound {
             args.push("bind".into());
@@ -111,7 +111,7 @@ impl Toolchain for PythonToolchain {
         self.checked(tc, &s.checked, &s.snapshot, "/solution", side)?;
         let rt = self.runtime_for(tc, side)?;
         let target = format!("/solution/{}", main.display());
-        Ok(call(rt, "main", target, s.preopen(), &s.checked))
+        Ok(call(rt, RuntimeMode::Main, target, s.preopen(), &s.checked))
     }
 }
 
@@ -119,7 +119,7 @@ impl Toolchain for PythonToolchain {
 /// (see [`cached_code`]); a program's pass (exit code 0).
 fn call(
     rt: &Program,
-    mode: &str,
+    mode: RuntimeMode,
     target: String,
     preopen: Preopen,
     checked: &OnceLock<Result<Option<Arc<[u8]>>, BuildError>>,
@@ -127,7 +127,7 @@ fn call(
     Runnable {
         program: rt.clone(),
         entry: Entry::Call {
-            mode: mode.into(),
+            mode,
             target,
             args: Vec::new(),
             code: cached_code(checked),
@@ -346,7 +346,7 @@ fn check(
     }
     let spec = RunSpec {
         entry: Entry::Call {
-            mode: "check".into(),
+            mode: RuntimeMode::Check,
             target: guest.into(),
             args: vec!["--emit-code".into()],
             code: Arc::from(Vec::new()),
