@@ -337,7 +337,8 @@ fn sanitize_takes_the_code_out_of_chat_answers() {
 }
 
 /// A second scoring runs nothing (the cache), and `-j 1` and `-j 2` write the same results byte
-/// for byte.
+/// for byte; so does a scoring without the results cache on the same runtime build, which the
+/// report names.
 #[test]
 fn cached_and_the_same_at_any_thread_count() {
     let dir = tempfile::tempdir().unwrap();
@@ -372,6 +373,23 @@ fn cached_and_the_same_at_any_thread_count() {
     };
     let (first, a) = run("1", "a");
     assert!(first["execution"]["runs"].as_u64().unwrap() > 0);
+    let build = first["setup"]["runtime"].as_str().unwrap();
+    assert!(
+        build.len() == 64 && build.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{build}"
+    );
+    // Each compiled artifact's source digest lies beside it (cwasm/<shard>/<key>.wasm-sha256).
+    let digests: Vec<_> = std::fs::read_dir(cache.join("cwasm"))
+        .unwrap()
+        .flat_map(|shard| std::fs::read_dir(shard.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm-sha256"))
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect();
+    assert!(
+        digests.iter().any(|d| d == build),
+        "{build} not in {digests:?}"
+    );
     let (second, b) = run("2", "b");
     assert_eq!(second["execution"]["runs"], 0, "{second}");
     assert_eq!(second["execution"]["cached_tasks"], 2);
@@ -383,6 +401,8 @@ fn cached_and_the_same_at_any_thread_count() {
             "-j",
             "2",
             "--no-cache",
+            "--cache-dir",
+            cache.to_str().unwrap(),
             "--out",
             dir.path().join("c").to_str().unwrap(),
         ],

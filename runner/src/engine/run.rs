@@ -470,15 +470,18 @@ fn python_names(stated: &StatedInterface) -> Vec<String> {
 }
 
 /// Digests of the guest runtimes a project's runs use (the Python runtime, for Python projects).
-/// componentize-py's pre-initialisation is not byte-reproducible across machines (file times
-/// are baked in), so a journal records these and a replay compares fuel only on a match.
+/// componentize-py's pre-initialisation is not byte-reproducible (two builds of the same sources,
+/// even on one machine, differ in bytes and, on some runs, in fuel), so a journal records the
+/// digest of the build that ran and a replay compares fuel only on a match.
 pub fn runtime_digests(config: &Config, toolchains: &Toolchains) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    if config.language() == crate::toolchain::Language::Python
-        && toolchains.python_runtime().is_ok()
-    {
-        if let Some(d) = crate::toolchain::python_runtime_digest(toolchains.sandbox()) {
-            out.insert("python".to_string(), d);
+    if config.language() == crate::toolchain::Language::Python {
+        if let Some(d) = toolchains
+            .python_runtime()
+            .ok()
+            .and_then(|p| p.wasm_digest.clone())
+        {
+            out.insert("python".to_string(), d.to_string());
         }
     }
     out

@@ -75,7 +75,8 @@ pub struct EvalSetup {
     pub fuel_rule: FuelRule,
     /// wasmtime version (fuel units are version-specific).
     pub wasmtime: String,
-    /// Cache key of the Python runtime the runs used.
+    /// The Python runtime build the runs used (SHA-256 of its WebAssembly): fuel compares
+    /// between equal builds.
     pub runtime: String,
 }
 
@@ -311,7 +312,7 @@ pub fn evaluate(
             limits: options.limits.clone(),
             fuel_rule: options.fuel_rule,
             wasmtime: wasmtime_version().to_string(),
-            runtime: runtime.id.clone(),
+            runtime: runtime.build().to_string(),
         },
         shard: options.import.shard,
         results,
@@ -354,7 +355,7 @@ fn corpus_key(corpus_hash: &str, import: &ImportOptions, runtime: &Program) -> S
         format!("{:?}", import.shard.map(|s| s.to_string())).as_bytes(),
         // How shards are dealt (before: round robin, under the same shard strings).
         b"partition: expected cells".as_slice(),
-        runtime.id.as_bytes(),
+        runtime.build().as_bytes(),
         wasmtime_version().as_bytes(),
     ])
 }
@@ -371,7 +372,7 @@ fn matrix_key(problem: &Problem, options: &EvalOptions, runtime: &Program) -> St
         &problem_json,
         &limits_json,
         options.isolation.as_str().as_bytes(),
-        runtime.id.as_bytes(),
+        runtime.build().as_bytes(),
         wasmtime_version().as_bytes(),
     ];
     // A flat fuel rule keys as before the rule existed.

@@ -72,8 +72,12 @@ pub enum ProgramKind {
 /// A compiled, linked program ready to instantiate many times.
 #[derive(Clone)]
 pub struct Program {
-    /// Content hash of the WebAssembly bytes.
+    /// The key it was loaded by: the content hash of its bytes, or a hash of what built them.
     pub id: String,
+    /// SHA-256 of the WebAssembly it was compiled from (none for a linked pair). Stored beside
+    /// the compiled artifact, so it names the bytes that run even where a build of the same
+    /// sources is not byte-identical (see `toolchain::python`).
+    pub wasm_digest: Option<Arc<str>>,
     pub(crate) inner: Arc<ProgramInner>,
 }
 
@@ -92,6 +96,12 @@ pub(crate) enum ProgramInner {
 }
 
 impl Program {
+    /// What names the bytes that run: the digest of its WebAssembly where known, else its key.
+    /// Results cached or compared by fuel are keyed by it.
+    pub fn build(&self) -> &str {
+        self.wasm_digest.as_deref().unwrap_or(&self.id)
+    }
+
     /// Module or component.
     pub fn kind(&self) -> ProgramKind {
         match &*self.inner {
@@ -217,20 +227,26 @@ impl Sandbox {
         let component_path = self.cache.path("cwasm", &ckey, "component.cwasm");
         let imaged_path = self.cache.path("cwasm", &ckey, "component-image.cwasm");
         let image_path = self.cache.path("cwasm", &ckey, "image.bin");
-        let kind = if module_path.exists() {
+        // The digest of the source is written before the artifact: an artifact without its
+        // digest is never found (it is built again).
+        let module_digest = self.cache.path("cwasm", &file_key, "wasm-sha256");
+        let component_digest = self.cache.path("cwasm", &ckey, "wasm-sha256");
+        let kind = if module_path.exists() && module_digest.exists() {
             Stored::Module
-        } else if imaged_path.exists() {
+        } else if imaged_path.exists() && component_digest.exists() {
             Stored::ComponentWithImage
-        } else if component_path.exists() {
+        } else if component_path.exists() && component_digest.exists() {
             Stored::Component
         } else {
             let wasm = produce()?;
+            let digest = hash_parts([wasm.as_slice()]);
             let invalid = |e: wasmtime::Error| SandboxError::Invalid {
                 message: format!("{e:#}"),
             };
             match detect(&wasm)? {
                 ProgramKind::Module => {
                     let compiled = self.engine.precompile_module(&wasm).map_err(invalid)?;
+                    self.cache.write_atomic(&module_digest, digest.as_bytes())?;
                     self.cache.write_atomic(&module_path, &compiled)?;
                     Stored::Module
                 }
@@ -247,6 +263,8 @@ impl Sandbox {
                             .map_err(invalid)?;
                         // The image first: a component without its image must never be found.
                         self.cache.write_atomic(&image_path, &stripped.image)?;
+                        self.cache
+                            .write_atomic(&component_digest, digest.as_bytes())?;
                         self.cache.write_atomic(&imaged_path, &compiled)?;
                         Stored::ComponentWithImage
                     }
@@ -255,6 +273,8 @@ impl Sandbox {
                             .components
                             .precompile_component(&wasm)
                             .map_err(invalid)?;
+                        self.cache
+                            .write_atomic(&component_digest, digest.as_bytes())?;
                         self.cache.write_atomic(&component_path, &compiled)?;
                         Stored::Component
                     }
@@ -304,8 +324,18 @@ impl Sandbox {
                 }
             }
         };
+        let digest_path = match kind {
+            Stored::Module => &module_digest,
+            Stored::Component | Stored::ComponentWithImage => &component_digest,
+        };
+        let wasm_digest =
+            std::fs::read_to_string(digest_path).map_err(|source| SandboxError::Cache {
+                path: digest_path.clone(),
+                source,
+            })?;
         let program = Program {
             id: key.to_string(),
+            wasm_digest: Some(Arc::from(wasm_digest.trim())),
             inner: Arc::new(inner),
         };
         self.memo
@@ -344,6 +374,7 @@ impl Sandbox {
         let pair = Pair::link(&self.engine, &self.pair, &t, &s)?;
         let program = Program {
             id: key.clone(),
+            wasm_digest: None,
             inner: Arc::new(ProgramInner::Pair(pair)),
         };
         self.memo

@@ -64,8 +64,7 @@ pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInte
 pub use io_case::{Checker, Compare, IoCase};
 pub use language::{solution_files, Language, TestKind};
 pub use python::{
-    find_componentize_py, runtime_digest as python_runtime_digest,
-    runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
+    find_componentize_py, runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
 };
 pub use runnable::{Runnable, Solution, Test};
 pub use rust::RustCompiler;

@@ -217,11 +217,11 @@ fn load_runtime(sandbox: &Sandbox) -> Result<Program, ToolchainError> {
     }
 }
 
-/// Builds the runtime with componentize-py, merges its core modules (see
-/// [`crate::sandbox::flatten`]) and records the digest of what will be compiled.
+/// Builds the runtime with componentize-py and merges its core modules (see
+/// [`crate::sandbox::flatten`]); the sandbox records the digest of what it compiles.
 fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, String> {
     let bytes = componentize(sandbox, tool)?;
-    let bytes = match flatten(&bytes) {
+    Ok(match flatten(&bytes) {
         Ok(flat) => flat,
         Err(e) => {
             tracing::warn!(
@@ -229,16 +229,7 @@ fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, S
             );
             bytes
         }
-    };
-    let digest = hash_parts([bytes.as_slice()]);
-    let cache = sandbox.cache();
-    cache
-        .write_atomic(
-            &cache.path("python-runtime", &runtime_key(), "digest"),
-            digest.as_bytes(),
-        )
-        .map_err(|e| e.to_string())?;
-    Ok(bytes)
+    })
 }
 
 /// The runtime component as componentize-py writes it.
@@ -301,18 +292,6 @@ fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, S
         return Err(o.stderr);
     }
     Ok(lib)
-}
-
-/// The SHA-256 of the Python runtime's WebAssembly, if this machine built it. Journals record it:
-/// two machines that built the same sources get the same digest, and a replay compares fuel only
-/// when the digests agree.
-pub fn runtime_digest(sandbox: &Sandbox) -> Option<String> {
-    std::fs::read_to_string(
-        sandbox
-            .cache()
-            .path("python-runtime", &runtime_key(), "digest"),
-    )
-    .ok()
 }
 
 /// Checks the syntax of every `.py` file of a snapshot (mounted at `guest`) and caches the

@@ -145,7 +145,8 @@ pub struct SamplesSetup {
     pub fuel_rule: FuelRule,
     /// wasmtime's version (fuel units are version-specific).
     pub wasmtime: String,
-    /// The Python runtime's cache key.
+    /// The Python runtime build that ran (SHA-256 of its WebAssembly): fuel compares between
+    /// equal builds.
     pub runtime: String,
 }
 
@@ -472,7 +473,7 @@ pub fn score(
         let runtime = tc
             .python_runtime()
             .map_err(|e| SamplesEvalError::Toolchain(e.to_string()))?;
-        runtime_id = runtime.id.clone();
+        runtime_id = runtime.build().to_string();
         let (done, cached, n) = score_python(
             tc,
             runtime,
@@ -660,7 +661,7 @@ fn score_python(
                     b"samples python matrix",
                     &serde_json::to_vec(p).unwrap_or_default(),
                     options.isolation.as_str().as_bytes(),
-                    runtime.id.as_bytes(),
+                    runtime.build().as_bytes(),
                 ],
                 options,
             )
