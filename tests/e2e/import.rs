@@ -12,7 +12,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::support::{describe, dixit, dixit_at, humaneval_examples, shared_data, Redactor};
+use crate::support::{
+    describe, dixit, dixit_at, dixit_within, humaneval_examples, shared_data, Redactor,
+};
 
 /// A HumanEval task as its file has it.
 struct Record {
@@ -531,14 +533,20 @@ fn humaneval_x_cpp_and_rust_import_clean_flagged_and_refused() {
     let import = |lang: &str| -> Value {
         let file = data.join(format!("humaneval_{lang}.jsonl.gz"));
         let out = dir.path().join(lang);
-        let o = dixit(&[
-            "import",
-            "humaneval-x",
-            file.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ]);
+        // With a cold artifact cache this compiles 164 references and their tests with the
+        // guest toolchain: 427 s of CPU for C++ on a 2-core machine (8.4 min of wall time with
+        // a model server beside it), so the hang limit is the import's own.
+        let o = dixit_within(
+            &[
+                "import",
+                "humaneval-x",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--json",
+            ],
+            std::time::Duration::from_secs(1200),
+        );
         assert_eq!(o.code, 0, "{o:?}");
         o.json()
     };

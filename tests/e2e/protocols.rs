@@ -493,6 +493,28 @@ fn compare_tabulates_every_protocol_and_its_shards_merge() {
         ],
         t.path(),
     );
+    // What each shipped implementation rests on: single had one; CodeT's test cases separated
+    // coder-3 from the two wrong ones; dixit's ship strategy says what it read.
+    let v: Value = serde_json::from_slice(&whole.stdout).unwrap();
+    let decision = |protocol: &str| {
+        v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["protocol"] == protocol)
+            .unwrap()["result"]["decision"]
+            .clone()
+    };
+    assert_eq!(decision("single")["basis"], "only", "{v}");
+    assert_eq!(decision("codet")["rule"], "dual_agreement", "{v}");
+    assert_eq!(decision("codet")["basis"], "tests", "{v}");
+    let dixit_decision = decision("dixit");
+    assert!(
+        dixit_decision["words"]
+            .as_str()
+            .is_some_and(|w| w.contains("picked by") && w.contains("reading")),
+        "{v}"
+    );
     let mut shards = Vec::new();
     for s in ["1/3", "2/3", "3/3"] {
         let o = dixit(

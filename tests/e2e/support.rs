@@ -83,6 +83,14 @@ pub fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
     run_raw(&args)
 }
 
+/// [`dixit`] with its own hang limit, for a command whose work is long by nature (a whole
+/// benchmark compiled with a cold cache).
+pub fn dixit_within<S: AsRef<str>>(args: &[S], limit: Duration) -> Output {
+    warm_up();
+    let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
+    run_in(&root(), &args, &[], &[], limit)
+}
+
 fn run_raw(args: &[&str]) -> Output {
     run_in(&root(), args, &[], &[], HANG_LIMIT)
 }

@@ -21,7 +21,7 @@ use crate::config::{PolicyName, Project, ProtocolName};
 use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
-use crate::outcome::{describe_stop, exit_class};
+use crate::outcome::{describe_stop, exit_class, Basis, Decision, ProtocolData, Summary};
 use crate::report::{Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
 use crate::toolchain::Toolchains;
 
@@ -242,13 +242,14 @@ pub async fn compare(
                     c.index = k;
                     c.holdout = plan.holdout.contains(&name);
                     if let CellResult::Ran(r) = &mut c.result {
-                        if r.metrics.is_none() || r.settings.is_none() {
-                            let (metrics, settings) =
-                                of_run(&r.run_dir, r.metrics.is_none(), toolchains).await;
-                            let found = (r.metrics.is_none() && metrics.is_some())
-                                || (r.settings.is_none() && settings.is_some());
-                            r.metrics = r.metrics.take().or(metrics);
-                            r.settings = r.settings.take().or(settings);
+                        if r.metrics.is_none() || r.settings.is_none() || r.decision.is_none() {
+                            let again = of_run(&r.run_dir, r.metrics.is_none(), toolchains).await;
+                            let found = (r.metrics.is_none() && again.metrics.is_some())
+                                || (r.settings.is_none() && again.settings.is_some())
+                                || (r.decision.is_none() && again.decision.is_some());
+                            r.metrics = r.metrics.take().or(again.metrics);
+                            r.settings = r.settings.take().or(again.settings);
+                            r.decision = r.decision.take().or(again.decision);
                             if let (Some(d), true) = (&plan.cells_dir, found) {
                                 if let Err(e) = keep(d, key.clone(), &c) {
                                     tracing::warn!("{}: cannot keep cell {k}: {e}", d.display());
@@ -313,33 +314,76 @@ pub async fn compare(
 /// carried them): its summary folded from the journal, with the disagreements computed again
 /// (the blind overlap reads them; only when `metrics` is asked), and the settings from the
 /// config its journal recorded. Each is none when the journal cannot be read.
-async fn of_run(
-    run_dir: &Path,
-    metrics: bool,
-    toolchains: &Arc<Toolchains>,
-) -> (Option<Vec<crate::outcome::Metric>>, Option<Vec<String>>) {
+/// What a kept cell lacks, read again from its run's journal.
+#[derive(Default)]
+struct Again {
+    metrics: Option<Vec<crate::outcome::Metric>>,
+    settings: Option<Vec<String>>,
+    decision: Option<crate::outcome::Decision>,
+}
+
+async fn of_run(run_dir: &Path, metrics: bool, toolchains: &Arc<Toolchains>) -> Again {
     let (dir, tc) = (run_dir.to_path_buf(), toolchains.clone());
     tokio::task::spawn_blocking(move || {
         let Ok(journal) = crate::journal::JournalFile::read(&dir.join("journal.jsonl")) else {
-            return (None, None);
+            return Again::default();
         };
         let Ok(protocol) = crate::protocol::named(&journal.protocol) else {
-            return (None, None);
+            return Again::default();
         };
         let settings = crate::config::Config::parse(&journal.project.config, &journal.path)
             .ok()
             .and_then(|c| settings_of(&c.with_protocol(journal.protocol.clone()), protocol));
-        if !metrics {
-            return (None, settings);
-        }
         let mut s = protocol.summary_of(&journal);
+        let decision = decision_of(&s, protocol);
+        if !metrics {
+            return Again {
+                settings,
+                decision,
+                ..Again::default()
+            };
+        }
         s.disagreements =
             crate::consensus::for_run(&tc, &journal, &|e| protocol.named_tests(e), &dir);
         let metrics = s.part.get().map(|p| p.metrics(&s)).unwrap_or_default();
-        (Some(metrics), settings)
+        Again {
+            metrics: Some(metrics),
+            settings,
+            decision,
+        }
     })
     .await
-    .unwrap_or((None, None))
+    .unwrap_or_default()
+}
+
+/// What the implementation a run ships ([`Summary::shipped_one`]) rests on: its shipping event,
+/// else the protocol's own rule; none when nothing shipped.
+pub fn decision_of(s: &Summary, protocol: &dyn ProtocolData) -> Option<Decision> {
+    let coder = s.shipped_one()?;
+    if let Some(ship) = &s.shipping {
+        return Some(Decision {
+            rule: ship.strategy.clone(),
+            basis: Basis::of_shipping(ship),
+            words: crate::report::describe_shipping(ship),
+        });
+    }
+    if let Some(d) = s.part.get().and_then(|p| p.decision(s)) {
+        return Some(d);
+    }
+    let rule = protocol.name().to_string();
+    Some(if s.coders.len() <= 1 {
+        Decision {
+            rule,
+            basis: Basis::Only,
+            words: format!("{coder}, the only implementation"),
+        }
+    } else {
+        Decision {
+            rule,
+            basis: Basis::Protocol,
+            words: format!("{coder}: {}", protocol.shipped_rule()),
+        }
+    })
 }
 
 /// What a run of `protocol` with `config` runs with, a line each: the protocol's table with its
@@ -468,6 +512,7 @@ async fn run_cell(
                 coders: shipped.len(),
                 shipped: s.shipped_one(),
                 shipped_passes: s.shipped_passes_hidden(),
+                decision: decision_of(s, o.protocol),
                 all_hidden: hidden.iter().filter(|(p, t)| p == t && *t > 0).count(),
                 hidden_passed: hidden.iter().map(|(p, _)| p).sum(),
                 hidden_total: hidden.iter().map(|(_, t)| t).sum(),

@@ -11,11 +11,13 @@
 //!   choose at it ([`Offer`], [`Room`]).
 //! - `metric.rs`: the seeds' own measures of a run ([`Metric`]).
 
+mod decision;
 mod metric;
 mod protocol;
 mod stop;
 mod summary;
 
+pub use decision::{Basis, Decision};
 pub use metric::Metric;
 pub use protocol::{ProtocolData, Trial};
 pub use stop::{describe_stop, exit_class, offer, offer_of, recorded_config, Offer, Room};

@@ -87,6 +87,13 @@ pub trait Part: Send + Sync + std::any::Any {
         None
     }
 
+    /// What the pick of a protocol that picks by a rule of its own rests on (`codet`'s dual
+    /// agreement); none: the shared rules apply (a shipping event, or every coder's).
+    fn decision(&self, summary: &Summary) -> Option<super::Decision> {
+        let _ = summary;
+        None
+    }
+
     /// The seeds' own measures of the run (see [`super::metric`]): what `dixit compare` totals
     /// per protocol. `summary` holds the shared fields (hidden results, the suite, the
     /// disagreements when computed).

@@ -62,6 +62,10 @@ pub struct CellRun {
     /// Whether it passes every hidden test (none: no hidden tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shipped_passes: Option<bool>,
+    /// What it rests on: the rule that picked it and what separated it from the others; none in
+    /// a cell kept before cells carried it (`dixit compare` reads it again from the journal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<crate::outcome::Decision>,
     /// Shipped implementations that pass every hidden test.
     pub all_hidden: usize,
     pub hidden_passed: usize,
@@ -653,6 +657,7 @@ mod tests {
                 completion_tokens: 2,
                 usd: 12.5,
                 seconds: 1234.5,
+                decision: None,
                 metrics: None,
                 settings: None,
             }),

@@ -10,7 +10,7 @@ use super::Codet;
 use crate::english::and_list;
 use crate::english::plural;
 use crate::journal::{Choice, Event, ExitClass, Open};
-use crate::outcome::{CoderStats, Part, ProtocolData};
+use crate::outcome::{Basis, CoderStats, Decision, Part, ProtocolData, Summary};
 
 /// What one tester's reply held.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -183,6 +183,21 @@ impl Part for CodetPart {
 
     fn shipped(&self) -> Option<Vec<String>> {
         self.shipped.as_ref().map(|s| vec![s.coder.clone()])
+    }
+
+    fn decision(&self, summary: &Summary) -> Option<Decision> {
+        let s = self.shipped.as_ref()?;
+        // Tied: groups at the top score, or one group of every coder (nothing told them apart).
+        let everyone = s.groups.len() == 1 && s.groups[0].coders.len() >= summary.coders.len();
+        let tie = s.tests == 0 || s.top > 1 || everyone;
+        Some(Decision {
+            rule: "dual_agreement".into(),
+            basis: match s.pick {
+                Pick::Agreement if !tie => Basis::Tests,
+                _ => Basis::Tie,
+            },
+            words: format!("{}, picked by {}", s.coder, why(s)),
+        })
     }
 
     fn grows_suite(&self) -> bool {

@@ -71,6 +71,15 @@ mod tests {
             completion_tokens: 20,
             usd: 0.01,
             seconds: 2.5,
+            decision: Some(crate::outcome::Decision {
+                rule: "srank_ideal_passers".into(),
+                basis: if passes == Some(true) {
+                    crate::outcome::Basis::Tests
+                } else {
+                    crate::outcome::Basis::Tie
+                },
+                words: format!("coder-1, picked by `srank_ideal_passers` {HOSTILE}"),
+            }),
             metrics: None,
             settings: None,
         })
@@ -168,6 +177,16 @@ mod tests {
                 ..StopCounts::default()
             }
         );
+        // What dixit's judged results rest on: its tests picked both passes, a tie the failure.
+        let count = |b: crate::outcome::Basis| {
+            dixit
+                .bases
+                .iter()
+                .find(|c| c.basis == b)
+                .map(|c| (c.pass, c.fail))
+        };
+        assert_eq!(count(crate::outcome::Basis::Tests), Some((2, 0)));
+        assert_eq!(count(crate::outcome::Basis::Tie), Some((0, 1)));
         // single: gamma has no hidden tests, so two problems are judged.
         let single = figures(dev, "single");
         assert_eq!((single.rate.passed, single.rate.n), (1, 2));

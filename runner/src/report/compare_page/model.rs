@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::link::run_page_href;
 use crate::config::ProtocolName;
+use crate::outcome::Basis;
 use crate::report::compare::{
     paired_with_control, protocol_settings, totals, Cell, CellResult, CellRun, CompareReport,
     SettingsSets, CONTROL, MIN_PAIRED,
@@ -63,6 +64,18 @@ pub struct ProtocolFigures {
     pub tokens: u64,
     pub usd: f64,
     pub seconds: f64,
+    /// What its shipped implementations rest on: per [`Basis`] (in [`Basis::ALL`]'s order),
+    /// how many pass every hidden test and how many fail one (cells without a decision or
+    /// hidden tests are not counted).
+    pub bases: Vec<BasisCount>,
+}
+
+/// Shipped implementations that rest on one [`Basis`], by what the hidden tests said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BasisCount {
+    pub basis: Basis,
+    pub pass: usize,
+    pub fail: usize,
 }
 
 impl ProtocolFigures {
@@ -345,12 +358,27 @@ fn group(
         .map(|p| {
             let t = totals(r, p, holdout);
             let mut stops = StopCounts::default();
+            let mut bases: Vec<BasisCount> = Basis::ALL
+                .iter()
+                .map(|&basis| BasisCount {
+                    basis,
+                    pass: 0,
+                    fail: 0,
+                })
+                .collect();
             for c in r
                 .cells
                 .iter()
                 .filter(|c| &c.protocol == p && c.holdout == holdout)
             {
                 stops.add(&c.result);
+                if let CellResult::Ran(run) = &c.result {
+                    if let (Some(d), Some(pass)) = (&run.decision, run.shipped_passes) {
+                        if let Some(b) = bases.iter_mut().find(|b| b.basis == d.basis) {
+                            *(if pass { &mut b.pass } else { &mut b.fail }) += 1;
+                        }
+                    }
+                }
             }
             ProtocolFigures {
                 protocol: p.clone(),
@@ -360,6 +388,7 @@ fn group(
                 tokens: t.tokens,
                 usd: t.usd,
                 seconds: t.seconds,
+                bases,
             }
         })
         .collect();
@@ -433,8 +462,12 @@ fn grid_cell(
                 stop: Some(stop),
                 href: Some(run_page_href(page_dir, &run.run_dir)),
                 title: format!(
-                    "{at}: {} · {shipped} · {} · {:.1} s",
+                    "{at}: {} · {shipped}{} · {} · {:.1} s",
                     run.stop,
+                    run.decision
+                        .as_ref()
+                        .map(|d| format!(" ({}: {})", d.basis.words(), d.words))
+                        .unwrap_or_default(),
                     crate::english::plural(run.calls as usize, "call", "calls"),
                     run.seconds
                 ),

@@ -40,6 +40,11 @@ pub fn render(
         per_group(m, |g| cost(g, m.cost)),
     );
     page.section("stops", "How the runs ended", per_group(m, stops));
+    page.section(
+        "decisions",
+        "What each shipped implementation rests on",
+        per_group(m, decisions),
+    );
     page.section("grid", "Problems × protocols", per_group(m, grid));
     page.section("cells", "Every cell", cells(r));
     if let Some(metrics) = seed_metrics(r) {
@@ -494,6 +499,49 @@ fn cost(g: &Group, unit: CostUnit) -> Markup {
     }
 }
 
+/// Per protocol, what separated each shipped implementation from the run's others (its tests,
+/// the agreement of answers, a tie, nothing to choose), against what the hidden tests said: so
+/// one sees whether the tests or the selection earned a protocol's passes.
+fn decisions(g: &Group) -> Markup {
+    let mut columns = vec![Column::text("protocol")];
+    let bases = g
+        .protocols
+        .first()
+        .map(|p| p.bases.clone())
+        .unwrap_or_default();
+    for b in &bases {
+        columns.push(
+            Column::num(b.basis.words())
+                .title("shipped implementations that pass every hidden test ✓ / fail one ✗"),
+        );
+    }
+    let mut t = Table::new(format!("dx-decisions-{}", g.key), columns);
+    for p in &g.protocols {
+        let mut row = vec![Cell::text(p.protocol.as_str())];
+        for b in &p.bases {
+            row.push(Cell::num(
+                b.pass as f64,
+                if b.pass + b.fail == 0 {
+                    "–".to_string()
+                } else {
+                    format!("{} ✓ / {} ✗", b.pass, b.fail)
+                },
+            ));
+        }
+        t.row(row);
+    }
+    html! {
+        p.dx-muted {
+            "What picked each shipped implementation over the run's others: "
+            strong { "tests" } " it passes more of (the IDEAL suite, CodeT's test cases), "
+            strong { "agreement" } " of answers where the tests passed all alike (SRank), "
+            strong { "a tie" } " broken by agent order, or " strong { "one implementation" }
+            " to ship. A cell's mark in the grid names its rule on hover; every cell's is in the table below."
+        }
+        (t.render())
+    }
+}
+
 /// How a group's cells ended, per protocol: nothing hidden.
 fn stops(g: &Group) -> Markup {
     let mut t = Table::new(
@@ -601,6 +649,7 @@ fn cells(r: &CompareReport) -> Markup {
             Column::num("cost $"),
             Column::num("time s"),
             Column::text("stop"),
+            Column::text("rests on").title("the rule that picked what shipped, and what it read"),
         ],
     )
     .filterable();
@@ -631,15 +680,23 @@ fn cells(r: &CompareReport) -> Markup {
                     Cell::num(run.usd, format!("{:.4}", run.usd)),
                     Cell::num(run.seconds, format!("{:.1}", run.seconds)),
                     Cell::text(&run.stop),
+                    Cell::text(
+                        run.decision
+                            .as_ref()
+                            .map(|d| format!("{}: {}", d.basis.words(), d.words))
+                            .unwrap_or_else(|| "–".into()),
+                    ),
                 ]);
             }
             CellResult::Skipped { why } => {
                 row.extend(empty_numbers());
                 row.push(Cell::text(format!("skipped: {why}")));
+                row.push(Cell::text("–"));
             }
             CellResult::Failed { error } => {
                 row.extend(empty_numbers());
                 row.push(Cell::text(format!("failed to run: {error}")));
+                row.push(Cell::text("–"));
             }
         }
         t.row(row);
