@@ -9,7 +9,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::support::{describe, dixit_at, final_state, fixture, journal, the_run, triangle};
+use crate::support::{
+    describe, dixit_at, final_state, fixture, journal, killed_journal, the_run, triangle,
+};
 
 fn dixit(args: &[&str], cwd: &Path) -> Output {
     dixit_at(cwd, args, &[])
@@ -400,7 +402,7 @@ fn every_protocol_resumes_after_kill_9_to_the_same_state() {
             child.wait().unwrap();
             let killed = the_run(&p);
             assert!(
-                journal(&killed).iter().all(|r| r["event"] != "stop"),
+                killed_journal(&killed).iter().all(|r| r["event"] != "stop"),
                 "{protocol}: killed before the end (at {kill_at} of {lines} lines)"
             );
             let id = killed.file_name().unwrap().to_string_lossy().into_owned();

@@ -319,6 +319,17 @@ pub fn journal(run: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The complete records of the journal of a run killed with SIGKILL: the kernel may have cut
+/// its last write short (a resume drops that tail), so only lines up to the last newline count.
+pub fn killed_journal(run: &Path) -> Vec<serde_json::Value> {
+    let written = std::fs::read_to_string(run.join("journal.jsonl"))
+        .unwrap_or_else(|e| panic!("{}/journal.jsonl: {e}", run.display()));
+    written[..written.rfind('\n').map_or(0, |end| end + 1)]
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// Whether the tests run on CI (`CI` set and not `false`, as `.ci/run`'s caller sets it): there,
 /// data a test needs must be present, and a test never skips for want of it.
 fn on_ci() -> bool {

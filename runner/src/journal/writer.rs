@@ -348,7 +348,7 @@ impl Journal {
             }
         }
         if let Some(file) = inner.file.as_mut() {
-            let line = serde_json::to_string(&rec).map_err(|e| JournalError::Format {
+            let mut line = serde_json::to_string(&rec).map_err(|e| JournalError::Format {
                 path: self.path.clone(),
                 message: e.to_string(),
             })?;
@@ -356,7 +356,11 @@ impl Journal {
                 path: self.path.clone(),
                 source,
             };
-            writeln!(file, "{line}").map_err(io)?;
+            // One write per record, newline included: a crash can still cut it short (the
+            // kernel stops a write at a page boundary for a fatal signal), and a reader drops
+            // such a tail, but never between the record and its newline.
+            line.push('\n');
+            file.write_all(line.as_bytes()).map_err(io)?;
             file.flush().map_err(io)?;
             if matches!(rec.event, Event::Stop { .. }) {
                 file.sync_data().map_err(io)?;
