@@ -8,7 +8,7 @@ Python runtime, and only data crosses between them, carried and checked by the h
   built here from its names   <--answer---  re-encodes each      <--answer---  the real module
                                             message
 
-What crosses is one small grammar of values (`runner/src/sandbox/boundary/` is the host's
+What crosses is one small grammar of values (`crates/dixit-sandbox/src/boundary/` is the host's
 reader; docs/security.md states the rules):
 
   None, bool, int, float (NaN, ±inf and -0.0 kept), str, bytes, complex, and list, tuple, dict,

@@ -2,8 +2,9 @@
 //! is IDEAL (some coders fail it, no more than a minority); every solution and test runs as
 //! WebAssembly under wasmtime with fuel, memory and output limits.
 //!
-//! Modules, one per concept: [`sandbox`] runs WebAssembly; [`execution`] is the one road into it
-//! (rows of calls at an isolation level); [`toolchain`] turns solutions and
+//! Modules, one per concept: [`sandbox`] runs WebAssembly and [`execution`] is the one road into
+//! it (rows of calls at an isolation level), both from the `dixit-sandbox` crate, which depends on
+//! nothing of this one; [`toolchain`] turns solutions and
 //! tests into runnable artifacts; [`classify`] runs the (test × solution × rerun) matrix and
 //! classifies tests; [`evidence`] is what a failing run showed (journaled with its cell); [`agents`], [`engine`] (protocol-neutral run machinery), [`protocol`] (one
 //! folder per protocol), [`journal`], [`budget`], [`outcome`] (what a run produced, as data) and
@@ -31,14 +32,14 @@ pub mod engine;
 pub mod english;
 pub mod eval;
 pub mod evidence;
-pub mod execution;
+pub use dixit_sandbox::execution;
 pub mod file_name;
 pub mod import;
 pub mod journal;
 pub mod outcome;
 pub mod protocol;
 pub mod report;
-pub mod sandbox;
+pub use dixit_sandbox as sandbox;
 pub mod scaleout;
 pub mod selection;
 pub mod shell;

@@ -31,7 +31,7 @@ pub enum RunEnd {
     /// The entry returned: a core module's `_start` (code 0: a C or Rust `main` that returned 0
     /// returns from `_start`), or a component's `run` export with the code it returned. Guest
     /// code that ends the process instead never produces this, which is why a unit test's pass
-    /// requires it (see [`crate::sandbox::Completion`]).
+    /// requires it (see [`crate::Completion`]).
     Returned { code: i32 },
     /// The guest ended the process with WASI `proc_exit` (C's `exit`, Rust's
     /// `std::process::exit`, Python's `os._exit`) with this code.

@@ -1,6 +1,9 @@
-//! The sandbox: runs untrusted WebAssembly (solutions, tests, checkers) with fuel, memory, output
-//! and wall-clock limits, a seeded RNG and a virtual clock, so a run is a pure function of
-//! (artifact, input, seed).
+//! dixit's sandbox: runs untrusted WebAssembly (solutions, tests, checkers) with fuel, memory,
+//! output and wall-clock limits, a seeded RNG and a virtual clock, so a run is a pure function of
+//! (artifact, input, seed). A crate of its own, depending on nothing of dixit's: the compiler
+//! keeps everything above it from reaching in, and it from reaching up.
+//!
+//! Its road in is [`execution::Executor`]: rows of runs at an isolation level, in parallel.
 //!
 //! Data flow: wasm bytes → [`Sandbox::load`] (compiled once, cached on disk, mmap-loaded) →
 //! [`Program`] → [`Sandbox::run`] with a [`RunSpec`] → [`RunOutcome`] → [`Verdict`].
@@ -31,6 +34,7 @@ mod bridge;
 mod cache;
 mod engine;
 mod error;
+pub mod execution;
 mod exit;
 mod flatten;
 mod host;
@@ -50,9 +54,7 @@ pub use bridge::MAX_MESSAGE;
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
 pub use error::SandboxError;
-#[cfg(test)]
-pub(crate) use flatten::core_modules;
-pub(crate) use flatten::flatten;
+pub use flatten::{core_modules, flatten, FlattenError};
 pub use host::splitmix64;
 pub use limits::Limits;
 pub use memory::MemoryStats;

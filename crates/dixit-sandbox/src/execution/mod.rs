@@ -1,7 +1,7 @@
 //! One road into the sandbox. Every caller that runs guest code — a live run's classification
 //! through the toolchains, `dixit eval`'s verdict matrix, `dixit bench` — hands the
 //! [`Executor`] a [`Row`] (one program with its solution, and the calls to make of it) and gets a
-//! [`RunOutcome`](crate::sandbox::RunOutcome) per call. How much state the calls of one row share
+//! [`RunOutcome`](crate::RunOutcome) per call. How much state the calls of one row share
 //! is the executor's [`Isolation`]; languages only build the runnables (see [`crate::toolchain`]).
 //!
 //! - `isolation.rs`: [`Isolation`], a fresh instance per run or one per row.

@@ -228,7 +228,7 @@ mod tests {
         assert_eq!(sleep_cost(500_000_000), 500 * SLEEP_FUEL_PER_MS);
         assert_eq!(sleep_cost(u64::MAX), u64::MAX, "for ever costs everything");
         // The default budget covers a few seconds of sleep, not a day.
-        let budget = crate::sandbox::Limits::default().fuel;
+        let budget = crate::Limits::default().fuel;
         assert!(sleep_cost(2_000_000_000) < budget);
         assert!(sleep_cost(86_400_000_000_000) > budget);
     }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::isolation::Isolation;
 use super::row::{Call, Row};
-use crate::sandbox::{Entry, Program, ProgramKind, RunEnd, RunOutcome, RunSpec, Sandbox, Session};
+use crate::{Entry, Program, ProgramKind, RunEnd, RunOutcome, RunSpec, Sandbox, Session};
 
 /// Runs rows on a sandbox at one isolation level.
 pub struct Executor<'s> {

@@ -111,7 +111,7 @@ impl ImageStats {
     }
 }
 
-/// How a program's memories were reset so far ([`crate::sandbox::Program::memory_stats`]).
+/// How a program's memories were reset so far ([`crate::Program::memory_stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MemoryStats {
     /// Memory slots created (each one mapping of the image).
@@ -715,7 +715,7 @@ mod tests {
         let creator = Memories;
         let ty = MemoryType::new(1, None);
         for round in 0..4 {
-            let _armed = arm(&image, Lane::of(Some(super::super::RuntimeMode::Test)));
+            let _armed = arm(&image, Lane::of(Some(crate::RuntimeMode::Test)));
             let mut m = creator
                 .new_memory(ty.clone(), min, None, Some(1 << 32), 1 << 16)
                 .unwrap();
@@ -749,7 +749,7 @@ mod tests {
             "one slot, reused"
         );
         // The grown part is inaccessible again: a fresh memory reports the minimum size.
-        let _armed = arm(&image, Lane::of(Some(super::super::RuntimeMode::Test)));
+        let _armed = arm(&image, Lane::of(Some(crate::RuntimeMode::Test)));
         let m = creator
             .new_memory(ty, min, None, Some(1 << 32), 1 << 16)
             .unwrap();
@@ -766,7 +766,7 @@ mod tests {
         let image = Image::open(&path).unwrap();
         let creator = Memories;
         for _ in 0..2 {
-            let _armed = arm(&image, Lane::of(Some(super::super::RuntimeMode::Test)));
+            let _armed = arm(&image, Lane::of(Some(crate::RuntimeMode::Test)));
             let m = creator
                 .new_memory(
                     MemoryType::new(1, None),

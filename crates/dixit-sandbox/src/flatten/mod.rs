@@ -41,7 +41,7 @@ use wasmparser::{
 
 /// Why a component was not flattened.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum FlattenError {
+pub enum FlattenError {
     /// The bytes do not parse, or do not fit together.
     #[error("malformed: {0}")]
     Malformed(String),
@@ -472,7 +472,7 @@ fn emit(
 
 /// The component with as many of its core instances as possible merged into one module (see
 /// the module documentation), validated.
-pub(crate) fn flatten(component: &[u8]) -> Result<Vec<u8>, FlattenError> {
+pub fn flatten(component: &[u8]) -> Result<Vec<u8>, FlattenError> {
     let items = read(component)?;
     let mut def_of: HashMap<(Space, u32), usize> = HashMap::new();
     for (at, item) in items.iter().enumerate() {
@@ -824,9 +824,8 @@ fn binder<'x>(
     }
 }
 
-/// How many core modules the outer component holds.
-#[cfg(test)]
-pub(crate) fn core_modules(component: &[u8]) -> usize {
+/// How many core modules the outer component holds (what [`flatten`] reduces).
+pub fn core_modules(component: &[u8]) -> usize {
     read(component)
         .map(|items| {
             items

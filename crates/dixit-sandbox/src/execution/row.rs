@@ -1,6 +1,6 @@
 //! What one row runs: a program with everything its runs share, and the calls to make of it.
 
-use crate::sandbox::{Entry, Program, RunSpec, Server};
+use crate::{Entry, Program, RunSpec, Server};
 use std::sync::Arc;
 
 /// One call of a row: how the program is entered this time, with what fuel, and how many of the
