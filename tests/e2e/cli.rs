@@ -468,6 +468,24 @@ fn manual_writes_a_page_and_a_man_page_per_command() {
     let out = dixit(&["manual", "--out", file.join("sub").to_str().unwrap()]);
     out.expect_code(2);
     assert!(out.stderr.contains("cannot write"), "{}", out.stderr);
+    // The reference is the binary's, not the environment's: an environment variable's value
+    // never shows in it (the book's check compares it with docs/cli).
+    let set = [
+        ("DIXIT_CACHE", "/elsewhere"),
+        ("DIXIT_JOBS", "7"),
+        ("DIXIT_EVAL_CORPUS", "/elsewhere"),
+        ("DIXIT_SHARD", "2/7"),
+    ];
+    let unset = set.map(|(k, _)| k);
+    for args in [&["--help"][..], &["eval", "--help"]] {
+        let bare = crate::support::dixit_in(&crate::support::root(), args, &unset);
+        let with = crate::support::dixit_at(&crate::support::root(), args, &set);
+        assert_eq!(
+            String::from_utf8_lossy(&with.stdout),
+            bare.stdout,
+            "{args:?}"
+        );
+    }
 }
 
 /// `dixit completions SHELL` prints a script that knows every public subcommand and flag; bash

@@ -68,7 +68,12 @@ pub struct EvalArgs {
     /// A CodeT data directory [default: shared/data/codet-humaneval in the nearest ancestor of
     /// the current directory, or else of the dixit binary, that has one, i.e.
     /// ../shared/data/codet-humaneval from a checkout].
-    #[arg(long, value_name = "DIR", env = "DIXIT_EVAL_CORPUS")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "DIXIT_EVAL_CORPUS",
+        hide_env_values = true
+    )]
     pub corpus: Option<PathBuf>,
     /// `run`: a fresh pair of instances (the solution's, the test's) per (solution, test) run.
     /// `solution`: one pair per solution, each test in fresh namespaces with its own fuel
@@ -81,7 +86,7 @@ pub struct EvalArgs {
     /// inside one); `auto/N`: N shards, the index from SLURM_ARRAY_TASK_ID (= the shard number)
     /// or JOB_COMPLETION_INDEX + 1 (Kubernetes). `--shard 1/1` evaluates everything anywhere.
     /// Join the shards with `dixit merge`.
-    #[arg(long, value_name = "I/N|auto|auto/N", env = "DIXIT_SHARD", value_parser = parse_shard_spec)]
+    #[arg(long, value_name = "I/N|auto|auto/N", env = "DIXIT_SHARD", hide_env_values = true, value_parser = parse_shard_spec)]
     pub shard: Option<ShardSpec>,
     /// Save the report and problems/<id>.json (verdict kinds and exceptions) under DIR, each file
     /// atomically: report.json and verdicts.json (pass/fail matrices, as scripts/native_eval.py

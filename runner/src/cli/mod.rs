@@ -54,10 +54,16 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// Worker threads for sandbox runs [default: the number of CPUs].
-    #[arg(long, short = 'j', global = true, env = "DIXIT_JOBS")]
+    #[arg(
+        long,
+        short = 'j',
+        global = true,
+        env = "DIXIT_JOBS",
+        hide_env_values = true
+    )]
     pub jobs: Option<usize>,
     /// Where compiled artifacts and snapshots are cached [default: ~/.cache/dixit/cache].
-    #[arg(long, global = true, env = "DIXIT_CACHE")]
+    #[arg(long, global = true, env = "DIXIT_CACHE", hide_env_values = true)]
     pub cache_dir: Option<PathBuf>,
     /// Print only data and errors (no progress).
     #[arg(long, short = 'q', global = true)]
