@@ -14,7 +14,7 @@ use wasmtime::{
 use super::cache::{hash_parts, ArtifactCache};
 use super::host::P1Host;
 use super::limits::EPOCH_TICK;
-use super::memory::{Image, Memories, MemoryStats};
+use super::memory::{Image, Memories, ResetStats};
 use super::pair::Pair;
 use super::session::P2Host;
 use super::{bridge, exit, image, pair, sleep, SandboxError};
@@ -113,7 +113,7 @@ impl Program {
 
     /// How the memories of this program's instances were reset so far, for a component whose
     /// memory starts from an image of its own (see `sandbox::memory`); `None` otherwise.
-    pub fn memory_stats(&self) -> Option<MemoryStats> {
+    pub fn reset_stats(&self) -> Option<ResetStats> {
         match &*self.inner {
             ProgramInner::Component {
                 image: Some(image), ..

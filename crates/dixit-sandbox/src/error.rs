@@ -18,6 +18,19 @@ pub enum SandboxError {
     /// The module imports something the sandbox does not provide.
     #[error("cannot link: {message}")]
     Link { message: String },
+    /// A program was asked to start the way it is not entered (a core module at `_start`, a
+    /// component through its `run` export), or a session of what is not a component.
+    #[error("{0}")]
+    Entry(&'static str),
+    /// A directory the run spec preopens could not be opened.
+    #[error("cannot preopen {}: {error:#}", path.display())]
+    Preopen {
+        path: PathBuf,
+        error: wasmtime::Error,
+    },
+    /// The store refused the run's fuel (an engine built without fuel metering).
+    #[error("cannot give the run its fuel: {0:#}")]
+    Fuel(wasmtime::Error),
     /// The artifact cache could not be read or written.
     #[error("artifact cache at {path}")]
     Cache {

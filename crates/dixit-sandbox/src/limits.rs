@@ -5,6 +5,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use wasmtime::Store;
 
+use super::SandboxError;
+
 /// Epoch ticks happen this often; the wall-clock limit is rounded up to a whole tick.
 pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
@@ -41,14 +43,15 @@ impl Default for Limits {
 }
 
 /// Gives `store` the run's fuel and its wall-clock deadline.
-pub(crate) fn arm<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
-    store.set_fuel(limits.fuel).map_err(|e| format!("{e:#}"))?;
-    arm_epoch(store, limits)
+pub(crate) fn arm<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), SandboxError> {
+    store.set_fuel(limits.fuel).map_err(SandboxError::Fuel)?;
+    arm_epoch(store, limits);
+    Ok(())
 }
 
 /// Sets `store`'s wall-clock deadline: the limit in whole epoch ticks (at least one),
 /// plus one.
-pub(crate) fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), String> {
+pub(crate) fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) {
     let ticks = limits
         .wall_time_ms
         .div_ceil(EPOCH_TICK.as_millis() as u64)
@@ -56,5 +59,4 @@ pub(crate) fn arm_epoch<T>(store: &mut Store<T>, limits: &Limits) -> Result<(), 
         + 1;
     store.set_epoch_deadline(ticks);
     store.epoch_deadline_trap();
-    Ok(())
 }

@@ -101,8 +101,8 @@ unsafe impl Send for Image {}
 unsafe impl Sync for Image {}
 
 impl ImageStats {
-    pub(crate) fn snapshot(&self) -> MemoryStats {
-        MemoryStats {
+    pub(crate) fn snapshot(&self) -> ResetStats {
+        ResetStats {
             slots: self.slots.load(Ordering::Relaxed),
             restores: self.restores.load(Ordering::Relaxed),
             pages_restored: self.pages_restored.load(Ordering::Relaxed),
@@ -111,9 +111,9 @@ impl ImageStats {
     }
 }
 
-/// How a program's memories were reset so far ([`crate::Program::memory_stats`]).
+/// How a program's memories were reset so far ([`crate::Program::reset_stats`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct MemoryStats {
+pub struct ResetStats {
     /// Memory slots created (each one mapping of the image).
     pub slots: u64,
     /// Resets that copied the written pages back from the image.

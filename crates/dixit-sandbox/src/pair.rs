@@ -20,7 +20,7 @@ use wasmtime_wasi::I32Exit;
 use super::host::{MemoryLimiter, RecordingRng, SidedClock, SidedRng, Turn, VirtualTime};
 use super::limits::arm;
 use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd, SolutionExited};
-use super::session::{MemoryStats, P2Host, RunIo};
+use super::session::{P2Host, RunIo, RunMemory};
 use super::spec::{Entry, RunSpec};
 use super::{Sandbox, SandboxError};
 
@@ -182,9 +182,11 @@ impl Sandbox {
         pair: &Pair,
         spec: &RunSpec,
         io: &RunIo,
-    ) -> Result<(RunEnd, u64, MemoryStats), String> {
+    ) -> Result<(RunEnd, u64, RunMemory), SandboxError> {
         let Entry::Start { argv } = &spec.entry else {
-            return Err("a compiled test is entered at its `main`, not through a call".into());
+            return Err(SandboxError::Entry(
+                "a compiled test is entered at its `main`, not through a call",
+            ));
         };
         let mut b = io.wasi_builder(spec)?;
         b.args(argv);
@@ -235,7 +237,7 @@ impl Sandbox {
         Ok((
             end,
             fuel,
-            MemoryStats {
+            RunMemory {
                 peak: l.peak,
                 denied: l.denied,
             },

@@ -17,8 +17,9 @@ use super::host::{
 use super::limits::arm;
 use super::memory::{self, Image};
 use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd, RunOutcome};
-use super::session::{MemoryStats, P2Host, Partner, RunIo, Session};
+use super::session::{P2Host, Partner, RunIo, RunMemory, Session};
 use super::spec::{Entry, RunSpec, Server};
+use super::SandboxError;
 
 impl Sandbox {
     /// Runs `program` once under `spec`. Never fails: host problems come back as
@@ -38,7 +39,13 @@ impl Sandbox {
         };
         let (end, fuel_used, mem) = match end {
             Ok(x) => x,
-            Err(message) => (RunEnd::HostError { message }, 0, MemoryStats::default()),
+            Err(e) => (
+                RunEnd::HostError {
+                    message: e.to_string(),
+                },
+                0,
+                RunMemory::default(),
+            ),
         };
         io.finish(end, fuel_used, mem, started.elapsed())
     }
@@ -48,9 +55,11 @@ impl Sandbox {
         pre: &wasmtime::InstancePre<P1Host>,
         spec: &RunSpec,
         io: &RunIo,
-    ) -> Result<(RunEnd, u64, MemoryStats), String> {
+    ) -> Result<(RunEnd, u64, RunMemory), SandboxError> {
         let Entry::Start { argv } = &spec.entry else {
-            return Err("a core module is entered at `_start`, not through a call".into());
+            return Err(SandboxError::Entry(
+                "a core module is entered at `_start`, not through a call",
+            ));
         };
         let mut b = io.wasi_builder(spec)?;
         b.args(argv);
@@ -80,7 +89,7 @@ impl Sandbox {
         Ok((
             end,
             fuel,
-            MemoryStats {
+            RunMemory {
                 peak: l.peak,
                 denied: l.denied,
             },
@@ -99,9 +108,11 @@ impl Sandbox {
         image: Option<&Arc<Image>>,
         spec: &RunSpec,
         io: &RunIo,
-    ) -> Result<(RunEnd, u64, MemoryStats), String> {
+    ) -> Result<(RunEnd, u64, RunMemory), SandboxError> {
         let Some(call) = spec.entry.call_args() else {
-            return Err("a component is entered through its `run` export, not `_start`".into());
+            return Err(SandboxError::Entry(
+                "a component is entered through its `run` export, not `_start`",
+            ));
         };
         let mut session = Session::start(self, pre, exports, image, spec, io)?;
         if let Some(server) = &spec.server {
@@ -113,7 +124,7 @@ impl Sandbox {
         Ok((
             end,
             fuel,
-            MemoryStats {
+            RunMemory {
                 peak: l.peak,
                 denied: l.denied,
             },
@@ -125,7 +136,7 @@ impl Sandbox {
     /// so the guest runtime must give each call a fresh namespace. With `spec.server`, the
     /// solution's side is a second session: before each call it serves afresh (see
     /// [`Session::call_outcome`]).
-    pub fn session(&self, program: &Program, spec: &RunSpec) -> Result<Session, String> {
+    pub fn session(&self, program: &Program, spec: &RunSpec) -> Result<Session, SandboxError> {
         let ProgramInner::Component {
             pre,
             run,
@@ -133,7 +144,7 @@ impl Sandbox {
             image,
         } = &*program.inner
         else {
-            return Err("sessions need a component".into());
+            return Err(SandboxError::Entry("sessions need a component"));
         };
         let io = RunIo::new(spec);
         let mut session = Session::start(self, pre, (*run, *answer), image.as_ref(), spec, &io)?;
@@ -159,7 +170,7 @@ impl Session {
         image: Option<&Arc<Image>>,
         spec: &RunSpec,
         io: &RunIo,
-    ) -> Result<Session, String> {
+    ) -> Result<Session, SandboxError> {
         let b = io.wasi_builder(spec)?;
         let host = P2Host {
             wasi: { b }.build(),
@@ -220,7 +231,7 @@ impl Session {
         sandbox: &Sandbox,
         spec: &RunSpec,
         server: &Arc<Server>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SandboxError> {
         let ProgramInner::Component {
             pre,
             run,
@@ -228,7 +239,7 @@ impl Session {
             image,
         } = &*server.program.inner
         else {
-            return Err("a solution is served by a component".into());
+            return Err(SandboxError::Entry("a solution is served by a component"));
         };
         let server_spec = RunSpec {
             entry: Entry::Call {
@@ -288,7 +299,7 @@ impl RunIo {
 
     /// A WASI context with nothing from the host: no env, no network, no inherited stdio;
     /// stdin from memory; read-only preopens; seeded RNGs and the virtual clock.
-    pub(super) fn wasi_builder(&self, spec: &RunSpec) -> Result<WasiCtxBuilder, String> {
+    pub(super) fn wasi_builder(&self, spec: &RunSpec) -> Result<WasiCtxBuilder, SandboxError> {
         let mut b = WasiCtxBuilder::new();
         b.stdin(MemoryInputPipe::new(bytes::Bytes::copy_from_slice(
             &spec.stdin,
@@ -303,7 +314,10 @@ impl RunIo {
         .allow_blocking_current_thread(true);
         for p in &spec.preopens {
             b.preopened_dir(&p.host, &p.guest, FsPerms::ReadOnly)
-                .map_err(|e| format!("cannot preopen {}: {e:#}", p.host.display()))?;
+                .map_err(|error| SandboxError::Preopen {
+                    path: p.host.clone(),
+                    error,
+                })?;
         }
         Ok(b)
     }

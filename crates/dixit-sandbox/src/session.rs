@@ -76,9 +76,9 @@ pub(crate) struct Partner {
 }
 
 /// The memory of one run: the peak total of its instances' memories and whether a growth was
-/// refused (not [`super::MemoryStats`], how a program's memories were reset).
+/// refused (not [`super::ResetStats`], how a program's memories were reset).
 #[derive(Default)]
-pub(super) struct MemoryStats {
+pub(super) struct RunMemory {
     pub peak: usize,
     pub denied: bool,
 }
@@ -124,9 +124,7 @@ impl Session {
                 0,
             );
         }
-        if let Err(m) = arm_epoch(&mut self.store, &self.limits) {
-            return (RunEnd::HostError { message: m }, 0);
-        }
+        arm_epoch(&mut self.store, &self.limits);
         self.store.data_mut().code = code.clone();
         let result = func
             .call(
@@ -204,7 +202,7 @@ impl Session {
         }
         let (end, used) = self.call(call, fuel);
         let l = &self.store.data().limiter;
-        let mem = MemoryStats {
+        let mem = RunMemory {
             peak: l.peak,
             denied: l.denied,
         };
@@ -214,16 +212,12 @@ impl Session {
     /// One call with the solution served apart: the solution's session serves (with the whole
     /// `fuel`), then this session makes the call with what is left; what the solution spends
     /// answering is taken from the same budget (see [`super::bridge`]).
-    pub(super) fn call_apart(
-        &mut self,
-        call: CallArgs<'_>,
-        fuel: u64,
-    ) -> (RunEnd, u64, MemoryStats) {
+    pub(super) fn call_apart(&mut self, call: CallArgs<'_>, fuel: u64) -> (RunEnd, u64, RunMemory) {
         let Some(mut partner) = self.store.data_mut().partner.take() else {
             let end = RunEnd::HostError {
                 message: "no solution is attached".into(),
             };
-            return (end, 0, MemoryStats::default());
+            return (end, 0, RunMemory::default());
         };
         partner.session.io.stdout.clear();
         partner.session.io.stderr.clear();
@@ -242,7 +236,7 @@ impl Session {
                         let end = RunEnd::HostError {
                             message: "the solution's instance was lost".into(),
                         };
-                        return (end, 0, MemoryStats::default());
+                        return (end, 0, RunMemory::default());
                     }
                 };
                 match partner.ended.take() {
@@ -275,7 +269,7 @@ impl Session {
             &self.store.data().limiter,
             &partner.session.store.data().limiter,
         );
-        let mem = MemoryStats {
+        let mem = RunMemory {
             peak: tl.peak + pl.peak,
             denied: tl.denied || pl.denied,
         };
@@ -321,7 +315,7 @@ impl RunIo {
         &self,
         end: RunEnd,
         fuel_used: u64,
-        mem: MemoryStats,
+        mem: RunMemory,
         wall: Duration,
     ) -> RunOutcome {
         let (stdout, o1) = self.stdout.contents();

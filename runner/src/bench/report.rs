@@ -121,7 +121,7 @@ pub struct Report {
     pub runtime_load: Option<LoadRow>,
     /// How the Python runtime's memories were reset during the benchmark (dixit's own reset,
     /// `sandbox::memory`), when it has a memory image.
-    pub python_memory: Option<crate::sandbox::MemoryStats>,
+    pub python_memory: Option<crate::sandbox::ResetStats>,
     pub targets: Vec<Target>,
 }
 

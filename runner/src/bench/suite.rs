@@ -87,7 +87,7 @@ pub fn run(
     let classify = classify_rows(tc, &p, opts, &limits)?;
     let mut report = Report::new(guests, classify, &p);
     report.pagemap = tc.sandbox().resets_with_pagemap();
-    report.python_memory = p.python_guest.program.memory_stats();
+    report.python_memory = p.python_guest.program.reset_stats();
     report.load_average = (load_before, report::load_average());
     Ok(report)
 }
@@ -110,7 +110,7 @@ fn session_row(
         let taken = idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut session = match taken {
             Some(s) => s,
-            None => executor.session(&row)?,
+            None => executor.session(&row).map_err(|e| e.to_string())?,
         };
         let out = executor.call(&mut session, &row.calls[0]);
         idle.lock().unwrap_or_else(|e| e.into_inner()).push(session);

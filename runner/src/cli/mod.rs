@@ -19,7 +19,6 @@ mod protocols;
 mod replay;
 mod report;
 mod run;
-mod samples;
 mod signals;
 mod slurm;
 mod task;

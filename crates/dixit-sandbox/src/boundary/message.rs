@@ -311,7 +311,17 @@ pub fn read_answer(
 ) -> Answer {
     match answer(bytes, call, interface, handles) {
         Ok(a) => a,
-        Err(why) => Answer::Malformed(why),
+        Err(Malformed(why)) => Answer::Malformed(why),
+    }
+}
+
+/// Why an answer does not read as one: what [`Answer::Malformed`] says.
+#[derive(Debug)]
+struct Malformed(String);
+
+impl From<&str> for Malformed {
+    fn from(why: &str) -> Self {
+        Malformed(why.to_string())
     }
 }
 
@@ -320,14 +330,15 @@ fn answer(
     call: &Call,
     interface: &Interface,
     handles: &mut Handles,
-) -> Result<Answer, String> {
-    let j: Json = serde_json::from_slice(bytes).map_err(|e| format!("not JSON ({e})"))?;
+) -> Result<Answer, Malformed> {
+    let j: Json =
+        serde_json::from_slice(bytes).map_err(|e| Malformed(format!("not JSON ({e})")))?;
     let o = j.as_object().ok_or("not an object")?;
-    let text = |v: &Json, max: usize| -> Result<String, String> {
+    let text = |v: &Json, max: usize| -> Result<String, Malformed> {
         let s = v.as_str().ok_or("a text that is not a string")?;
         Ok(cut(s, max))
     };
-    let exception = |v: &Json| -> Result<(String, String), String> {
+    let exception = |v: &Json| -> Result<(String, String), Malformed> {
         let pair = v
             .as_array()
             .filter(|p| p.len() == 2)
@@ -346,10 +357,10 @@ fn answer(
             || !distinct
             || !parts.iter().all(|p| EXCEPTIONS.contains(p))
         {
-            return Err(format!(
+            return Err(Malformed(format!(
                 "an exception class that does not cross ({})",
                 cut(class, 100)
-            ));
+            )));
         }
         Ok((class.to_string(), text(&pair[1], MAX_EXCEPTION_MESSAGE)?))
     };
@@ -380,7 +391,7 @@ fn answer(
     let v = o.get("value").ok_or("no value")?;
     let bounds = Bounds::MESSAGE;
     let value = Value::read(v, &bounds)
-        .map_err(|e| format!("a value that is not data: {e}"))?
+        .map_err(|e| Malformed(format!("a value that is not data: {e}")))?
         .canonical();
     let mut out = Vec::new();
     if let Some(list) = o.get("out") {
@@ -402,7 +413,7 @@ fn answer(
                 .argument(&which)
                 .ok_or("a changed argument the call does not have")?;
             let after = Value::read(&pair[1], &bounds)
-                .map_err(|e| format!("a changed argument that is not data: {e}"))?
+                .map_err(|e| Malformed(format!("a changed argument that is not data: {e}")))?
                 .canonical();
             let same_kind = matches!(
                 (before, &after),
@@ -423,10 +434,10 @@ fn answer(
     // forged, and the test must never be the one to find out.
     for v in std::iter::once(&value).chain(out.iter().map(|(_, v)| v)) {
         if let Some(bad) = v.unhashable_member(&|c| interface.hashes(c)) {
-            return Err(format!(
+            return Err(Malformed(format!(
                 "{} as a dict key or set element (Python cannot hash it)",
                 bad.repr(60)
-            ));
+            )));
         }
         check_objects(v, interface)?;
     }
@@ -458,7 +469,7 @@ fn answer(
 
 /// Every object in an answer crosses as its declared class does: a value class's as its
 /// stated fields, in order, any other's as a bare handle.
-fn check_objects(v: &Value, interface: &Interface) -> Result<(), String> {
+fn check_objects(v: &Value, interface: &Interface) -> Result<(), Malformed> {
     let mut bad = None;
     v.visit(&mut |x| match x {
         Value::Handle { class, .. } if interface.is_value_class(class) => {
@@ -477,7 +488,7 @@ fn check_objects(v: &Value, interface: &Interface) -> Result<(), String> {
         }
         _ => {}
     });
-    bad.map_or(Ok(()), Err)
+    bad.map_or(Ok(()), |why| Err(Malformed(why)))
 }
 
 impl Answer {

@@ -7,7 +7,9 @@ use rayon::prelude::*;
 
 use super::isolation::Isolation;
 use super::row::{Call, Row};
-use crate::{Entry, Program, ProgramKind, RunEnd, RunOutcome, RunSpec, Sandbox, Session};
+use crate::{
+    Entry, Program, ProgramKind, RunEnd, RunOutcome, RunSpec, Sandbox, SandboxError, Session,
+};
 
 /// Runs rows on a sandbox at one isolation level.
 pub struct Executor<'s> {
@@ -58,7 +60,7 @@ impl<'s> Executor<'s> {
 
     /// An instance (pair) for `row`'s calls, made one by one with [`Executor::call`]: how the
     /// `solution` level runs a row, and how `dixit bench` times a reused instance.
-    pub fn session(&self, row: &Row) -> Result<Session, String> {
+    pub fn session(&self, row: &Row) -> Result<Session, SandboxError> {
         self.instances
             .fetch_add(instances_of(&row.spec), Ordering::Relaxed);
         self.sandbox.session(&row.program, &row.spec)
@@ -111,8 +113,8 @@ impl<'s> Executor<'s> {
                 Some(s) => s,
                 None => match self.session(row) {
                     Ok(s) => session.insert(s),
-                    Err(message) => {
-                        out.push(RunOutcome::host_error(message));
+                    Err(e) => {
+                        out.push(RunOutcome::host_error(e.to_string()));
                         continue;
                     }
                 },

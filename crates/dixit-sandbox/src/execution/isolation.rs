@@ -41,15 +41,18 @@ impl std::fmt::Display for Isolation {
     }
 }
 
+/// A name that is no isolation level.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown isolation level `{0}` (expected run or solution)")]
+pub struct UnknownIsolation(pub String);
+
 impl std::str::FromStr for Isolation {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownIsolation;
+    fn from_str(s: &str) -> Result<Self, UnknownIsolation> {
         match s {
             "run" => Ok(Isolation::Run),
             "solution" => Ok(Isolation::Solution),
-            _ => Err(format!(
-                "unknown isolation level `{s}` (expected run or solution)"
-            )),
+            _ => Err(UnknownIsolation(s.to_string())),
         }
     }
 }
@@ -70,6 +73,7 @@ mod tests {
         assert!("process"
             .parse::<Isolation>()
             .unwrap_err()
+            .to_string()
             .contains("run or solution"));
     }
 }

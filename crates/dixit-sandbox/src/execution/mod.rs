@@ -14,5 +14,5 @@ mod isolation;
 mod row;
 
 pub use executor::Executor;
-pub use isolation::Isolation;
+pub use isolation::{Isolation, UnknownIsolation};
 pub use row::{Call, Row};

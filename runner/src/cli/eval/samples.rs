@@ -3,11 +3,10 @@
 
 use std::path::PathBuf;
 
-use super::eval::{
-    eval_error, merge_error, resolve_shard, shard_label, show_merged, Bars, EvalArgs, MergeArgs,
-};
-use super::exit::{self, CliError, CliResult};
-use super::{toolchains, GlobalArgs};
+use super::args::{resolve_shard, EvalArgs, MergeArgs};
+use super::shared::{eval_error, merge_error, shard_label, show_merged, Bars};
+use crate::cli::exit::{self, CliError, CliResult};
+use crate::cli::{toolchains, GlobalArgs};
 use crate::eval::samples::{
     default_file, merge_shards, read_input, save_whole, score, SamplesEvalError, SamplesOptions,
     SamplesReport, SamplesShard,
@@ -16,7 +15,8 @@ use crate::eval::EvalError;
 use crate::report::samples_table;
 use crate::scaleout::check_shard_file;
 
-pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult {
+/// A samples scoring.
+pub(super) fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult {
     if a.corpus.is_some() || a.score_verdicts.is_some() || a.export_corpus.is_some() {
         return Err(CliError::usage(
             "--samples scores a samples file: it takes no --corpus, --score-verdicts or --export-corpus",
@@ -102,7 +102,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult
 /// `dixit merge` of a samples scoring's shards: writes the whole scoring's
 /// `samples_results.jsonl` and `samples_report.json` beside the shard files (and the report to
 /// `--out FILE` when given), exactly what one unsharded `--out DIR` writes.
-pub fn merge(
+pub(super) fn merge(
     g: &GlobalArgs,
     a: &MergeArgs,
     paths: &[PathBuf],

@@ -1,0 +1,44 @@
+//! `dixit eval`: scores a recorded corpus offline (`corpus.rs`) or a samples file
+//! (`samples.rs`); `dixit merge`: joins either's shard reports. `args.rs` holds the arguments,
+//! `shared.rs` what both paths share.
+
+mod args;
+mod corpus;
+mod samples;
+mod shared;
+
+use super::exit::{CliError, CliResult};
+use super::task::shard_dir_files;
+use super::GlobalArgs;
+use crate::eval::samples::SamplesShard;
+
+pub use args::{EvalArgs, MergeArgs};
+
+/// `dixit eval`.
+pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
+    match &a.samples {
+        Some(samples) => samples::run(g, a, samples),
+        None => corpus::run(g, a),
+    }
+}
+
+/// `dixit merge`: shard files, or one directory of them.
+pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
+    let (paths, dir) = match a.reports.as_slice() {
+        [dir] if dir.is_dir() => (shard_dir_files(dir, "dixit eval")?, Some(dir.as_path())),
+        paths => {
+            if let Some(d) = paths.iter().find(|p| p.is_dir()) {
+                return Err(CliError::usage(format!(
+                    "{} is a directory: give one directory of shard files, or shard files only",
+                    d.display()
+                )));
+            }
+            (paths.to_vec(), None)
+        }
+    };
+    if paths.first().is_some_and(|p| SamplesShard::is_one(p)) {
+        samples::merge(g, a, &paths, dir)
+    } else {
+        corpus::merge(g, a, &paths, dir)
+    }
+}
