@@ -164,7 +164,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
 /// `--json`'s output: the summary (as `summary.json` holds it) plus where the run is
 /// (`run_dir`) and its page (`report`, null if none was written).
 fn with_paths(
-    outcome: &engine::RunOutcome,
+    outcome: &crate::outcome::FinishedRun,
     page: Option<&std::path::Path>,
 ) -> Result<serde_json::Value, CliError> {
     let mut value = serde_json::to_value(&outcome.summary).map_err(anyhow::Error::from)?;
@@ -381,7 +381,7 @@ impl Status {
 
 /// The outputs (`implementations/`, `suite/`, `summary.json`) and `report.html` of a run that
 /// returned (the engine runs; reporting is wired here).
-fn write_reports(outcome: &engine::RunOutcome) -> Result<Option<PathBuf>, CliError> {
+fn write_reports(outcome: &crate::outcome::FinishedRun) -> Result<Option<PathBuf>, CliError> {
     report::write_outputs(outcome).map_err(|e| {
         CliError::new(
             exit::INTERNAL,

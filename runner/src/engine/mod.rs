@@ -2,9 +2,9 @@
 //!
 //! Data flow: [`start`]/[`resume`]/[`replay`] (`run.rs`) build a [`Ctx`] in a [`RunMode`] and
 //! a [`Team`] of agents, hand them to the [`Protocol`] they were given (the engine names none:
-//! `protocol.rs` is what it asks of one), then run the hidden tests and return a [`RunOutcome`]
-//! (the data of [`crate::outcome`]), which the caller writes and renders; the engine imports no
-//! renderer. Protocols act through the journaled primitives:
+//! `protocol.rs` is what it asks of one), then run the hidden tests and return a
+//! [`crate::outcome::FinishedRun`] (data of [`crate::outcome`]), which the caller writes and
+//! renders; the engine imports no renderer. Protocols act through the journaled primitives:
 //!
 //! - `ctx.rs`: [`Ctx`] — `ask` (and `ask_detached`, `ask_text`), `save`, `rollback`, `thank`,
 //!   `emit`, `blocking` (sandbox work on the rayon pool); [`Halt`] and [`ProtocolError`].
@@ -44,6 +44,6 @@ pub use proposal::{ask_test, classify, run_test, Classified, Proposal};
 pub use protocol::{settings_error, settings_pairs, Protocol, Stop};
 pub use run::{
     default_backend, new_run_id, replay, resume, runtime_digests, start, BackendFactory, Inputs,
-    ReplayOutcome, RunOutcome, Team,
+    ReplayOutcome, Team,
 };
 pub use suite::Suite;

@@ -6,7 +6,7 @@
 //! checks every decision against the recording. All three build a [`Ctx`] (in the matching
 //! [`RunMode`]) and hand it to [`execute`], which creates the agents, runs the [`Protocol`] it
 //! was given (a new run's from the caller, a recorded run's by the name its journal records)
-//! and the hidden tests, and returns a [`RunOutcome`]: the caller writes the run's outputs
+//! and the hidden tests, and returns a [`FinishedRun`]: the caller writes the run's outputs
 //! (`implementations/`, `suite/`, `summary.json`) and its reports (the page, JUnit) from it.
 
 use std::collections::BTreeMap;
@@ -19,8 +19,8 @@ use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
 use crate::journal::{
     Choice, Event, ExitClass, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE,
 };
-use crate::outcome::Summary;
-use crate::toolchain::{Interface, StatedInterface, TestKind, Toolchains};
+use crate::outcome::FinishedRun;
+use crate::toolchain::{Interface, StatedInterface, Toolchains};
 
 use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
@@ -28,40 +28,6 @@ use super::hidden::run_hidden;
 use super::interrupt::Interrupt;
 use super::prompts::Prompts;
 use super::protocol::Protocol;
-
-/// How a run ended.
-pub struct RunOutcome {
-    pub run_id: String,
-    pub run_dir: PathBuf,
-    /// The protocol that ran (it describes its stop and says how the CLI exits).
-    pub protocol: &'static dyn Protocol,
-    pub stop: StopReason,
-    pub round: u32,
-    pub summary: Summary,
-    /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
-    /// none in a replay, which writes nothing.
-    pub journal: Option<JournalFile>,
-    /// Each coder's final implementation (its name and its workspace), for the run's
-    /// `implementations/` the caller writes; none when a resume was undone.
-    pub implementations: Vec<(String, PathBuf)>,
-    /// The kind of the run's tests (how its suite runs outside dixit).
-    pub test_kind: TestKind,
-    /// An interrupt came before a resumed run went past its recording: the resume was undone,
-    /// and the journal and the run's outputs are as they were before it (`summary` is the
-    /// journal's; `stop` is `Interrupted`, what happened to this process).
-    pub resume_undone: bool,
-}
-
-impl std::fmt::Debug for RunOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunOutcome")
-            .field("run_id", &self.run_id)
-            .field("protocol", &self.protocol.name())
-            .field("stop", &self.stop)
-            .field("round", &self.round)
-            .finish_non_exhaustive()
-    }
-}
 
 impl std::fmt::Debug for ReplayOutcome {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -145,7 +111,7 @@ pub async fn start(
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
     interrupt: Interrupt,
-) -> Result<RunOutcome, ProtocolError> {
+) -> Result<FinishedRun, ProtocolError> {
     let config = &project.config;
     let agents = config.agent_specs(&protocol.team(config)?)?;
     let stated = config.stated_interface(&project.dir, &project.spec);
@@ -288,7 +254,7 @@ pub async fn resume(
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
     interrupt: Interrupt,
-) -> Result<RunOutcome, ProtocolError> {
+) -> Result<FinishedRun, ProtocolError> {
     let run_dir = &std::path::absolute(run_dir).map_err(|source| ProtocolError::Read {
         path: run_dir.to_path_buf(),
         source,
@@ -582,7 +548,7 @@ async fn execute(
     run_id: &str,
     mut backends: BTreeMap<String, Arc<dyn Backend>>,
     inputs: &Inputs,
-) -> Result<RunOutcome, ProtocolError> {
+) -> Result<FinishedRun, ProtocolError> {
     let mut team = Team::default();
     for spec in &ctx.agents {
         let system = ctx
@@ -725,7 +691,7 @@ async fn execute(
     if let (Some(j), false) = (&recorded, stop == StopReason::Interrupted) {
         summary.disagreements = disagreements(ctx, j, &implementations).await;
     }
-    Ok(RunOutcome {
+    Ok(FinishedRun {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
         protocol: ctx.protocol,
@@ -741,12 +707,12 @@ async fn execute(
 
 /// A resume interrupted before it went past its recording: the journal goes back to what it
 /// was (its `Resumed` marker removed), and nothing else is written.
-fn undo_resume(ctx: &Ctx, run_id: &str) -> Result<RunOutcome, ProtocolError> {
+fn undo_resume(ctx: &Ctx, run_id: &str) -> Result<FinishedRun, ProtocolError> {
     ctx.journal.undo_resume()?;
     let journal = JournalFile::read(&ctx.run_dir.join("journal.jsonl"))?;
     let summary = ctx.protocol.summary_of(&journal);
     let round = journal.stop().map_or(summary.rounds, |(_, round)| round);
-    Ok(RunOutcome {
+    Ok(FinishedRun {
         run_id: run_id.to_string(),
         run_dir: ctx.run_dir.clone(),
         protocol: ctx.protocol,

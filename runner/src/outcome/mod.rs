@@ -4,23 +4,28 @@
 //!
 //! - `protocol.rs`: [`ProtocolData`], what a protocol's runs mean (its part of the summary, its
 //!   decisions in words, what a person may choose at them, its trials and named tests); each
-//!   protocol implements it in its folder (`protocol/<name>/outcome.rs`), and `engine::Protocol`
+//!   protocol implements it in its folder (`protocol/<name>/part.rs`), and `engine::Protocol`
 //!   extends it.
 //! - `summary.rs`: the [`Summary`] (`summary.json`): common fields plus the protocol's [`Part`].
 //! - `stop.rs`: a stop in words ([`describe_stop`]), its [`exit_class`], and what a person may
-//!   choose at it ([`Offer`], [`Room`]).
+//!   choose at it ([`Offer`]); `room.rs`: a limit a person may raise there ([`Room`]).
 //! - `metric.rs`: the seeds' own measures of a run ([`Metric`]).
+//! - `finished.rs`: a protocol run as it ended ([`FinishedRun`]), for the outputs and reports.
 
 mod decision;
+mod finished;
 mod metric;
 mod protocol;
+mod room;
 mod stop;
 mod summary;
 
 pub use decision::{Basis, Decision};
+pub use finished::FinishedRun;
 pub use metric::Metric;
 pub use protocol::{ProtocolData, Trial};
-pub use stop::{describe_stop, exit_class, offer, offer_of, recorded_config, Offer, Room};
+pub use room::Room;
+pub use stop::{describe_stop, exit_class, offer, offer_of, recorded_config, Offer};
 pub use summary::{
     bump, ClassCounts, CoderStats, Part, ProtocolPart, SuiteItem, Summary, UsageTotals,
 };

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::stop::Room;
+use super::room::Room;
 use super::summary::{Part, Summary};
 use crate::config::{Config, ConfigError};
 use crate::consensus::NamedTest;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::agents::copy_dir;
-use crate::engine::RunOutcome;
+use crate::outcome::FinishedRun;
 use crate::outcome::{ProtocolData, Summary};
 use crate::toolchain::TestKind;
 
@@ -27,7 +27,7 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, OutputError> {
 /// Writes `implementations/<coder>/`, `suite/README.md` and `summary.json` into the folder of
 /// the run that returned `outcome`. A resume that was undone, or a replay, leaves the folder as
 /// it was.
-pub fn write_outputs(outcome: &RunOutcome) -> Result<(), OutputError> {
+pub fn write_outputs(outcome: &FinishedRun) -> Result<(), OutputError> {
     if outcome.resume_undone || outcome.journal.is_none() {
         return Ok(());
     }

@@ -29,7 +29,7 @@ use crate::config::{Config, ConfigError, Project, TeamShape};
 use crate::engine::Protocol;
 
 pub mod events;
-pub mod outcome;
+pub mod part;
 mod settings;
 pub use settings::Settings;
 

@@ -46,7 +46,7 @@ use super::{first_halt, Stop};
 
 mod cases;
 pub mod events;
-pub mod outcome;
+pub mod part;
 mod settings;
 pub use settings::Settings;
 

@@ -36,7 +36,7 @@ use crate::config::{Config, ConfigError, TeamShape};
 use crate::engine::{Inputs, Protocol};
 
 pub mod events;
-pub mod outcome;
+pub mod part;
 mod settings;
 use events::{DebateTest, Debated};
 pub use settings::Settings;

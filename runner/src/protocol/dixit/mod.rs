@@ -25,7 +25,7 @@ use crate::engine::{Inputs, Protocol};
 use crate::selection::{SelectionConfig, Strategy};
 
 pub mod events;
-pub mod outcome;
+pub mod part;
 mod settings;
 use crate::english::and_list;
 pub use settings::Settings;

@@ -33,7 +33,7 @@ use crate::engine::Protocol;
 use crate::outcome::ProtocolData;
 
 pub mod events;
-pub mod outcome;
+pub mod part;
 mod settings;
 use events::{Repaired, Reviewed};
 pub use settings::Settings;

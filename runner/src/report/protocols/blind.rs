@@ -8,7 +8,7 @@ use crate::english::and_list;
 use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::blind::events::Verified;
-use crate::protocol::blind::outcome::BlindPart;
+use crate::protocol::blind::part::BlindPart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
 

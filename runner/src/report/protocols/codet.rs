@@ -8,7 +8,7 @@ use crate::english::{and_list, plural};
 use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::codet::events::{Pick, Shipped};
-use crate::protocol::codet::outcome::{why, CodetPart};
+use crate::protocol::codet::part::{why, CodetPart};
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
 

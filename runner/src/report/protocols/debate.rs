@@ -8,7 +8,7 @@ use crate::english::{and_list, plural};
 use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::debate::events::Debated;
-use crate::protocol::debate::outcome::DebatePart;
+use crate::protocol::debate::part::DebatePart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{coder_link, RunView};
 

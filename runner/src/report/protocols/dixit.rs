@@ -8,7 +8,7 @@ use crate::english::plural;
 use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::dixit::events::{CannotPass, Converged, HumanNeeded, Stalled};
-use crate::protocol::dixit::outcome::DixitPart;
+use crate::protocol::dixit::part::DixitPart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
 

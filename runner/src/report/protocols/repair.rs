@@ -7,7 +7,7 @@ use super::ProtocolRenderer;
 use crate::english::and_list;
 use crate::journal::Open;
 use crate::outcome::Summary;
-use crate::protocol::repair::outcome::{self, AttemptStats, RepairPart};
+use crate::protocol::repair::part::{self, AttemptStats, RepairPart};
 use crate::report::html::{dot_chart, Cell, Column, DotChart, Section, Series, Table};
 use crate::report::run_report::{coder_link, RunView};
 
@@ -35,7 +35,7 @@ impl ProtocolRenderer for Renderer {
     }
 
     fn explain(&self, stop: &Open, v: &RunView) -> Markup {
-        let failing = outcome::failing(stop).unwrap_or_default();
+        let failing = part::failing(stop).unwrap_or_default();
         let never_ran: Vec<String> = v
             .summary
             .part
