@@ -23,7 +23,7 @@ use super::process::{
 use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot::Snapshot;
 use super::symbols::{interposition_error, ObjectSymbols, SystemSymbols};
-use super::wit::{self, Side};
+use super::wit::Side;
 use super::Language;
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
 
@@ -319,7 +319,7 @@ impl CToolchain {
         tc: &dyn Builds,
         cc: &CCompiler,
         wit: &str,
-        sigs: &wit::Signatures,
+        sigs: &super::signatures::Signatures,
         side: Side,
         headers: &[String],
         header_dir: Option<&Path>,

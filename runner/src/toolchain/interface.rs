@@ -344,16 +344,16 @@ impl Interface {
     pub(crate) fn signatures(
         &self,
         cxx: bool,
-    ) -> Result<super::wit::Signatures, super::wit::WitError> {
+    ) -> Result<super::signatures::Signatures, super::wit::WitError> {
         let mut text = String::new();
         for (_, t) in self.header_files() {
             text.push_str(&t);
             text.push('\n');
         }
         Ok(if cxx {
-            super::wit::Signatures::Cpp(super::wit_cpp::parse_cpp_header(&text)?)
+            super::signatures::Signatures::Cpp(super::wit_cpp::parse_cpp_header(&text)?)
         } else {
-            super::wit::Signatures::C(super::wit::Signature::parse_header(&text)?)
+            super::signatures::Signatures::C(super::wit::Signature::parse_header(&text)?)
         })
     }
 

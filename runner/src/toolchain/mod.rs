@@ -48,6 +48,7 @@ mod python;
 mod runnable;
 mod rust;
 mod sdk;
+mod signatures;
 mod snapshot;
 mod symbols;
 mod toolchains;

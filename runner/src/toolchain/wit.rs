@@ -366,36 +366,6 @@ pub(super) fn api_world<'a, 'b>(
     s
 }
 
-/// An interface's functions as C or C++ reads them.
-#[derive(Clone, Debug)]
-pub enum Signatures {
-    C(CInterface),
-    Cpp(super::wit_cpp::CppInterface),
-}
-
-impl Signatures {
-    /// The WIT world (see [`world`]).
-    pub fn world(&self) -> String {
-        match self {
-            Signatures::C(s) => world(s),
-            Signatures::Cpp(s) => super::wit_cpp::cpp_world(s),
-        }
-    }
-
-    /// The glue of `side` (see [`c_glue`]); C++ glue for a C++ interface.
-    pub fn glue(&self, side: Side, headers: &[String]) -> String {
-        match self {
-            Signatures::C(s) => c_glue(s, side, headers),
-            Signatures::Cpp(s) => super::wit_cpp::cpp_glue(s, side, headers),
-        }
-    }
-
-    /// Whether the glue is C++.
-    pub fn is_cpp(&self) -> bool {
-        matches!(self, Signatures::Cpp(_))
-    }
-}
-
 /// Which side a piece of glue is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {

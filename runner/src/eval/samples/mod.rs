@@ -12,14 +12,16 @@
 //! - `benchmark.rs`: the benchmarks `--benchmark` names and their tasks (Python, C++, Rust).
 //! - `pass_at_k.rs`: the estimator.
 //! - `sanitize.rs`: `--sanitize`, EvalPlus's sanitizer, run by Python's parser in the sandbox.
-//! - `score.rs`: one scoring, its report and its files.
+//! - `score.rs`: one scoring and its report.
 //! - `merge.rs`: a scoring's shards (`--shard I/N`) and their merge into the whole.
+//! - `save.rs`: a scoring's files (a whole one's, or a shard's part).
 
 pub mod benchmark;
 pub mod input;
 mod merge;
 pub mod pass_at_k;
 mod sanitize;
+mod save;
 mod score;
 
 pub use benchmark::{default_file, tasks, BenchmarkName, ProblemsError, SampleTask, TaskBody};
@@ -27,8 +29,9 @@ pub use input::{InputProblem, Sample, SampleFormat, SamplesError, TextField};
 pub use merge::{merge_shards, SamplesShard, SAMPLES_SHARD_KIND};
 pub use pass_at_k::{pass_at_k, pass_at_ks};
 pub use sanitize::sanitize;
+pub use save::{save_whole, REPORT_FILE, RESULTS_FILE};
 pub use score::{
-    read_input, save_whole, score, Places, ProgramVerdict, SampleResult, SamplesEvalError,
-    SamplesEvaluation, SamplesExecution, SamplesInput, SamplesOptions, SamplesReport, SamplesSetup,
-    TaskScore, TaskVerdicts, REPORT_FILE, RESULTS_FILE, SAMPLES_REPORT_FORMAT,
+    read_input, score, Places, ProgramVerdict, SampleResult, SamplesEvalError, SamplesEvaluation,
+    SamplesExecution, SamplesInput, SamplesOptions, SamplesReport, SamplesSetup, TaskScore,
+    TaskVerdicts, SAMPLES_REPORT_FORMAT,
 };
