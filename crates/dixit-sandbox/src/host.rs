@@ -42,7 +42,7 @@ const CLOCK_STEP_NS: u64 = 1_000;
 impl VirtualTime {
     /// The wall clock starts at 2026-01-01T00:00:00Z plus a seed-dependent offset within a year,
     /// so a test that depends on the date behaves differently across reruns (and is caught).
-    pub fn new(seed: u64, probe: Arc<Probe>) -> Arc<Self> {
+    pub(crate) fn new(seed: u64, probe: Arc<Probe>) -> Arc<Self> {
         const BASE_S: u64 = 1_767_225_600;
         let offset_s = splitmix64(seed ^ 0xc10c) % (365 * 86_400);
         Arc::new(VirtualTime {
@@ -58,17 +58,17 @@ impl VirtualTime {
     }
 
     /// The current monotonic time without recording a read (used by sleeps).
-    pub fn peek(&self) -> u64 {
+    pub(crate) fn peek(&self) -> u64 {
         self.now_ns.load(Ordering::Relaxed)
     }
 
     /// Advances virtual time to at least `deadline_ns` (a sleep that returns at once).
-    pub fn advance_to(&self, deadline_ns: u64) {
+    pub(crate) fn advance_to(&self, deadline_ns: u64) {
         self.now_ns.fetch_max(deadline_ns, Ordering::Relaxed);
     }
 
     /// The wall-clock time in nanoseconds since the Unix epoch that corresponds to `mono_ns`.
-    pub fn wall_base_ns(&self) -> u64 {
+    pub(crate) fn wall_base_ns(&self) -> u64 {
         self.wall_base_ns
     }
 }
@@ -101,7 +101,7 @@ pub(crate) struct RecordingRng {
 }
 
 impl RecordingRng {
-    pub fn new(seed: u64, stream: u64, probe: Arc<Probe>) -> Self {
+    pub(crate) fn new(seed: u64, stream: u64, probe: Arc<Probe>) -> Self {
         let mut key = [0u8; 32];
         key[..8].copy_from_slice(&seed.to_le_bytes());
         key[8..16].copy_from_slice(&stream.to_le_bytes());
@@ -140,14 +140,14 @@ pub(crate) struct Turn(Arc<AtomicBool>);
 
 impl Turn {
     /// Runs `f` as the solution's turn (turns do not nest: the solution cannot call the test).
-    pub fn solution<R>(&self, f: impl FnOnce() -> R) -> R {
+    pub(crate) fn solution<R>(&self, f: impl FnOnce() -> R) -> R {
         self.0.store(true, Ordering::Relaxed);
         let r = f();
         self.0.store(false, Ordering::Relaxed);
         r
     }
 
-    pub fn is_solution(&self) -> bool {
+    pub(crate) fn is_solution(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
 }
@@ -231,7 +231,7 @@ struct CappedBuf {
 }
 
 impl CappedPipe {
-    pub fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         CappedPipe(Arc::new(Mutex::new(CappedBuf {
             bytes: Vec::new(),
             cap,
@@ -255,7 +255,7 @@ impl CappedPipe {
 
     /// Appends what fits of a note the host adds (never an overflow: a note is not the guest's
     /// output).
-    pub fn append_note(&self, data: &[u8]) {
+    pub(crate) fn append_note(&self, data: &[u8]) {
         let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let room = b.cap.saturating_sub(b.bytes.len());
         let n = data.len().min(room);
@@ -263,13 +263,13 @@ impl CappedPipe {
     }
 
     /// The bytes kept so far and whether anything was refused.
-    pub fn contents(&self) -> (Vec<u8>, bool) {
+    pub(crate) fn contents(&self) -> (Vec<u8>, bool) {
         let b = self.0.lock().unwrap_or_else(|e| e.into_inner());
         (b.bytes.clone(), b.overflow)
     }
 
     /// Forgets everything written so far and any overflow (between calls of a session).
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         let mut b = self.0.lock().unwrap_or_else(|e| e.into_inner());
         b.bytes.clear();
         b.overflow = false;
@@ -363,7 +363,7 @@ pub(crate) struct MemoryLimiter {
 const MAX_TABLE_ELEMENTS: usize = 1 << 20;
 
 impl MemoryLimiter {
-    pub fn new(limit: u64) -> Self {
+    pub(crate) fn new(limit: u64) -> Self {
         MemoryLimiter {
             limit: usize::try_from(limit).unwrap_or(usize::MAX),
             totals: [0, 0],
@@ -375,7 +375,7 @@ impl MemoryLimiter {
     }
 
     /// A limiter for a compiled pair: `limit` for each side, told apart by `turn`.
-    pub fn per_side(limit: u64, turn: Turn) -> Self {
+    pub(crate) fn per_side(limit: u64, turn: Turn) -> Self {
         MemoryLimiter {
             turn: Some(turn),
             ..MemoryLimiter::new(limit)

@@ -25,13 +25,13 @@ use super::spec::{Entry, RunSpec};
 use super::{Sandbox, SandboxError};
 
 /// The interface a test imports and its solution exports.
-pub const API: &str = "dixit:unit/api";
+pub(crate) const API: &str = "dixit:unit/api";
 
 /// How many list elements (or string bytes) one call may carry each way between the sides: 16 Mi,
 /// as a Python call carries 16 MiB, the same for every solution. Each crosses the host as one
 /// `Val`, which wasmtime counts against a call's host-call fuel (128 MiB by default: about 4 Mi
 /// elements, so a 4 MiB array of ints failed every solution).
-pub const MAX_CALL_ELEMENTS: usize = 16 << 20;
+pub(crate) const MAX_CALL_ELEMENTS: usize = 16 << 20;
 
 /// The test's entry: WASI's command world.
 const RUN: &str = "wasi:cli/run";

@@ -42,7 +42,7 @@ pub(crate) struct P2Host {
 
 impl P2Host {
     /// The virtual time of whoever runs now.
-    pub fn clock(&self) -> &Arc<VirtualTime> {
+    pub(crate) fn clock(&self) -> &Arc<VirtualTime> {
         match &self.turn {
             Some((turn, solution)) if turn.is_solution() => solution,
             _ => &self.time,

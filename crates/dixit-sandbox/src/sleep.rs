@@ -17,7 +17,7 @@ use super::session::P2Host;
 /// Fuel charged per millisecond of virtual sleep: 10⁶ per ms (10⁹ per second), about a fifth of
 /// a second of guest computation per second slept. The default budget of 4·10⁹ allows about four
 /// seconds of sleep in total.
-pub const SLEEP_FUEL_PER_MS: u64 = 1_000_000;
+pub(crate) const SLEEP_FUEL_PER_MS: u64 = 1_000_000;
 
 /// Takes the fuel a sleep of `nanos` costs from the store; when the store has less, empties it
 /// and ends the run as out of fuel (the guest would have slept past its time limit).

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// Retry policy of one backend.
 #[derive(Clone, Debug)]
-pub struct RetryPolicy {
+pub(super) struct RetryPolicy {
     /// Attempts in all (the first plus retries).
     pub attempts: u32,
     /// Backoff before retry k is `base · 2^k` plus up to 50 % jitter, capped at `max_delay`.
@@ -17,7 +17,7 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
-    pub fn new(attempts: u32) -> Self {
+    pub(super) fn new(attempts: u32) -> Self {
         RetryPolicy {
             attempts: attempts.max(1),
             base_delay: Duration::from_millis(500),
@@ -26,7 +26,7 @@ impl RetryPolicy {
     }
 
     /// The policy an agent's settings ask for.
-    pub fn of(s: &crate::config::AgentSettings) -> Self {
+    pub(super) fn of(s: &crate::config::AgentSettings) -> Self {
         let mut p = RetryPolicy::new(s.retries.unwrap_or(4));
         if let Some(ms) = s.retry_delay_ms {
             p.base_delay = Duration::from_millis(ms);
@@ -45,7 +45,7 @@ impl RetryPolicy {
 }
 
 /// A client with the connect and read timeouts of one agent.
-pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
+pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10).min(timeout))
         .timeout(timeout)
@@ -54,7 +54,7 @@ pub fn client(timeout: Duration) -> Result<reqwest::Client, String> {
 }
 
 /// POSTs `body` as JSON and returns the parsed JSON reply, retrying transient failures.
-pub async fn post_json(
+pub(super) async fn post_json(
     client: &reqwest::Client,
     url: &str,
     headers: &[(&str, String)],
@@ -158,7 +158,7 @@ fn snippet(b: &[u8]) -> String {
 }
 
 /// The API key from the environment variable named in the config (if any).
-pub fn api_key(env_name: Option<&str>, agent: &str) -> Result<Option<String>, String> {
+pub(super) fn api_key(env_name: Option<&str>, agent: &str) -> Result<Option<String>, String> {
     match env_name {
         None => Ok(None),
         Some(n) => std::env::var(n)

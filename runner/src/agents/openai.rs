@@ -47,7 +47,7 @@ impl OpenAi {
 
 /// An agent's base sampling seed: derived from the run's seed and its name (a configured `seed`
 /// takes precedence in [`Request::seed`]). Each call adds its call number.
-pub fn agent_seed(run_seed: u64, name: &str) -> u64 {
+pub(super) fn agent_seed(run_seed: u64, name: &str) -> u64 {
     let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });

@@ -126,7 +126,7 @@ pub struct Report {
 }
 
 /// The 1-minute load average, where the system says (`/proc/loadavg`).
-pub fn load_average() -> Option<f64> {
+pub(super) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
         .split_whitespace()

@@ -47,7 +47,7 @@ impl bench::Progress for Stderr {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &BenchArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &BenchArgs) -> CliResult {
     if a.threads.contains(&0) {
         return Err(CliError::usage("--threads: thread counts start at 1"));
     }
@@ -106,7 +106,7 @@ fn second_invocation(cache: &std::path::Path, n: usize) -> Result<LoadRow, CliEr
 }
 
 /// The hidden child of the second-invocation measurement: one load, as JSON on stdout.
-pub fn load_python(g: &GlobalArgs) -> CliResult {
+pub(super) fn load_python(g: &GlobalArgs) -> CliResult {
     let mut config = SandboxConfig::default();
     if let Some(c) = &g.cache_dir {
         config.cache_dir = c.clone();

@@ -48,7 +48,7 @@ fn parse_minority(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
     let tc = toolchains(g)?;
     let test = tc.test(&a.test).map_err(|e| CliError::usage(e.message))?;
     let solutions = a

@@ -79,7 +79,7 @@ pub struct CompareArgs {
     pub merge: Vec<PathBuf>,
 }
 
-pub fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
     let mut interrupted = None;
     let report = if a.merge.is_empty() {
         let holdout = match &a.holdout {

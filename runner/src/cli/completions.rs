@@ -15,7 +15,7 @@ pub struct CompletionsArgs {
     pub shell: Shell,
 }
 
-pub fn run(a: &CompletionsArgs) -> CliResult {
+pub(super) fn run(a: &CompletionsArgs) -> CliResult {
     clap_complete::generate(a.shell, &mut public(), "dixit", &mut std::io::stdout());
     Ok(exit::OK)
 }

@@ -74,7 +74,7 @@ pub enum ChoiceArg {
     Exclude,
 }
 
-pub fn run(a: &DecideArgs) -> CliResult {
+pub(super) fn run(a: &DecideArgs) -> CliResult {
     let by =
         a.by.clone()
             .or_else(|| std::env::var("USER").ok())

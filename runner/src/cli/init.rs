@@ -43,7 +43,7 @@ const RUST: &[(&str, &str)] =
 const IO: &[(&str, &str)] =
     files!("io": "dixit.toml", "spec.md", "script.toml", "hidden/hidden_1.toml");
 
-pub fn run(_g: &GlobalArgs, a: &InitArgs) -> CliResult {
+pub(super) fn run(_g: &GlobalArgs, a: &InitArgs) -> CliResult {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let files = match a.language {
         InitLanguage::Python => PYTHON,

@@ -18,7 +18,7 @@ pub struct ManualArgs {
     pub out: PathBuf,
 }
 
-pub fn run(a: &ManualArgs) -> CliResult {
+pub(super) fn run(a: &ManualArgs) -> CliResult {
     let mut root = super::completions::public();
     root.build();
     let mut commands = vec![root.clone()];

@@ -2,7 +2,7 @@
 
 use super::exit::{self, CliResult};
 
-pub fn run() -> CliResult {
+pub(super) fn run() -> CliResult {
     let width = crate::protocol::names()
         .iter()
         .map(|n| n.len())

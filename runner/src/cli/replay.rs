@@ -24,7 +24,7 @@ pub struct ReplayArgs {
     pub json: bool,
 }
 
-pub fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &ReplayArgs) -> CliResult {
     let run_dir = resolve_run(&PathBuf::from("runs"), &a.run).map_err(protocol_error)?;
     let tc = Arc::new(toolchains(g)?);
     let tmp;

@@ -35,7 +35,7 @@ pub struct ReportArgs {
     pub json: bool,
 }
 
-pub fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &ReportArgs) -> CliResult {
     let inputs = a
         .inputs
         .iter()

@@ -41,7 +41,7 @@ pub struct RunArgs {
     pub junit: Option<PathBuf>,
 }
 
-pub fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     let dir = a.project.clone().unwrap_or_else(|| PathBuf::from("."));
     let mut project = Project::load(&dir).map_err(|e| {
         CliError::usage(e)
@@ -176,7 +176,7 @@ fn with_paths(
 }
 
 /// A run given as a path, or as an id under `runs_dir`.
-pub fn resolve_run(runs_dir: &std::path::Path, id: &str) -> Result<PathBuf, ProtocolError> {
+pub(super) fn resolve_run(runs_dir: &std::path::Path, id: &str) -> Result<PathBuf, ProtocolError> {
     let as_path = PathBuf::from(id);
     let dir = if as_path.join("journal.jsonl").is_file() {
         as_path
@@ -193,7 +193,7 @@ pub fn resolve_run(runs_dir: &std::path::Path, id: &str) -> Result<PathBuf, Prot
 }
 
 /// Maps protocol errors to exit codes.
-pub fn protocol_error(e: ProtocolError) -> CliError {
+pub(super) fn protocol_error(e: ProtocolError) -> CliError {
     match e {
         ProtocolError::Journal(j @ crate::journal::JournalError::Diverged { .. }) => {
             CliError::new(exit::DIVERGED, j)

@@ -11,14 +11,14 @@ use crate::engine::Interrupt;
 
 /// The signals a run stops on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Caught {
+pub(super) enum Caught {
     Int,
     Term,
 }
 
 impl Caught {
     /// The exit code of a process ended by this signal, as shells report it (128 + number).
-    pub fn code(self) -> u8 {
+    pub(super) fn code(self) -> u8 {
         match self {
             Caught::Int => exit::INTERRUPTED,
             Caught::Term => exit::TERMINATED,
@@ -35,18 +35,18 @@ impl Caught {
 
 /// What the handlers saw: the first signal, if any.
 #[derive(Clone, Debug, Default)]
-pub struct Signals {
+pub(super) struct Signals {
     first: Arc<OnceLock<Caught>>,
 }
 
 impl Signals {
     /// The first signal caught, if one was.
-    pub fn caught(&self) -> Option<Caught> {
+    pub(super) fn caught(&self) -> Option<Caught> {
         self.first.get().copied()
     }
 
     /// The exit code of an interrupted run: its signal's (130 if none was caught here).
-    pub fn code(&self) -> u8 {
+    pub(super) fn code(&self) -> u8 {
         self.caught().map_or(exit::INTERRUPTED, Caught::code)
     }
 }
@@ -55,7 +55,7 @@ impl Signals {
 /// first raises `interrupt` and prints `notice` through `say`; the next one kills the command
 /// agents still running and exits with its code. Without handlers (an error of the system)
 /// signals keep their default action.
-pub fn install(interrupt: Interrupt, say: impl Fn(&str) + Send + 'static) -> Signals {
+pub(super) fn install(interrupt: Interrupt, say: impl Fn(&str) + Send + 'static) -> Signals {
     let signals = Signals::default();
     let (mut int, mut term) = match (
         signal(SignalKind::interrupt()),

@@ -138,7 +138,7 @@ fn job(a: &SlurmArgs, dir: &Path) -> Result<Job, CliError> {
     })
 }
 
-pub fn run(g: &GlobalArgs, a: &SlurmArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &SlurmArgs) -> CliResult {
     std::fs::create_dir_all(&a.out).map_err(|e| {
         CliError::usage(format!(
             "cannot create the job directory {}: {e}",

@@ -140,7 +140,7 @@ pub(super) fn job_error(e: JobError) -> CliError {
         .hint("`dixit slurm ... -- eval ...` writes a job description as DIR/job.json")
 }
 
-pub fn run(g: &GlobalArgs, a: &TaskArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &TaskArgs) -> CliResult {
     let job = Job::read(&a.job).map_err(job_error)?;
     let shard = match a.index {
         Some(i) => job.shard(i).ok_or_else(|| {

@@ -244,7 +244,11 @@ async fn detached_output(
 /// else that it never reaches the code. `names`: what a Python test may import (none for another
 /// language, which gets the general sentence); `source`: the test's text, `None` for a run
 /// recorded before journal 1.8 (which is told only of a missing import of the interface's).
-pub fn detached_why(v: &crate::sandbox::Verdict, names: &[String], source: Option<&str>) -> String {
+pub(super) fn detached_why(
+    v: &crate::sandbox::Verdict,
+    names: &[String],
+    source: Option<&str>,
+) -> String {
     let (kind, message) = v
         .failure
         .as_ref()

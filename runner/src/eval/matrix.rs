@@ -83,7 +83,7 @@ pub fn verdict_of_code(code: char) -> Option<VerdictKind> {
 
 /// The outcome of one run in the matrix.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Cell {
+pub(super) struct Cell {
     /// The verdict.
     pub verdict: VerdictKind,
     /// For a failure: the exception's class name (or the sandbox's detail).

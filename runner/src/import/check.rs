@@ -201,7 +201,7 @@ pub fn run_hidden(
 }
 
 /// What an imported Python task's tests may call: its entry point.
-pub fn task_interface(task: &Task) -> Interface {
+pub(super) fn task_interface(task: &Task) -> Interface {
     Interface::names(crate::sandbox::boundary::Interface {
         functions: vec![task.entry_point.clone()],
         classes: Vec::new(),
@@ -215,7 +215,7 @@ fn load_interface(tc: &Toolchains, stated: &StatedInterface) -> Result<Interface
 
 /// Why a run failed, in a few words: the verdict, and the exception and its message if any
 /// (`wrong_answer (AssertionError)`).
-pub fn why(v: &Verdict) -> String {
+pub(super) fn why(v: &Verdict) -> String {
     let mut s = v.verdict.as_str().to_string();
     if let Some(e) = Evidence::of(v) {
         let message: String = e

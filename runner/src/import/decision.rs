@@ -108,7 +108,7 @@ pub fn standing(project: &Path) -> Result<Standing, DecisionError> {
 }
 
 /// Every decision journaled for `project`, oldest first (none: an empty list).
-pub fn read(project: &Path) -> Result<Vec<FlagDecision>, DecisionError> {
+pub(super) fn read(project: &Path) -> Result<Vec<FlagDecision>, DecisionError> {
     let path = project.join(DECISIONS_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,

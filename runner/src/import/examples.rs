@@ -76,7 +76,7 @@ pub struct Found {
 
 /// The examples of function `entry`'s docstring in the Python source `source` (a benchmark's
 /// prompt: imports, helpers, the signature and the docstring). Lines are numbered in `source`.
-pub fn read(source: &str, entry: &str) -> Found {
+pub(super) fn read(source: &str, entry: &str) -> Found {
     let Some((first, doc)) = docstring(source, entry) else {
         return Found::default();
     };
@@ -164,7 +164,7 @@ pub fn read(source: &str, entry: &str) -> Found {
 
 /// The names of the parameters of `entry` in `source`, when all are plain (no `*args`,
 /// `**kwargs` or `/`).
-pub fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
+pub(super) fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
     let head = format!("def {entry}(");
     let start = source
         .split('\n')
@@ -200,7 +200,7 @@ pub fn parameters(source: &str, entry: &str) -> Option<Vec<String>> {
 }
 
 /// Whether `s` is a Python identifier (ASCII; keywords included).
-pub fn is_identifier(s: &str) -> bool {
+pub(super) fn is_identifier(s: &str) -> bool {
     let mut c = s.chars();
     c.next()
         .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
@@ -462,7 +462,7 @@ fn strip_comment(s: &str) -> String {
 }
 
 /// Whether `s` is exactly one Python literal (whitespace around it allowed).
-pub fn is_literal(s: &str) -> bool {
+pub(super) fn is_literal(s: &str) -> bool {
     let c: Vec<char> = s.chars().collect();
     let start = skip_ws(&c, 0);
     literal_end(&c, start).is_some_and(|end| skip_ws(&c, end) == c.len())

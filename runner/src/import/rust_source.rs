@@ -8,7 +8,7 @@ use syn::{FnArg, GenericParam, Item, ReturnType, Visibility};
 
 /// A top-level function.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RustFn {
+pub(super) struct RustFn {
     /// Its name.
     pub name: String,
     /// Whether it is already `pub` (or restricted-public).
@@ -20,7 +20,7 @@ pub struct RustFn {
 }
 
 /// The top-level functions of a whole source file, in order.
-pub fn functions(source: &str) -> Result<Vec<RustFn>, String> {
+pub(super) fn functions(source: &str) -> Result<Vec<RustFn>, String> {
     let file = syn::parse_file(source).map_err(|e| {
         let at = e.span().start();
         format!("line {}, column {}: {e}", at.line, at.column + 1)
@@ -38,7 +38,7 @@ pub fn functions(source: &str) -> Result<Vec<RustFn>, String> {
 
 /// The functions of a declaration that leaves its last one open (`fn f(x: T) -> R {`): read
 /// with that body closed; the entry point is the last.
-pub fn open_declaration(declaration: &str) -> Result<Vec<RustFn>, String> {
+pub(super) fn open_declaration(declaration: &str) -> Result<Vec<RustFn>, String> {
     let closed = format!("{declaration}\n}}");
     let parsed = syn::parse_file(&closed).map_err(|e| {
         let at = e.span().start();
@@ -58,7 +58,7 @@ pub fn open_declaration(declaration: &str) -> Result<Vec<RustFn>, String> {
 /// `source` with each top-level function that is not public made `pub` (the interface
 /// re-exports public items only). Source that does not parse is returned as it is: its build
 /// fails with the compiler's own words.
-pub fn publish(source: &str) -> String {
+pub(super) fn publish(source: &str) -> String {
     let Ok(fns) = functions(source) else {
         return source.to_string();
     };

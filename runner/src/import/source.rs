@@ -4,14 +4,14 @@
 
 /// The two brace languages a benchmark's code comes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Syntax {
+pub(super) enum Syntax {
     Cpp,
     Rust,
 }
 
 /// For each byte of `text`, whether it is code: `false` inside comments, string literals and
 /// character literals (Rust lifetimes such as `'a` are code).
-pub fn code_mask(text: &str, syntax: Syntax) -> Vec<bool> {
+pub(super) fn code_mask(text: &str, syntax: Syntax) -> Vec<bool> {
     let b = text.as_bytes();
     let mut mask = vec![true; b.len()];
     let mut i = 0;
@@ -80,7 +80,7 @@ fn literal_end(b: &[u8], start: usize, quote: u8) -> usize {
 }
 
 /// How many braces of `text` are left open at its end (negative: more closed than opened).
-pub fn open_braces(text: &str, syntax: Syntax) -> i64 {
+pub(super) fn open_braces(text: &str, syntax: Syntax) -> i64 {
     let mask = code_mask(text, syntax);
     text.bytes()
         .zip(mask)
@@ -96,7 +96,7 @@ pub fn open_braces(text: &str, syntax: Syntax) -> i64 {
 /// One top-level piece of a file: the text before a top-level `{` (its head) and, when the
 /// block closes, the block with its braces.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Piece<'a> {
+pub(super) struct Piece<'a> {
     /// From the end of the previous piece to the `{` (preprocessor lines, `use` lines and the
     /// item's signature).
     pub head: &'a str,
@@ -105,7 +105,7 @@ pub struct Piece<'a> {
 }
 
 /// The top-level brace blocks of `text` with what precedes each, and what follows the last one.
-pub fn pieces(text: &str, syntax: Syntax) -> (Vec<Piece<'_>>, &str) {
+pub(super) fn pieces(text: &str, syntax: Syntax) -> (Vec<Piece<'_>>, &str) {
     let mask = code_mask(text, syntax);
     let b = text.as_bytes();
     let mut out = Vec::new();
@@ -156,7 +156,7 @@ pub fn pieces(text: &str, syntax: Syntax) -> (Vec<Piece<'_>>, &str) {
 /// The name of the C++ function whose signature ends `head` (`bool f(vector<int> v)` → `f`),
 /// if `head` ends with a function's signature. (Rust is read by its own grammar:
 /// `rust_source.rs`.)
-pub fn cpp_function_name(head: &str) -> Option<String> {
+pub(super) fn cpp_function_name(head: &str) -> Option<String> {
     // The signature: after the last statement, without preprocessor lines.
     let head = head.rsplit(';').next().unwrap_or(head);
     let kept: Vec<&str> = head

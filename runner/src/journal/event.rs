@@ -44,7 +44,7 @@ pub const NAMES_BOUND_SINCE_MINOR: u32 = 8;
 
 /// The first minor version of format 1 whose cells carry `evidence`: a journal before it is
 /// resumed and replayed without (see `writer.rs`).
-pub const EVIDENCE_SINCE_MINOR: u32 = 4;
+pub(super) const EVIDENCE_SINCE_MINOR: u32 = 4;
 
 /// The lane of run-level events.
 pub const RUN_LANE: &str = "run";

@@ -6,7 +6,7 @@ use crate::journal::Choice;
 use crate::outcome::Offer;
 
 /// Each choice of `offer` as the command that makes it at run `run`, with what it will do.
-pub fn commands(offer: &Offer, run: &str) -> Vec<(String, String)> {
+pub(super) fn commands(offer: &Offer, run: &str) -> Vec<(String, String)> {
     let decide = |c: &Choice| format!("dixit decide {run} {} --why \"…\"", c.command());
     let mut out: Vec<(String, String)> = offer
         .choices

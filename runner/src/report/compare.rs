@@ -17,14 +17,14 @@ use crate::stats::{paired, Paired, Rate};
 
 /// The seed of the paired bootstrap's resampling (fixed: the same report gives the same
 /// intervals every time it is rendered).
-pub const PAIRED_SEED: u64 = 20_261_125;
+pub(super) const PAIRED_SEED: u64 = 20_261_125;
 
 /// Below this many paired problems the bootstrap's percentiles say more about the resampling
 /// than about the protocols (one problem gives [+100, +100]): the table gives no interval.
-pub const MIN_PAIRED: u64 = 10;
+pub(super) const MIN_PAIRED: u64 = 10;
 
 /// The protocol every other is compared with, pair by pair, when the comparison has it.
-pub const CONTROL: &str = "single";
+pub(super) const CONTROL: &str = "single";
 
 /// The version of the report format (`dixit compare --json`).
 pub const COMPARE_FORMAT: &str = "dixit-compare/1";
@@ -478,12 +478,12 @@ the seeds' own measures, per protocol (development problems that ran; a share of
 }
 
 /// The distinct settings of one protocol's runs (a line each), with how many runs had each.
-pub type SettingsSets = Vec<(Vec<String>, usize)>;
+pub(super) type SettingsSets = Vec<(Vec<String>, usize)>;
 
 /// Each protocol's settings over its cells that ran and carry them: every distinct set of
 /// lines with the number of runs that had it, the most common first; protocols with none are
 /// left out.
-pub fn protocol_settings(r: &CompareReport) -> Vec<(ProtocolName, SettingsSets)> {
+pub(super) fn protocol_settings(r: &CompareReport) -> Vec<(ProtocolName, SettingsSets)> {
     r.protocols
         .iter()
         .filter_map(|p| {
@@ -509,7 +509,7 @@ pub fn protocol_settings(r: &CompareReport) -> Vec<(ProtocolName, SettingsSets)>
 
 /// Each protocol's seed measures ([`crate::report::metric`]) totalled over its development
 /// cells that ran and carry them; protocols with none are left out.
-pub fn seed_metrics(r: &CompareReport) -> Vec<(ProtocolName, Vec<(String, Total)>)> {
+pub(super) fn seed_metrics(r: &CompareReport) -> Vec<(ProtocolName, Vec<(String, Total)>)> {
     r.protocols
         .iter()
         .filter_map(|p| {
@@ -586,7 +586,7 @@ fn rate_cell(r: &Rate) -> String {
 /// Every other protocol against [`CONTROL`] on the projects where both shipped an
 /// implementation judged by hidden tests (development projects only: held-out ones are for a
 /// separate check).
-pub fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paired)> {
+pub(super) fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paired)> {
     let judged = |project: &str, protocol: &ProtocolName| {
         r.cells.iter().find_map(|c| match &c.result {
             CellResult::Ran(run)

@@ -844,7 +844,7 @@ fn toolchain_include_dirs(verbose: &str) -> Vec<PathBuf> {
 }
 
 /// Whether a file is C++ by its extension.
-pub fn is_cxx(p: &Path) -> bool {
+pub(super) fn is_cxx(p: &Path) -> bool {
     matches!(
         p.extension().and_then(|e| e.to_str()),
         Some("cc" | "cpp" | "cxx" | "C" | "c++")
@@ -852,7 +852,7 @@ pub fn is_cxx(p: &Path) -> bool {
 }
 
 /// Whether a file is a C or C++ source file.
-pub fn is_c_source(p: &Path) -> bool {
+pub(super) fn is_c_source(p: &Path) -> bool {
     matches!(p.extension().and_then(|e| e.to_str()), Some("c")) || is_cxx(p)
 }
 

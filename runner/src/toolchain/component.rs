@@ -15,7 +15,7 @@ use super::wit::Side;
 /// Why the glue or a component could not be made (dixit's failure, not the code's: the world
 /// was checked when the interface was read).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ComponentError {
+pub(super) enum ComponentError {
     /// The WIT world did not parse or resolve.
     #[error("the interface's WIT world: {0}")]
     World(String),
@@ -40,7 +40,7 @@ fn resolve(wit: &str, side: Side) -> Result<(Resolve, wit_parser::WorldId), Comp
 
 /// The C bindings of `side`'s world of `wit`: `(file name, contents)` for `dixit_test.c`/`dixit_test.h`
 /// or `dixit_solution.c`/`dixit_solution.h` (no type object: the world is embedded after linking).
-pub fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, ComponentError> {
+pub(super) fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, ComponentError> {
     let opts = wit_bindgen_c::Opts {
         no_object_file: true,
         ..Default::default()
@@ -54,7 +54,7 @@ pub fn c_bindings(wit: &str, side: Side) -> Result<Vec<(String, Vec<u8>)>, Compo
 
 /// The Rust bindings of `side`'s world of `wit`, their runtime at `crate::dixit_rt` (dixit's
 /// `guest-sdk/rust/pair.rs`, included by the glue).
-pub fn rust_bindings(wit: &str, side: Side) -> Result<String, ComponentError> {
+pub(super) fn rust_bindings(wit: &str, side: Side) -> Result<String, ComponentError> {
     let opts = wit_bindgen_rust::Opts {
         runtime_path: Some("crate::dixit_rt".into()),
         generate_all: true,
@@ -84,7 +84,11 @@ fn generate(
 /// `module` (a linked wasm32-wasi reactor: the test's entry is its glue's `_start`) as a
 /// component of `side`'s world, its WASI calls adapted to preview 2 (the command adapter for
 /// the test, the reactor adapter for the solution); `_initialize` runs at instantiation.
-pub fn componentize(module: &[u8], wit: &str, side: Side) -> Result<Vec<u8>, ComponentError> {
+pub(super) fn componentize(
+    module: &[u8],
+    wit: &str,
+    side: Side,
+) -> Result<Vec<u8>, ComponentError> {
     let (r, world) = resolve(wit, side)?;
     let mut bytes = module.to_vec();
     wit_component::embed_component_metadata(

@@ -33,7 +33,7 @@ pub enum FileError {
 
 /// Reads the regular file `rel` beneath the directory `base` (see the module doc), at most
 /// `cap` bytes.
-pub fn read_beneath(base: &Path, rel: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
+pub(super) fn read_beneath(base: &Path, rel: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
     let shown = rel.display().to_string();
     if rel.as_os_str().is_empty() || rel.is_absolute() {
         return Err(FileError::NotRelative(shown));
@@ -71,7 +71,7 @@ pub fn read_beneath(base: &Path, rel: &Path, cap: u64) -> Result<Vec<u8>, FileEr
 /// Reads a file named by the user (a command-line argument, a project file), following
 /// symlinks as any tool would, but only a regular file of at most `cap` bytes, checked before
 /// reading.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
+pub(super) fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, FileError> {
     let shown = path.display().to_string();
     let file = File::options()
         .read(true)

@@ -22,11 +22,11 @@ use serde::Deserialize;
 use super::files::{read_beneath, read_capped};
 
 /// The largest I/O test file (the TOML itself).
-pub const MAX_CASE_BYTES: u64 = 1 << 20;
+pub(super) const MAX_CASE_BYTES: u64 = 1 << 20;
 /// The largest `stdin_file` or `expected_file`.
-pub const MAX_DATA_BYTES: u64 = 64 << 20;
+pub(super) const MAX_DATA_BYTES: u64 = 64 << 20;
 /// The largest checker source.
-pub const MAX_CHECKER_BYTES: u64 = 1 << 20;
+pub(super) const MAX_CHECKER_BYTES: u64 = 1 << 20;
 
 /// How output is compared with the expected output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]

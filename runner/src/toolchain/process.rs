@@ -49,7 +49,7 @@ impl ToolLimits {
     /// needs under 512 MiB here; a preprocessor or macro fan-out reaches gigabytes in seconds),
     /// 30 s of CPU (an honest build takes 0.2–3 s), `wall_seconds` of wall time (room for a
     /// busy machine), 256 MiB per output file.
-    pub fn compiler(wall_seconds: u64) -> ToolLimits {
+    pub(super) fn compiler(wall_seconds: u64) -> ToolLimits {
         ToolLimits {
             memory_bytes: 1 << 30,
             cpu_seconds: 30,
@@ -59,7 +59,7 @@ impl ToolLimits {
     }
 
     /// Why a tool that died of a signal (or ran out of time) may have failed, in words.
-    pub fn explain(&self) -> String {
+    pub(super) fn explain(&self) -> String {
         format!(
             "{LIMIT_NOTE} ({} MiB of memory, {} s of CPU, {} s of wall time)",
             self.memory_bytes >> 20,
@@ -101,7 +101,10 @@ pub(crate) struct Confinement {
 
 impl Confinement {
     /// This confinement plus read access to `paths`.
-    pub fn reading<P: AsRef<Path>>(&self, paths: impl IntoIterator<Item = P>) -> Confinement {
+    pub(super) fn reading<P: AsRef<Path>>(
+        &self,
+        paths: impl IntoIterator<Item = P>,
+    ) -> Confinement {
         let mut c = self.clone();
         c.read
             .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
@@ -112,7 +115,7 @@ impl Confinement {
     /// and writes (sources, headers, the cache, its temp dir) drop out, so messages name
     /// `solution.c:3` and `dixit.h:12`; the toolchain's own tree becomes `<toolchain>`. Longest
     /// first, so a nested directory is replaced before its parent.
-    pub fn scrubs(&self) -> Vec<(&Path, &'static str)> {
+    pub(super) fn scrubs(&self) -> Vec<(&Path, &'static str)> {
         let mut out: Vec<(&Path, &'static str)> = self
             .read
             .iter()
@@ -132,7 +135,7 @@ impl Confinement {
     }
 
     /// Every path it may touch (read, run or write).
-    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+    pub(super) fn paths(&self) -> impl Iterator<Item = &Path> {
         self.read
             .iter()
             .chain(&self.exec)
@@ -141,7 +144,7 @@ impl Confinement {
     }
 
     /// This confinement plus write access beneath `dirs`.
-    pub fn writing<P: AsRef<Path>>(&self, dirs: impl IntoIterator<Item = P>) -> Confinement {
+    pub(super) fn writing<P: AsRef<Path>>(&self, dirs: impl IntoIterator<Item = P>) -> Confinement {
         let mut c = self.clone();
         c.write
             .extend(dirs.into_iter().map(|p| p.as_ref().to_path_buf()));
@@ -189,7 +192,7 @@ impl From<ToolError> for String {
 }
 
 /// Set to let compilers run unconfined where Landlock is missing (a kernel older than 6.2).
-pub const UNCONFINED_ENV: &str = "DIXIT_UNCONFINED_BUILDS";
+pub(super) const UNCONFINED_ENV: &str = "DIXIT_UNCONFINED_BUILDS";
 
 /// Runs `cmd` (stdin closed) under `policy`. An `Err` is a tool that could not start or did
 /// not finish in time; a tool that failed is an `Ok` with `success: false`.
@@ -220,7 +223,7 @@ pub(crate) fn run_tool(cmd: &mut Command, policy: Policy<'_>) -> Result<ToolOutp
 
 /// Proves that confinement works here: a thread confined to nothing tries to read `/etc/passwd`
 /// (for `dixit toolchain doctor`).
-pub fn confinement_check() -> Result<String, String> {
+pub(super) fn confinement_check() -> Result<String, String> {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {

@@ -50,7 +50,7 @@ pub(crate) struct Sdk {
 }
 
 impl Sdk {
-    pub fn materialize(cache: &ArtifactCache) -> Result<Sdk, String> {
+    pub(super) fn materialize(cache: &ArtifactCache) -> Result<Sdk, String> {
         let entries = FILES
             .iter()
             .map(|(p, c)| (PathBuf::from(p), c.as_bytes().to_vec()))
@@ -59,7 +59,7 @@ impl Sdk {
         Ok(Sdk { root: dir, hash })
     }
 
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(super) fn path(&self, rel: &str) -> PathBuf {
         self.root.join(Path::new(rel))
     }
 }

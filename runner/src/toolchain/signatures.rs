@@ -6,14 +6,14 @@ use super::wit_cpp::{cpp_glue, cpp_world, CppInterface};
 
 /// An interface's functions as C or C++ reads them.
 #[derive(Clone, Debug)]
-pub enum Signatures {
+pub(crate) enum Signatures {
     C(CInterface),
     Cpp(CppInterface),
 }
 
 impl Signatures {
     /// The WIT world (see [`world`]).
-    pub fn world(&self) -> String {
+    pub(crate) fn world(&self) -> String {
         match self {
             Signatures::C(s) => world(s),
             Signatures::Cpp(s) => cpp_world(s),
@@ -21,7 +21,7 @@ impl Signatures {
     }
 
     /// The glue of `side` (see [`c_glue`]); C++ glue for a C++ interface.
-    pub fn glue(&self, side: Side, headers: &[String]) -> String {
+    pub(crate) fn glue(&self, side: Side, headers: &[String]) -> String {
         match self {
             Signatures::C(s) => c_glue(s, side, headers),
             Signatures::Cpp(s) => cpp_glue(s, side, headers),
@@ -29,7 +29,7 @@ impl Signatures {
     }
 
     /// Whether the glue is C++.
-    pub fn is_cpp(&self) -> bool {
+    pub(crate) fn is_cpp(&self) -> bool {
         matches!(self, Signatures::Cpp(_))
     }
 }

@@ -15,7 +15,7 @@ use crate::sandbox::ArtifactCache;
 const MAX_FILES: usize = 2_000;
 const MAX_BYTES: u64 = 64 << 20;
 /// The largest test file.
-pub const MAX_TEST_BYTES: u64 = 4 << 20;
+pub(super) const MAX_TEST_BYTES: u64 = 4 << 20;
 /// The modification (and access) time of every snapshot file: 2026-01-01T00:00:00Z, where the
 /// guests' virtual clock starts.
 const FIXED_MTIME_S: u64 = 1_767_225_600;
@@ -34,7 +34,7 @@ pub struct Snapshot {
 /// Copies the regular files under `src` (hidden entries and symlinks skipped: a symlink could
 /// point outside) into the cache. The sizes of all files are summed from their metadata before
 /// any is read, and each is read beneath `src` with no symlink on the way.
-pub fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, String> {
+pub(super) fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, String> {
     let mut files = Vec::new();
     collect(src, Path::new(""), &mut files)?;
     files.sort();
@@ -65,13 +65,17 @@ pub fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, Strin
 
 /// Snapshots one file as `name` in a directory of its own; at most [`MAX_TEST_BYTES`], checked
 /// before reading.
-pub fn snapshot_file(cache: &ArtifactCache, src: &Path, name: &str) -> Result<Snapshot, String> {
+pub(super) fn snapshot_file(
+    cache: &ArtifactCache,
+    src: &Path,
+    name: &str,
+) -> Result<Snapshot, String> {
     let bytes = read_capped(src, MAX_TEST_BYTES).map_err(|e| e.to_string())?;
     materialize(cache, vec![(PathBuf::from(name), bytes)])
 }
 
 /// Snapshots in-memory files (used when a test or solution is given as text).
-pub fn snapshot_bytes(
+pub(super) fn snapshot_bytes(
     cache: &ArtifactCache,
     entries: Vec<(PathBuf, Vec<u8>)>,
 ) -> Result<Snapshot, String> {

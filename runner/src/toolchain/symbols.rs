@@ -39,7 +39,7 @@ pub(crate) struct ObjectSymbols {
 
 impl ObjectSymbols {
     /// Reads the symbol table of one wasm relocatable object.
-    pub fn read(object: &[u8]) -> Result<ObjectSymbols, String> {
+    pub(super) fn read(object: &[u8]) -> Result<ObjectSymbols, String> {
         symbol_table(object)
     }
 }
@@ -81,7 +81,10 @@ const LINKER_NAMES: &[&str] = &[
 impl SystemSymbols {
     /// Reads the symbols of the C runtime libraries (`c_runtime`: every definition counts) and
     /// of the C++ libraries (`cxx_runtime`: strong definitions only).
-    pub fn load(c_runtime: &[PathBuf], cxx_runtime: &[PathBuf]) -> Result<SystemSymbols, String> {
+    pub(super) fn load(
+        c_runtime: &[PathBuf],
+        cxx_runtime: &[PathBuf],
+    ) -> Result<SystemSymbols, String> {
         let mut names = HashSet::new();
         let mut cxx_weak = HashSet::new();
         for (paths, weak_too) in [(c_runtime, true), (cxx_runtime, false)] {
@@ -113,7 +116,7 @@ impl SystemSymbols {
 
     /// The symbols a test's object defines that it may not: what the runtime reserves, except
     /// the test's own entry (`main` and the aliases clang gives it).
-    pub fn interposed_by_test(&self, object: &[u8]) -> Result<Vec<String>, String> {
+    pub(super) fn interposed_by_test(&self, object: &[u8]) -> Result<Vec<String>, String> {
         let mut bad = self.interposed(object)?;
         bad.retain(|n| !TEST_ENTRY_NAMES.contains(&n.as_str()));
         Ok(bad)
@@ -124,7 +127,7 @@ impl SystemSymbols {
     /// coder's), and a test could single out the coders who have it. `declared` are the
     /// identifiers of the interface headers; a C++ name counts as declared when its mangling
     /// names one of them (`_ZN5Stack4pushEi` names `Stack`).
-    pub fn beyond_interface(
+    pub(super) fn beyond_interface(
         &self,
         test: &ObjectSymbols,
         declared: &HashSet<String>,
@@ -147,7 +150,7 @@ impl SystemSymbols {
     }
 
     /// The symbols `object` defines that it may not: library symbols and linker names, sorted.
-    pub fn interposed(&self, object: &[u8]) -> Result<Vec<String>, String> {
+    pub(super) fn interposed(&self, object: &[u8]) -> Result<Vec<String>, String> {
         let mut bad: Vec<String> = defined_symbols(object)?
             .into_iter()
             .map(|d| d.name)

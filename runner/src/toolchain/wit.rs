@@ -29,7 +29,7 @@ use super::wit_struct::{struct_definitions, FieldReader, Records};
 
 /// Why a header's declaration cannot cross between two components.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum WitError {
+pub(crate) enum WitError {
     /// A declaration that is not a function prototype dixit can read.
     #[error("{0}")]
     Declaration(String),
@@ -45,7 +45,7 @@ pub enum WitError {
 
 /// A scalar that crosses by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scalar {
+pub(crate) enum Scalar {
     S8,
     U8,
     S16,
@@ -127,7 +127,7 @@ impl Scalar {
 
 /// How one C parameter (or two: a pointer and its length) crosses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Param {
+pub(crate) enum Param {
     /// A scalar, with the C type as the header spells it.
     Scalar { c: String, scalar: Scalar },
     /// `const char *`: a NUL-terminated string, copied in.
@@ -150,7 +150,7 @@ pub enum Param {
 
 /// What a function returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ret {
+pub(crate) enum Ret {
     Void,
     Scalar {
         c: String,
@@ -169,21 +169,21 @@ pub enum Ret {
 
 /// A C struct as a record: how C spells it and its fields (name, how it crosses).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CRecord {
+pub(crate) struct CRecord {
     pub c: String,
     pub fields: Vec<(String, CField)>,
 }
 
 /// A struct field that crosses: a number or `bool`, or another struct (record index).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CField {
+pub(crate) enum CField {
     Scalar { c: String, scalar: Scalar },
     Record(usize),
 }
 
 /// What a C header gives a test: its structs that functions use, as records, and its functions.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct CInterface {
+pub(crate) struct CInterface {
     pub records: Vec<CRecord>,
     pub functions: Vec<Signature>,
 }
@@ -230,7 +230,7 @@ impl FieldReader for CFields {
 
 /// One function of the interface: its C name, how its arguments cross, its result.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Signature {
+pub(crate) struct Signature {
     pub name: String,
     pub params: Vec<Param>,
     pub ret: Ret,
@@ -241,7 +241,7 @@ impl Signature {
     /// "C"` and definitions with a body (inline functions, struct definitions: each side
     /// compiles its own copy) are skipped; every other declaration must be a prototype whose
     /// types cross by value.
-    pub fn parse_header(text: &str) -> Result<CInterface, WitError> {
+    pub(crate) fn parse_header(text: &str) -> Result<CInterface, WitError> {
         let raw = struct_definitions(&tokenize_header(text));
         let mut recs = Records::new(&raw);
         let mut out: Vec<Signature> = Vec::new();
@@ -274,7 +274,7 @@ impl Signature {
 
 /// The interface `dixit:unit/api` holding `c`'s records and functions, and the worlds
 /// `dixit-solution` (exports it) and `dixit-test` (imports it).
-pub fn world(c: &CInterface) -> String {
+pub(super) fn world(c: &CInterface) -> String {
     let records = c.records.iter().map(|r| {
         let fields = r
             .fields
@@ -368,7 +368,7 @@ pub(super) fn api_world<'a, 'b>(
 
 /// Which side a piece of glue is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     /// Defines the header's functions, each calling the import.
     Test,
     /// Defines the exports, each calling the solution's function.
@@ -377,7 +377,7 @@ pub enum Side {
 
 impl Side {
     /// The name of this side's world in WIT.
-    pub fn world(self) -> &'static str {
+    pub(crate) fn world(self) -> &'static str {
         match self {
             Side::Test => "dixit-test",
             Side::Solution => "dixit-solution",
@@ -386,7 +386,7 @@ impl Side {
 
     /// The prefix of the C bindings' names for the interface's own types on this side
     /// (`dixit_unit_api_r0_t` where imported, `exports_dixit_unit_api_r0_t` where exported).
-    pub fn api_prefix(self) -> &'static str {
+    pub(crate) fn api_prefix(self) -> &'static str {
         match self {
             Side::Test => "dixit_unit_api",
             Side::Solution => "exports_dixit_unit_api",
@@ -394,7 +394,7 @@ impl Side {
     }
 
     /// The prefix of the C bindings of this side's world (`dixit_test.h`, `dixit_test_…`).
-    pub fn c_prefix(self) -> &'static str {
+    pub(crate) fn c_prefix(self) -> &'static str {
         match self {
             Side::Test => "dixit_test",
             Side::Solution => "dixit_solution",
@@ -404,7 +404,7 @@ impl Side {
 
 /// The C glue of `side` for `sigs`: compiled with the bindings of that side's world
 /// (`dixit_solution.h` / `dixit_test.h`) and the interface headers (`headers`, included by name).
-pub fn c_glue(c: &CInterface, side: Side, headers: &[String]) -> String {
+pub(super) fn c_glue(c: &CInterface, side: Side, headers: &[String]) -> String {
     let world = side.c_prefix();
     let mut s = String::from(
         "// Generated by dixit: the interface's calls, carried by value between two components.\n\

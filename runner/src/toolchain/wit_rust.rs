@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 /// A Rust type as the interface carries it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ty {
+pub(crate) enum Ty {
     /// A WIT scalar (`s32`, `f64`, `bool`, `char`, …).
     Scalar(&'static str),
     /// `String` or `&str`.
@@ -46,7 +46,7 @@ pub enum Ty {
 
 impl Ty {
     /// The WIT spelling.
-    pub fn wit(&self) -> String {
+    pub(crate) fn wit(&self) -> String {
         match self {
             Ty::Scalar(s) => s.to_string(),
             Ty::String => "string".into(),
@@ -134,7 +134,7 @@ impl Ty {
 /// A struct the interface states: its name, each field (name, Rust spelling, carried type),
 /// and which traits its fields allow the test's copy to derive.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RustRecord {
+pub(crate) struct RustRecord {
     pub name: String,
     pub fields: Vec<(String, String, Ty)>,
     /// No `f32`/`f64` inside: `Eq`.
@@ -150,7 +150,11 @@ pub struct RustRecord {
 impl RustRecord {
     /// Reads the fields of `struct NAME { FIELDS }` (`FIELDS`: `[pub] name: Type, …`), each a
     /// type the interface copies; `known` are the structs stated before it.
-    pub fn parse(name: &str, fields: &str, known: &[RustRecord]) -> Result<RustRecord, String> {
+    pub(crate) fn parse(
+        name: &str,
+        fields: &str,
+        known: &[RustRecord],
+    ) -> Result<RustRecord, String> {
         let mut out: Vec<(String, String, Ty)> = Vec::new();
         let mut depth = 0i32;
         let mut parts = vec![String::new()];
@@ -256,7 +260,7 @@ impl RustRecord {
 
 /// A Rust interface: the structs it states, then its functions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RustInterface {
+pub(crate) struct RustInterface {
     pub records: Vec<RustRecord>,
     pub functions: Vec<RustSignature>,
 }
@@ -265,7 +269,7 @@ impl RustInterface {
     /// Reads `items`, each `(name, Some(fields))` for a struct or `(name, None)` with its
     /// function type; a struct must be stated before a struct or function that uses it. `Err`
     /// names the item's index and why.
-    pub fn parse<'a>(
+    pub(crate) fn parse<'a>(
         items: impl Iterator<Item = (&'a str, Option<&'a str>, &'a str)>,
     ) -> Result<RustInterface, (usize, String)> {
         let mut out = RustInterface::default();
@@ -302,7 +306,7 @@ impl RustInterface {
 
 /// One function of the interface.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RustSignature {
+pub(crate) struct RustSignature {
     pub name: String,
     /// `for<'a, …>` lifetimes, spelled as generics of the test's function.
     pub lifetimes: Vec<String>,
@@ -316,12 +320,12 @@ impl RustSignature {
     /// Reads `fn(ARGS) -> RESULT` (optionally `for<'a> fn …`), the type of item `name`, where
     /// no struct is stated.
     #[cfg(test)]
-    pub fn parse(name: &str, ty: &str) -> Result<RustSignature, String> {
+    pub(crate) fn parse(name: &str, ty: &str) -> Result<RustSignature, String> {
         Self::parse_with(name, ty, &[])
     }
 
     /// [`RustSignature::parse`] where `records` are the structs the interface states.
-    pub fn parse_with(
+    pub(crate) fn parse_with(
         name: &str,
         ty: &str,
         records: &[RustRecord],
@@ -420,7 +424,7 @@ impl RustSignature {
 }
 
 /// The WIT world of `iface`: record `k` is `r{k}`, function `i` is `f{i}` of `dixit:unit/api`.
-pub fn rust_world(iface: &RustInterface) -> String {
+pub(super) fn rust_world(iface: &RustInterface) -> String {
     super::wit::api_world(
         iface.records.iter().map(|r| {
             let fields = r
@@ -483,7 +487,7 @@ fn header(externs: &str, bindings: &str) -> String {
 /// solution crate's function through a pointer of the stated type (another signature does not
 /// compile), and converts the result. `real` is the solution's crate name; `bindings` the
 /// generator's code for the `dixit-solution` world.
-pub fn solution_glue(iface: &RustInterface, real: &str, bindings: &str) -> String {
+pub(super) fn solution_glue(iface: &RustInterface, real: &str, bindings: &str) -> String {
     let mut s = header(&format!("extern crate {real};\n"), bindings);
     // The solution's own structs, which must have the stated public fields.
     for (k, r) in iface.records.iter().enumerate() {
@@ -538,7 +542,7 @@ pub fn solution_glue(iface: &RustInterface, real: &str, bindings: &str) -> Strin
 /// The crate `solution` a Rust test uses: the interface's functions with their stated types,
 /// each converting its arguments, calling the import (the solution's component) and converting
 /// the result. `bindings` is the generator's code for the `dixit-test` world.
-pub fn test_facade(iface: &RustInterface, bindings: &str) -> String {
+pub(super) fn test_facade(iface: &RustInterface, bindings: &str) -> String {
     let mut s = header("", bindings);
     // The stated structs, defined here for the test, with the derives their fields allow.
     for (k, r) in iface.records.iter().enumerate() {

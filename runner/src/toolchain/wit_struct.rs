@@ -23,7 +23,7 @@ pub(crate) struct RawStruct {
 
 impl RawStruct {
     /// How C names it: `struct TAG`, else its first alias.
-    pub fn c_spelling(&self) -> String {
+    pub(super) fn c_spelling(&self) -> String {
         match (&self.tag, self.aliases.first()) {
             (Some(t), _) => format!("struct {t}"),
             (None, Some(a)) => a.clone(),
@@ -32,7 +32,7 @@ impl RawStruct {
     }
 
     /// How C++ names it: its tag, else its first alias.
-    pub fn cpp_spelling(&self) -> String {
+    pub(super) fn cpp_spelling(&self) -> String {
         self.tag
             .clone()
             .or_else(|| self.aliases.first().cloned())
@@ -41,7 +41,7 @@ impl RawStruct {
 
     /// Whether a type's words (qualifiers gone) name this struct: `struct TAG`, or (`bare`,
     /// as C++ allows) `TAG`, or an alias.
-    pub fn named_by(&self, words: &[&str], bare: bool) -> bool {
+    pub(super) fn named_by(&self, words: &[&str], bare: bool) -> bool {
         match words {
             ["struct", t] => self.tag.as_deref() == Some(*t),
             [t] => (bare && self.tag.as_deref() == Some(*t)) || self.aliases.iter().any(|a| a == t),
@@ -337,7 +337,7 @@ pub(crate) struct Records<'a, F> {
 }
 
 impl<'a, F> Records<'a, F> {
-    pub fn new(raw: &'a [RawStruct]) -> Records<'a, F> {
+    pub(super) fn new(raw: &'a [RawStruct]) -> Records<'a, F> {
         Records {
             raw,
             resolved: vec![None; raw.len()],
@@ -347,7 +347,7 @@ impl<'a, F> Records<'a, F> {
 
     /// The struct among the first `limit` that `words` names, as a record index, its fields
     /// read by `reader`. `Ok(None)`: no struct of that name.
-    pub fn resolve<R: FieldReader<Field = F>>(
+    pub(super) fn resolve<R: FieldReader<Field = F>>(
         &mut self,
         words: &[&str],
         bare: bool,
@@ -383,12 +383,12 @@ impl<'a, F> Records<'a, F> {
     }
 
     /// All the header's structs (for `limit`).
-    pub fn struct_count(&self) -> usize {
+    pub(super) fn struct_count(&self) -> usize {
         self.raw.len()
     }
 
     /// The resolved records in WIT order, each made by `make` from its struct and fields.
-    pub fn finish<R>(self, make: impl Fn(&RawStruct, Vec<(String, F)>) -> R) -> Vec<R> {
+    pub(super) fn finish<R>(self, make: impl Fn(&RawStruct, Vec<(String, F)>) -> R) -> Vec<R> {
         let raw = self.raw;
         self.records
             .into_iter()

@@ -29,7 +29,7 @@ pub const SPECIAL_METHODS: &[&str] = &[
 /// The operators that make a declared class a value class: its objects cross as their fields'
 /// values (its stated public names), and a test's side decides these operators from those
 /// values, never asking the solution (whose `__eq__` could say yes to anything).
-pub const VALUE_OPERATORS: &[&str] = &[
+pub(super) const VALUE_OPERATORS: &[&str] = &[
     "__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__",
 ];
 

@@ -12,7 +12,7 @@ use super::value::{Bounds, Value, ValueError};
 pub const MAX_EXCEPTION_MESSAGE: usize = 10_000;
 
 /// At most this many built-in classes of one exception cross (`KeyError+TypeError`).
-pub const MAX_EXCEPTION_BASES: usize = 8;
+pub(super) const MAX_EXCEPTION_BASES: usize = 8;
 
 /// The exception classes that cross, by name (`dixit_bridge.EXCEPTIONS`): built-ins whose
 /// constructor takes one message. A solution's other exceptions arrive as the nearest of these

@@ -14,14 +14,14 @@ use crate::scaleout::{process_env, ShardEnvError, ShardSpec};
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
 /// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
 /// `docs/eval.md`; `scripts/calibrate_fuel` re-measures it).
-pub const EVAL_FUEL: u64 = 4_000_000_000;
+pub(super) const EVAL_FUEL: u64 = 4_000_000_000;
 
 /// A solution's fuel on a test, in multiples of the reference's there (see `eval::FuelRule`
 /// and docs/eval.md, "Runs that never end").
-pub const EVAL_FUEL_FACTOR: u64 = 100;
+pub(super) const EVAL_FUEL_FACTOR: u64 = 100;
 
 /// The least fuel a run may spend under the factor.
-pub const EVAL_FUEL_FLOOR: u64 = 1_000_000_000;
+pub(super) const EVAL_FUEL_FLOOR: u64 = 1_000_000_000;
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {

@@ -12,10 +12,10 @@ use super::task::shard_dir_files;
 use super::GlobalArgs;
 use crate::eval::samples::SamplesShard;
 
-pub use args::{EvalArgs, MergeArgs};
+pub(super) use args::{EvalArgs, MergeArgs};
 
 /// `dixit eval`.
-pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
+pub(super) fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
     match &a.samples {
         Some(samples) => samples::run(g, a, samples),
         None => corpus::run(g, a),
@@ -23,7 +23,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
 }
 
 /// `dixit merge`: shard files, or one directory of them.
-pub fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
+pub(super) fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
     let (paths, dir) = match a.reports.as_slice() {
         [dir] if dir.is_dir() => (shard_dir_files(dir, "dixit eval")?, Some(dir.as_path())),
         paths => {

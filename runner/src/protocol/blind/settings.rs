@@ -6,7 +6,7 @@ use crate::config::{Config, ConfigError, Role, TeamShape};
 use crate::engine::{settings_error, Ctx, Halt};
 
 /// The table's name.
-pub const TABLE: &str = "blind";
+pub(super) const TABLE: &str = "blind";
 
 /// `[blind]` (`shared/seeds/blind-verification.md`).
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -9,7 +9,7 @@
 /// they are, in order). A test with fewer than two top-level asserts is one case: itself. So is
 /// a test whose asserts share a line with another statement (`assert a; x = f()`), which no
 /// removal could take apart cleanly.
-pub fn python_cases(source: &str) -> Vec<String> {
+pub(super) fn python_cases(source: &str) -> Vec<String> {
     let lines = logical_lines(source);
     let asserts: Vec<&Logical> = lines.iter().filter(|l| l.is_assert(source)).collect();
     if asserts.len() < 2 || asserts.iter().any(|l| l.semicolon) {

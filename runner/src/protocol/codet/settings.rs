@@ -6,7 +6,7 @@ use crate::config::{Config, ConfigError, Role, TeamShape};
 use crate::engine::{settings_error, Ctx, Halt};
 
 /// The table's name.
-pub const TABLE: &str = "codet";
+pub(super) const TABLE: &str = "codet";
 
 /// `[codet]` (CodeT, Chen et al.: N solutions, M test samples, dual agreement).
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -8,7 +8,7 @@ use crate::config::{Config, ConfigError, Role, TeamShape};
 use crate::engine::{settings_error, Ctx, Halt};
 
 /// The table's name.
-pub const TABLE: &str = "debate";
+pub(super) const TABLE: &str = "debate";
 
 /// `[debate]` (`shared/seeds/debatecoder.md`).
 #[derive(Clone, Debug, Serialize, Deserialize)]

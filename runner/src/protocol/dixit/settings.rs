@@ -9,7 +9,7 @@ use crate::engine::{settings_error, Ctx, Halt};
 use crate::selection::Strategy;
 
 /// The table's name.
-pub const TABLE: &str = "dixit";
+pub(super) const TABLE: &str = "dixit";
 
 /// `[dixit]` (`shared/seeds/dixit-orchestrator.txt`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ impl Default for Settings {
 }
 
 /// The keys projects wrote in `[protocol]` before `[dixit]` existed.
-pub const LEGACY_KEYS: &[&str] = &[
+pub(super) const LEGACY_KEYS: &[&str] = &[
     "coders",
     "testers",
     "minority",

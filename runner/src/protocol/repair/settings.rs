@@ -8,7 +8,7 @@ use crate::config::{Config, ConfigError, Role, TeamShape};
 use crate::engine::{settings_error, Ctx, Halt};
 
 /// The table's name.
-pub const TABLE: &str = "repair";
+pub(super) const TABLE: &str = "repair";
 
 /// `[repair]`: the BestTracker repair loop (`shared/seeds/test-driven-termination.txt`).
 #[derive(Clone, Debug, Serialize, Deserialize)]

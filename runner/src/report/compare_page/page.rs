@@ -19,7 +19,7 @@ use crate::stats::Rate;
 
 /// The page of `r` (figures in `m`) as one HTML document; `source` names the report it was
 /// rendered from, for the footer.
-pub fn render(
+pub(super) fn render(
     r: &CompareReport,
     m: &PageModel,
     source: &str,

@@ -40,7 +40,7 @@ pub(crate) struct CellChanges {
 
 impl CellChanges {
     /// Cells that changed.
-    pub fn changed(&self) -> u64 {
+    pub(super) fn changed(&self) -> u64 {
         self.transitions.values().sum()
     }
 }

@@ -532,7 +532,7 @@ fn series_legend(id: &str, series: &[Series], x: f64, y: f64, patterned: bool) -
 
 /// A generous estimate of the width of `s` in 12px system-ui text: 7.2 units a character
 /// (wider than the average letter or digit), so that sizes made from it do not clip.
-pub fn text_width(s: &str) -> f64 {
+pub(super) fn text_width(s: &str) -> f64 {
     s.chars().count() as f64 * 7.2
 }
 

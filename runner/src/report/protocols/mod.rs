@@ -20,7 +20,7 @@ use crate::protocol;
 
 /// What the report renders of one protocol's own data. By default nothing: the shared parts of
 /// the page and the terminal summary say everything about its runs.
-pub trait ProtocolRenderer: Sync {
+pub(super) trait ProtocolRenderer: Sync {
     /// Its lines of the terminal summary (each ends with a newline), from its part of `s`.
     fn text(&self, _s: &Summary) -> String {
         String::new()
@@ -49,7 +49,7 @@ impl ProtocolRenderer for Plain {}
 
 /// The renderer of the protocol named `name` (a protocol this version does not know: the shared
 /// parts only).
-pub fn renderer(name: &str) -> &'static dyn ProtocolRenderer {
+pub(super) fn renderer(name: &str) -> &'static dyn ProtocolRenderer {
     known(name).unwrap_or(&Plain)
 }
 

@@ -126,7 +126,7 @@ impl ProtocolRenderer for Renderer {
 }
 
 /// Attempts as `2/5 → 1/5 (reverted) → 4/5`.
-pub fn attempts_line(attempts: &[AttemptStats]) -> String {
+pub(super) fn attempts_line(attempts: &[AttemptStats]) -> String {
     attempts
         .iter()
         .map(|a| {
