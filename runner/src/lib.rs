@@ -12,7 +12,7 @@
 //! [`compare`] runs several protocols over several projects; [`import`] makes a benchmark's
 //! tasks into projects; [`selection`] chooses the implementation to ship (the strategies
 //! [`eval`] scores on recorded corpora offline); [`scaleout`] spreads a job over a batch scheduler's array (Slurm) and joins the
-//! parts; [`bench`] measures the sandbox against native runs; [`cli`] is the binary. Small
+//! parts; `bench` measures the sandbox against native runs; [`cli`] is the binary. Small
 //! shared pieces: [`config`] (a project's `dixit.toml`), [`consensus`] (where final
 //! implementations disagree), [`stats`] (intervals and paired tests), [`calendar`],
 //! [`english`], [`file_name`], [`shell`] and [`bounded_read`]. See ARCHITECTURE.md for the

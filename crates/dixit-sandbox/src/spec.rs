@@ -119,7 +119,7 @@ pub struct RunSpec {
     /// Seeds the RNG and the virtual clock; the run is a pure function of program, input and seed.
     pub seed: u64,
     /// A unit test's solution, run apart in an instance of its own and reached only through the
-    /// bridge (see [`super::bridge`]); `None` for a program or a test that needs no solution.
+    /// bridge (see `super::bridge`); `None` for a program or a test that needs no solution.
     pub server: Option<Arc<Server>>,
 }
 
@@ -140,7 +140,7 @@ pub struct Server {
     /// finder reads the calls a test made and what the solution answered off this log, so the
     /// solution sees nothing but an ordinary test.
     pub log: usize,
-    /// What the test may call: the host refuses every other call (see [`super::bridge`]).
+    /// What the test may call: the host refuses every other call (see `super::bridge`).
     pub interface: Arc<Interface>,
 }
 

@@ -2,7 +2,7 @@
 //! has a list of replies, given in the order it is asked (by call number, which rollbacks do not
 //! rewind, so a re-roll gets the next reply).
 //!
-//! ```toml
+//! ````toml
 //! [[coder-1]]
 //! text = '''
 //! ```python
@@ -13,7 +13,7 @@
 //! text = "..."
 //! delay_ms = 200                       # optional: answer slowly (tests of interruption)
 //! usage = { prompt_tokens = 100, completion_tokens = 50 }   # optional: reported usage
-//! ```
+//! ````
 
 use std::collections::BTreeMap;
 use std::path::Path;

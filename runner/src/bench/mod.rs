@@ -2,7 +2,7 @@
 //! measured in one process run so the numbers share a machine state.
 //!
 //! Data flow: embedded programs (`fixtures/bench/`) → [`programs::Programs`] (built for the
-//! sandbox and natively) → [`measure`] loops on 1..n threads → [`Report`] (rows, ratios, targets)
+//! sandbox and natively) → `measure` loops on 1..n threads → [`Report`] (rows, ratios, targets)
 //! → `report::bench_table` (the CLI prints it) or JSON.
 //!
 //! - `suite.rs`: the whole benchmark, step by step ([`run`], [`load_python_once`]).

@@ -27,7 +27,7 @@
 //! found.
 //!
 //! - `collect.rs`: [`tests_of_journal`], the tests a run wrote or was given.
-//! - `observe.rs`: the calls and answers read off a run's bridge ([`observe::observe`]).
+//! - `observe.rs`: the calls and answers read off a run's bridge (`observe::observe`).
 //! - `assets/python/consensus.py` (in `runner/`): the guest side (guard).
 
 mod collect;

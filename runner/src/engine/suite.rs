@@ -116,7 +116,7 @@ impl Suite {
             .join("\n\n")
     }
 
-    /// Adds accepted tests ([`Suite::add`]) and journals the change (`suite_changed`), if any
+    /// Adds accepted tests (`Suite::add`) and journals the change (`suite_changed`), if any
     /// joined: what every protocol that grows a suite does at the end of a round.
     pub fn admit(
         &mut self,
@@ -147,7 +147,7 @@ impl Suite {
         self.add_in(ctx, &ctx.run_dir.join("suite"), accepted)
     }
 
-    /// [`Suite::add`] into another directory (a coder's own tests).
+    /// `Suite::add` into another directory (a coder's own tests).
     pub fn add_in(
         &mut self,
         ctx: &Ctx,

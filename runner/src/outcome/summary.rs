@@ -94,7 +94,7 @@ pub trait Part: Send + Sync + std::any::Any {
         None
     }
 
-    /// The seeds' own measures of the run (see [`super::metric`]): what `dixit compare` totals
+    /// The seeds' own measures of the run (see `super::metric`): what `dixit compare` totals
     /// per protocol. `summary` holds the shared fields (hidden results, the suite, the
     /// disagreements when computed).
     fn metrics(&self, summary: &Summary) -> Vec<super::metric::Metric> {

@@ -8,7 +8,7 @@ use super::format::{bytes, percent, thousands};
 use crate::eval::scoring::{ClassCount, Report};
 use crate::eval::EvalReport;
 
-/// An eval report: the corpus and setup, [`results_table`], the verdict mix and the execution.
+/// An eval report: the corpus and setup, `results_table`, the verdict mix and the execution.
 pub fn eval_table(r: &EvalReport) -> String {
     let e = &r.execution;
     let c = &e.corpus;
@@ -73,7 +73,7 @@ pub fn eval_table(r: &EvalReport) -> String {
 }
 
 /// Recorded verdicts scored (`dixit eval --score-verdicts`): where they came from, then
-/// [`results_table`].
+/// `results_table`.
 pub fn verdicts_table(source: &Path, wall_seconds: Option<f64>, r: &Report) -> String {
     format!(
         "verdicts from {} · {} problems{}\n\n{}",

@@ -7,7 +7,7 @@
 //!   it starts once every task has succeeded (and is cancelled, `--kill-on-invalid-dep`, if
 //!   one failed).
 //!
-//! [`render`] writes the text only; [`write`] puts both scripts beside `job.json`; [`submit`]
+//! [`render`] writes the text only; `write` puts both scripts beside `job.json`; [`submit`]
 //! runs `sbatch`; [`resubmit_command`] is the command that reruns some tasks and the merge.
 
 use std::fmt::Write as _;

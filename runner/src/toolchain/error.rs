@@ -59,7 +59,7 @@ pub struct BuildError {
     pub side: CompileSide,
     pub failure: BuildFailure,
     /// The build log, capped (see `process::cap_log`) because it may reach an agent's prompt;
-    /// why a solution or test could not be taken at all is kept whole ([`BuildError::not_taken`]).
+    /// why a solution or test could not be taken at all is kept whole (`BuildError::not_taken`).
     pub message: String,
 }
 

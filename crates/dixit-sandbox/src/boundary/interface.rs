@@ -113,7 +113,7 @@ impl Interface {
             .map(|(_, m)| m.as_slice())
     }
 
-    /// Whether `class` is a declared value class (it states one of [`VALUE_OPERATORS`]).
+    /// Whether `class` is a declared value class (it states one of `VALUE_OPERATORS`).
     pub fn is_value_class(&self, class: &str) -> bool {
         self.methods(class)
             .is_some_and(|m| m.iter().any(|x| VALUE_OPERATORS.contains(&x.as_str())))

@@ -2,7 +2,7 @@
 //! through the toolchains, `dixit eval`'s verdict matrix, `dixit bench` — hands the
 //! [`Executor`] a [`Row`] (one program with its solution, and the calls to make of it) and gets a
 //! [`RunOutcome`](crate::RunOutcome) per call. How much state the calls of one row share
-//! is the executor's [`Isolation`]; languages only build the runnables (see [`crate::toolchain`]).
+//! is the executor's [`Isolation`]; languages only build the runnables (dixit's `toolchain`).
 //!
 //! - `isolation.rs`: [`Isolation`], a fresh instance per run or one per row.
 //! - `row.rs`: [`Row`] and [`Call`], what one row runs.

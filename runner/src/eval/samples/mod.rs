@@ -6,7 +6,7 @@
 //! Data flow: samples file ([`input`]) + problems file ([`benchmark`]) → [`read_input`] (every
 //! bad line and missing task listed) → [`score`] (unique programs per task, one check each, in
 //! the evaluation's [`Harness`](crate::eval::Harness), cached) → [`SamplesEvaluation`]: one
-//! [`SampleResult`] per sample in input order, a [`SamplesReport`] with [`pass_at_k`].
+//! [`SampleResult`] per sample in input order, a [`SamplesReport`] with `pass_at_k`.
 //!
 //! - `input.rs`: reading and detecting the samples formats, plain or gzipped.
 //! - `benchmark.rs`: the benchmarks `--benchmark` names and their tasks (Python, C++, Rust).

@@ -26,9 +26,9 @@ pub struct PageModel {
     pub protocols: Vec<(ProtocolName, Option<&'static str>)>,
     /// Development projects (all projects when none is held out), then held-out ones.
     pub groups: Vec<Group>,
-    /// Each protocol against [`CONTROL`] on the development projects (none without it).
+    /// Each protocol against `CONTROL` on the development projects (none without it).
     pub paired: Vec<PairedRow>,
-    /// Whether [`CONTROL`] is one of the protocols.
+    /// Whether `CONTROL` is one of the protocols.
     pub has_control: bool,
     /// What the cost plot counts.
     pub cost: CostUnit,
@@ -262,7 +262,7 @@ pub struct GridRow {
     pub cells: Vec<GridCell>,
 }
 
-/// One protocol against [`CONTROL`], problem by problem.
+/// One protocol against `CONTROL`, problem by problem.
 #[derive(Debug)]
 pub struct PairedRow {
     pub protocol: ProtocolName,
@@ -270,7 +270,7 @@ pub struct PairedRow {
 }
 
 impl PairedRow {
-    /// Whether there are pairs enough for the bootstrap interval ([`MIN_PAIRED`]).
+    /// Whether there are pairs enough for the bootstrap interval (`MIN_PAIRED`).
     pub fn has_interval(&self) -> bool {
         self.paired.n >= MIN_PAIRED
     }

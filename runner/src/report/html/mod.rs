@@ -2,7 +2,7 @@
 //! its data embedded and its styles and scripts inline, that opens from disk (`file://`) with
 //! no network. Templates are compiled in with `maud` (components are functions returning
 //! [`Markup`], and everything spliced in is HTML-escaped unless wrapped in `PreEscaped`, which
-//! only this module uses, for its own assets and for JSON made inert by [`embed`]).
+//! only this module uses, for its own assets and for JSON made inert by `embed`).
 //!
 //! Files:
 //! - `page.rs`: [`Page`], the skeleton: title, lead block, sections with a table of contents,
