@@ -493,7 +493,10 @@ fn engine_config(config: &SandboxConfig, pagemap: bool) -> Config {
         .max_component_instance_size(1 << 20)
         .max_core_instances_per_component(64)
         .max_memories_per_component(16)
-        .max_tables_per_component(16);
+        .max_tables_per_component(16)
+        // Async support is off, so no run takes a fiber stack: wasmtime's default pool of
+        // 1,000 stacks (a guard page `mprotect`ed for each at start-up) would go unused.
+        .total_stacks(0);
     if pagemap {
         pool.pagemap_scan(wasmtime::Enabled::Yes)
             .linear_memory_keep_resident(64 << 20)
