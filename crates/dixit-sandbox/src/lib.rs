@@ -57,7 +57,7 @@ pub use error::SandboxError;
 pub use flatten::{core_modules, flatten, FlattenError};
 pub use host::splitmix64;
 pub use limits::Limits;
-pub use memory::ResetStats;
+pub use memory::{reset_tracking, set_reset_tracking, ResetStats, ResetTracking};
 pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
 pub use session::Session;
 pub use spec::{CallArgs, Entry, Preopen, RunSpec, RuntimeMode, Server};

@@ -11,12 +11,22 @@
 //! How: each memory is a slot of its own virtual reservation (the size and guard wasmtime asks
 //! for, so compiled code keeps eliding bounds checks), whose first bytes map the image file
 //! copy-on-write (`MAP_PRIVATE`). When the store drops the memory, the `PAGEMAP_SCAN` ioctl
-//! (Linux ≥ 6.7) lists the slot's private pages — everything any run wrote since the slot was
-//! last cleared, present or swapped out — and those are copied back from a read-only mapping of
-//! the image (or zeroed past it). They stay mapped and writable, so the next run in the slot
-//! takes no page faults on them and the reset changes no page tables. Slots wait in free lists,
-//! one per image and [`Lane`] (kind of run). When the private pages of a slot pass
-//! [`CLEAR_ABOVE_PAGES`] (runs that touch different memory add up), the slot is cleared with
+//! (Linux ≥ 6.7) lists the pages to copy back from a read-only mapping of the image (or zero
+//! past it), by the slot's [`ResetTracking`]:
+//!
+//! - `Written` (the default where userfaultfd's asynchronous write-protection works): the image
+//!   part is write-protected; a run's first write to a page clears its protection in the kernel
+//!   (a minor fault, no handler), and the reset lists exactly the pages written since they were
+//!   last protected. They are protected again only when they pass 1.5× what one run wrote
+//!   ([`REPROTECT_ABOVE`]): protecting changes page tables (a TLB shootdown on every core running
+//!   this process), so runs that write the same pages never pay it, and runs that write
+//!   different ones copy back at most about 1.5× their own pages.
+//! - `Private`: the slot's private pages, i.e. everything any run in it wrote since it was last
+//!   cleared, so a slot used by varied runs copies back the union of their writes.
+//!
+//! Either way the pages stay mapped and writable, so the next run takes no copy-on-write fault on
+//! them. Slots wait in free lists, one per image, [`Lane`] (kind of run) and tracking. A reset
+//! with more than [`CLEAR_ABOVE_PAGES`] pages to copy clears the slot with
 //! `madvise(MADV_DONTNEED)` instead, back to the file's pages. Without `PAGEMAP_SCAN` every reset
 //! is that `madvise`. A run that grew the memory has the growth dropped and made inaccessible
 //! again.
@@ -30,7 +40,7 @@ use std::ffi::c_void;
 use std::fs::File;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use rustix::mm::{Advice, MapFlags, MprotectFlags, ProtFlags};
@@ -43,6 +53,10 @@ const PAGE: usize = 4096;
 /// A slot whose private pages exceed this many is cleared with `madvise` instead of restored
 /// page by page (copying 16 MB back costs more than faulting a run's working set in again).
 pub(crate) const CLEAR_ABOVE_PAGES: usize = 2048;
+
+/// A tracking slot write-protects its written pages again once they pass this multiple of
+/// what one run wrote ([`Image::reset_written`]).
+const REPROTECT_ABOVE: f64 = 1.5;
 
 /// What kind of run a memory serves (the runtime's entry mode: a test, a served solution, a
 /// program). A slot keeps as private every page any run in it ever wrote, and every reset scans
@@ -63,6 +77,67 @@ impl Lane {
     }
 }
 
+/// How a reset finds the pages to copy back into a slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResetTracking {
+    /// Every private page of the slot (`PAGEMAP_SCAN`): all that any run in it ever wrote.
+    Private,
+    /// The pages the last run wrote (userfaultfd's asynchronous write-protection): a fault on
+    /// a run's first write to each page, and page-table changes at every reset.
+    Written,
+}
+
+/// The tracking of new slots: 0 not chosen yet, 1 [`ResetTracking::Private`], 2
+/// [`ResetTracking::Written`].
+static TRACKING: AtomicU8 = AtomicU8::new(0);
+
+/// Which tracking slots use when `DIXIT_RESET_TRACKING` does not say.
+const DEFAULT_TRACKING: ResetTracking = ResetTracking::Written;
+
+/// Chooses how slots created from now on are reset, and returns what they will use: `Written`
+/// needs userfaultfd's asynchronous write-protection, and falls back to `Private` without it.
+/// Slots already made keep theirs.
+pub fn set_reset_tracking(tracking: ResetTracking) -> ResetTracking {
+    let effective = match tracking {
+        ResetTracking::Written if !uffd::available() => ResetTracking::Private,
+        t => t,
+    };
+    let code = match effective {
+        ResetTracking::Private => 1,
+        ResetTracking::Written => 2,
+    };
+    TRACKING.store(code, Ordering::Relaxed);
+    effective
+}
+
+/// How slots created now are reset: what [`set_reset_tracking`] chose, else
+/// `DIXIT_RESET_TRACKING` (`private` or `written`, for measuring one against the other), else
+/// the default.
+pub fn reset_tracking() -> ResetTracking {
+    match TRACKING.load(Ordering::Relaxed) {
+        1 => ResetTracking::Private,
+        2 => ResetTracking::Written,
+        _ => {
+            let wanted = match std::env::var("DIXIT_RESET_TRACKING").as_deref() {
+                Ok("private") => ResetTracking::Private,
+                Ok("written") => ResetTracking::Written,
+                _ => DEFAULT_TRACKING,
+            };
+            set_reset_tracking(wanted)
+        }
+    }
+}
+
+/// Set once a slot could not track written pages (logged once).
+static TRACK_REFUSED: AtomicBool = AtomicBool::new(false);
+
+fn warn_once(flag: &AtomicBool, message: &str) {
+    if !flag.swap(true, Ordering::Relaxed) {
+        tracing::warn!("{message}");
+    }
+}
+
 /// A memory image: the bytes a component's memory holds right after instantiation (see
 /// [`super::image`]), mapped from a file in the artifact cache, plus its free slots.
 pub(crate) struct Image {
@@ -74,8 +149,8 @@ pub(crate) struct Image {
     min_bytes: usize,
     /// A read-only shared mapping of the image, the source of every restore.
     pristine: NonNull<u8>,
-    /// Free slots, apart by [`Lane`].
-    free: Mutex<Vec<(Lane, Vec<Slot>)>>,
+    /// Free slots, apart by [`Lane`] and by whether they track written pages.
+    free: Mutex<Vec<((Lane, bool), Vec<Slot>)>>,
     pub(crate) stats: ImageStats,
 }
 
@@ -90,6 +165,8 @@ pub(crate) struct ImageStats {
     pub pages_restored: AtomicU64,
     /// Resets that cleared the slot with `madvise`.
     pub clears: AtomicU64,
+    /// Resets that write-protected a tracking slot's written pages again (page-table changes).
+    pub protects: AtomicU64,
 }
 
 // SAFETY: `pristine` points to a read-only shared mapping owned by the `Image` for its whole life
@@ -107,12 +184,13 @@ impl ImageStats {
             restores: self.restores.load(Ordering::Relaxed),
             pages_restored: self.pages_restored.load(Ordering::Relaxed),
             clears: self.clears.load(Ordering::Relaxed),
+            protects: self.protects.load(Ordering::Relaxed),
         }
     }
 }
 
 /// How a program's memories were reset so far ([`crate::Program::reset_stats`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ResetStats {
     /// Memory slots created (each one mapping of the image).
     pub slots: u64,
@@ -122,6 +200,10 @@ pub struct ResetStats {
     pub pages_restored: u64,
     /// Resets that dropped all of a slot's written pages at once (`madvise`).
     pub clears: u64,
+    /// Resets that write-protected the written pages of a slot again
+    /// ([`ResetTracking::Written`]): each changes page tables.
+    #[serde(default)]
+    pub protects: u64,
 }
 
 impl std::fmt::Debug for Image {
@@ -170,27 +252,29 @@ impl Image {
     }
 
     fn take_slot(&self, lane: Lane, capacity: usize, guard: usize) -> std::io::Result<Slot> {
+        let tracked = reset_tracking() == ResetTracking::Written;
         let reused = {
             let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
             free.iter_mut()
-                .find(|(l, _)| *l == lane)
+                .find(|(k, _)| *k == (lane, tracked))
                 .and_then(|(_, slots)| slots.pop())
         };
         match reused {
             Some(s) if s.capacity == capacity && s.guard == guard => Ok(s),
             _ => {
                 self.stats.slots.fetch_add(1, Ordering::Relaxed);
-                Slot::new(self, capacity, guard)
+                Slot::new(self, capacity, guard, tracked)
             }
         }
     }
 
     /// Hands a reset slot back to `lane`'s free list.
     fn put_slot(&self, lane: Lane, slot: Slot) {
+        let key = (lane, slot.tracked);
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        match free.iter_mut().find(|(l, _)| *l == lane) {
+        match free.iter_mut().find(|(k, _)| *k == key) {
             Some((_, slots)) => slots.push(slot),
-            None => free.push((lane, vec![slot])),
+            None => free.push((key, vec![slot])),
         }
     }
 
@@ -210,6 +294,9 @@ impl Image {
             }
             slot.accessible = self.min_bytes;
         }
+        if slot.tracked {
+            return self.reset_written(slot);
+        }
         let Some(regions) = private_pages(base, self.min_bytes) else {
             return self.clear(slot);
         };
@@ -217,7 +304,55 @@ impl Image {
         if pages > CLEAR_ABOVE_PAGES {
             return self.clear(slot);
         }
-        for r in &regions {
+        self.copy_back(base, &regions);
+        self.stats.restores.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .pages_restored
+            .fetch_add(pages as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// [`Image::reset`] of a slot that tracks written pages: copies back the pages written
+    /// since they were last write-protected. Protecting them again changes page tables (a TLB
+    /// shootdown on every core running this process) and costs the next run a fault on each,
+    /// so it waits until they pass [`REPROTECT_ABOVE`] times what the first run since the last
+    /// protection wrote: runs that write the same pages never pay it.
+    fn reset_written(&self, slot: &mut Slot) -> std::io::Result<()> {
+        let base = slot.base.as_ptr();
+        let regions = scan::regions(base, self.min_bytes, scan::Query::Written)?;
+        let pages: usize = regions.iter().map(|r| r.len).sum::<usize>() / PAGE;
+        if pages > CLEAR_ABOVE_PAGES {
+            self.clear(slot)?;
+            slot.first_run_pages = None;
+            self.stats.protects.fetch_add(1, Ordering::Relaxed);
+            return uffd::protect(base, self.min_bytes);
+        }
+        self.copy_back(base, &regions);
+        match slot.first_run_pages {
+            None => slot.first_run_pages = Some(pages),
+            Some(first) if pages as f64 > first as f64 * REPROTECT_ABOVE => {
+                if let (Some(a), Some(z)) = (regions.first(), regions.last()) {
+                    // SAFETY: `a.offset` lies inside the slot.
+                    #[expect(unsafe_code, reason = "an offset inside our own reservation")]
+                    let from = unsafe { base.add(a.offset) };
+                    let span = z.offset + z.len - a.offset;
+                    scan::regions(from, span, scan::Query::WrittenProtect)?;
+                }
+                slot.first_run_pages = None;
+                self.stats.protects.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(_) => {}
+        }
+        self.stats.restores.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .pages_restored
+            .fetch_add(pages as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Copies `regions` of the slot at `base` back from the image (zeros past it).
+    fn copy_back(&self, base: *mut u8, regions: &[Region]) {
+        for r in regions {
             let (start, end) = (r.offset, r.offset + r.len);
             let copy_end = end.min(self.len);
             // SAFETY: both ranges lie inside mappings we own (the slot's accessible bytes and the
@@ -237,11 +372,6 @@ impl Image {
                 }
             }
         }
-        self.stats.restores.fetch_add(1, Ordering::Relaxed);
-        self.stats
-            .pages_restored
-            .fetch_add(pages as u64, Ordering::Relaxed);
-        Ok(())
     }
 
     /// Drops every private page of the slot: the image part maps the file again, the rest reads
@@ -279,6 +409,11 @@ struct Slot {
     guard: usize,
     /// Bytes from `base` that are readable and writable.
     accessible: usize,
+    /// Whether the image part is under write-protection, so a reset copies back only the
+    /// pages written since they were protected ([`ResetTracking::Written`]).
+    tracked: bool,
+    /// Pages the first run since the last protection wrote (`None`: none has run since).
+    first_run_pages: Option<usize>,
 }
 
 // SAFETY: a slot is an exclusively owned reservation; moving it between threads is fine.
@@ -309,6 +444,8 @@ impl Slot {
             capacity,
             guard,
             accessible: 0,
+            tracked: false,
+            first_run_pages: None,
         })
     }
 
@@ -335,8 +472,9 @@ impl Slot {
     }
 
     /// Reserves `capacity + guard` bytes, maps the image at the start and makes the minimum size
-    /// accessible.
-    fn new(image: &Image, capacity: usize, guard: usize) -> std::io::Result<Slot> {
+    /// accessible; with `track`, puts the minimum size under write-protection (where the
+    /// kernel refuses, the slot does not track).
+    fn new(image: &Image, capacity: usize, guard: usize, track: bool) -> std::io::Result<Slot> {
         let mut slot = Slot::reserve(capacity, guard)?;
         let base = slot.base.as_ptr().cast::<c_void>();
         slot.accessible = image.min_bytes;
@@ -361,6 +499,12 @@ impl Slot {
                     image.min_bytes - image.len,
                     MprotectFlags::READ | MprotectFlags::WRITE,
                 )?;
+            }
+        }
+        if track {
+            match uffd::track(slot.base.as_ptr(), image.min_bytes) {
+                Ok(()) => slot.tracked = true,
+                Err(e) => warn_once(&TRACK_REFUSED, &format!("a memory slot cannot track written pages ({e}): it resets its private pages")),
             }
         }
         Ok(slot)
@@ -563,7 +707,7 @@ fn private_pages(base: *mut u8, len: usize) -> Option<Vec<Region>> {
     if SCAN.load(Ordering::Relaxed) == 2 {
         return None;
     }
-    let result = scan::private_regions(base, len);
+    let result = scan::regions(base, len, scan::Query::Private);
     match result {
         Ok(r) => {
             SCAN.store(1, Ordering::Relaxed);
@@ -584,10 +728,15 @@ mod scan {
     use super::*;
 
     /// Page categories (`PAGE_IS_*` in `linux/fs.h`).
+    const WRITTEN: u64 = 1 << 1;
     const FILE: u64 = 1 << 2;
     const PRESENT: u64 = 1 << 3;
     const SWAPPED: u64 = 1 << 4;
     const PFNZERO: u64 = 1 << 5;
+    /// `PM_SCAN_WP_MATCHING`: write-protect the pages listed.
+    const WP_MATCHING: u64 = 1 << 0;
+    /// `PM_SCAN_CHECK_WPASYNC`: fail unless the range is under asynchronous write-protection.
+    const CHECK_WPASYNC: u64 = 1 << 1;
 
     #[repr(C)]
     struct PmScanArg {
@@ -642,10 +791,29 @@ mod scan {
     static PAGEMAP: LazyLock<std::io::Result<File>> =
         LazyLock::new(|| File::open("/proc/self/pagemap"));
 
-    pub(super) fn private_regions(base: *mut u8, len: usize) -> std::io::Result<Vec<Region>> {
+    /// What a scan lists (and whether it write-protects what it lists).
+    #[derive(Clone, Copy)]
+    pub(super) enum Query {
+        /// Private pages: present or swapped out, neither file pages nor the zero page.
+        Private,
+        /// Pages written since they were last write-protected (userfaultfd's asynchronous
+        /// write-protection must cover the range).
+        Written,
+        /// As `Written`, and write-protects them again in the same walk.
+        WrittenProtect,
+    }
+
+    /// The regions of `[base, base + len)` that `query` selects.
+    pub(super) fn regions(base: *mut u8, len: usize, query: Query) -> std::io::Result<Vec<Region>> {
         let file = PAGEMAP
             .as_ref()
             .map_err(|e| std::io::Error::new(e.kind(), e.to_string()))?;
+        let (flags, inverted, mask, anyof) = match query {
+            // Not a file page and not the zero page, and present or swapped out.
+            Query::Private => (0, FILE | PFNZERO, FILE | PFNZERO, PRESENT | SWAPPED),
+            Query::Written => (0, 0, WRITTEN, 0),
+            Query::WrittenProtect => (WP_MATCHING | CHECK_WPASYNC, 0, WRITTEN, 0),
+        };
         let mut out = Vec::new();
         let mut buf = [MaybeUninit::<PageRegion>::uninit(); 256];
         let end = base as u64 + len as u64;
@@ -653,18 +821,16 @@ mod scan {
         while start < end {
             let mut arg = PmScanArg {
                 size: std::mem::size_of::<PmScanArg>() as u64,
-                flags: 0,
+                flags,
                 start,
                 end,
                 walk_end: 0,
                 vec: buf.as_mut_ptr() as u64,
                 vec_len: buf.len() as u64,
                 max_pages: 0,
-                // Not a file page and not the zero page ...
-                category_inverted: FILE | PFNZERO,
-                category_mask: FILE | PFNZERO,
-                // ... and present or swapped out.
-                category_anyof_mask: PRESENT | SWAPPED,
+                category_inverted: inverted,
+                category_mask: mask,
+                category_anyof_mask: anyof,
                 return_mask: 0,
             };
             // SAFETY: see the `Ioctl` impl; `buf` outlives the call.
@@ -688,9 +854,136 @@ mod scan {
     }
 }
 
+mod uffd {
+    //! userfaultfd's asynchronous write-protection (Linux ≥ 6.7): the kernel resolves a write
+    //! to a protected page itself (no handler thread), clearing the page's protection, so
+    //! `PAGEMAP_SCAN` can list the pages written since they were last protected.
+
+    use rustix::fd::OwnedFd;
+    use rustix::ioctl::{opcode, Updater};
+    use rustix::mm::UserfaultfdFlags;
+
+    use super::*;
+
+    const UFFD_API: u64 = 0xAA;
+    /// `UFFD_FEATURE_WP_UNPOPULATED`: protecting a page never touched protects it too.
+    const WP_UNPOPULATED: u64 = 1 << 13;
+    /// `UFFD_FEATURE_WP_ASYNC`.
+    const WP_ASYNC: u64 = 1 << 15;
+    const REGISTER_MODE_WP: u64 = 1 << 1;
+    const WRITEPROTECT_MODE_WP: u64 = 1 << 0;
+    /// `UFFD_USER_MODE_ONLY`: what an unprivileged process may create
+    /// (`vm.unprivileged_userfaultfd = 0`); asynchronous faults never reach a handler anyway.
+    const USER_MODE_ONLY: u32 = 1;
+
+    #[repr(C)]
+    struct Api {
+        api: u64,
+        features: u64,
+        ioctls: u64,
+    }
+
+    #[repr(C)]
+    struct Range {
+        start: u64,
+        len: u64,
+    }
+
+    #[repr(C)]
+    struct Register {
+        range: Range,
+        mode: u64,
+        ioctls: u64,
+    }
+
+    #[repr(C)]
+    struct WriteProtect {
+        range: Range,
+        mode: u64,
+    }
+
+    const API: rustix::ioctl::Opcode = opcode::read_write::<Api>(0xAA, 0x3F);
+    const REGISTER: rustix::ioctl::Opcode = opcode::read_write::<Register>(0xAA, 0x00);
+    const WRITEPROTECT: rustix::ioctl::Opcode = opcode::read_write::<WriteProtect>(0xAA, 0x06);
+
+    /// The process's userfaultfd with asynchronous write-protection, or why there is none.
+    static FD: LazyLock<std::io::Result<OwnedFd>> = LazyLock::new(open);
+
+    fn open() -> std::io::Result<OwnedFd> {
+        let flags = UserfaultfdFlags::CLOEXEC
+            | UserfaultfdFlags::NONBLOCK
+            | UserfaultfdFlags::from_bits_retain(USER_MODE_ONLY);
+        // SAFETY: the descriptor only ever write-protects ranges of our own slots.
+        #[expect(unsafe_code, reason = "userfaultfd is unsafe by API contract")]
+        let fd = unsafe { rustix::mm::userfaultfd(flags) }?;
+        let mut api = Api {
+            api: UFFD_API,
+            features: WP_ASYNC | WP_UNPOPULATED,
+            ioctls: 0,
+        };
+        // SAFETY: UFFDIO_API takes a `struct uffdio_api`, laid out as `Api`.
+        #[expect(unsafe_code, reason = "an ioctl call")]
+        unsafe { rustix::ioctl::ioctl(&fd, Updater::<API, Api>::new(&mut api)) }?;
+        Ok(fd)
+    }
+
+    fn fd() -> std::io::Result<&'static OwnedFd> {
+        FD.as_ref()
+            .map_err(|e| std::io::Error::new(e.kind(), e.to_string()))
+    }
+
+    /// Whether this process can track written pages.
+    pub(super) fn available() -> bool {
+        FD.is_ok()
+    }
+
+    /// Registers `[base, base + len)` for write-protection and protects all of it.
+    pub(super) fn track(base: *mut u8, len: usize) -> std::io::Result<()> {
+        let fd = fd()?;
+        let mut reg = Register {
+            range: Range {
+                start: base as u64,
+                len: len as u64,
+            },
+            mode: REGISTER_MODE_WP,
+            ioctls: 0,
+        };
+        // SAFETY: UFFDIO_REGISTER takes a `struct uffdio_register`, laid out as `Register`.
+        #[expect(unsafe_code, reason = "an ioctl call")]
+        unsafe { rustix::ioctl::ioctl(fd, Updater::<REGISTER, Register>::new(&mut reg)) }?;
+        protect(base, len)
+    }
+
+    /// Write-protects all of `[base, base + len)`, pages never touched included.
+    pub(super) fn protect(base: *mut u8, len: usize) -> std::io::Result<()> {
+        let mut wp = WriteProtect {
+            range: Range {
+                start: base as u64,
+                len: len as u64,
+            },
+            mode: WRITEPROTECT_MODE_WP,
+        };
+        // SAFETY: UFFDIO_WRITEPROTECT takes a `struct uffdio_writeprotect`, laid out as
+        // `WriteProtect`.
+        #[expect(unsafe_code, reason = "an ioctl call")]
+        unsafe {
+            rustix::ioctl::ioctl(fd()?, Updater::<WRITEPROTECT, WriteProtect>::new(&mut wp))
+        }?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Held by the tests that choose the tracking (a process-wide setting) while they run.
+    static TRACKING_CHOSEN: Mutex<()> = Mutex::new(());
+
+    fn choose(tracking: ResetTracking) -> (std::sync::MutexGuard<'static, ()>, ResetTracking) {
+        let guard = TRACKING_CHOSEN.lock().unwrap_or_else(|e| e.into_inner());
+        (guard, set_reset_tracking(tracking))
+    }
 
     fn image_file(bytes: &[u8]) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -707,6 +1000,22 @@ mod tests {
     /// checks that the next memory from the same slot is exactly the image again.
     #[test]
     fn a_reused_slot_is_exactly_the_image_again() {
+        let _chosen = choose(ResetTracking::Private);
+        reused_slot_round_trips();
+    }
+
+    /// As [`a_reused_slot_is_exactly_the_image_again`], with slots that track written pages.
+    #[test]
+    fn a_reused_tracking_slot_is_exactly_the_image_again() {
+        let (_chosen, tracking) = choose(ResetTracking::Written);
+        if tracking != ResetTracking::Written {
+            eprintln!("no userfaultfd write-protection here: nothing to test");
+            return;
+        }
+        reused_slot_round_trips();
+    }
+
+    fn reused_slot_round_trips() {
         let img = pattern(64 * PAGE);
         let (_d, path) = image_file(&img);
         let min = 96 * PAGE;
@@ -760,6 +1069,7 @@ mod tests {
     /// `madvise` instead: the next memory is the image all the same.
     #[test]
     fn a_slot_with_many_private_pages_is_cleared() {
+        let _chosen = choose(ResetTracking::Private);
         let pages = CLEAR_ABOVE_PAGES + 64;
         let img = pattern(pages * PAGE);
         let (_d, path) = image_file(&img);
@@ -791,6 +1101,65 @@ mod tests {
         if SCAN.load(Ordering::Relaxed) == 1 {
             assert_eq!(image.stats.clears.load(Ordering::Relaxed), 2);
         }
+    }
+
+    /// A slot that tracks written pages copies back the pages written since they were last
+    /// protected (reads do not count), and protects them again once they pass 1.5× what the
+    /// first run since then wrote: after that, a page written before is not copied again.
+    #[test]
+    fn a_tracked_reset_restores_what_the_run_wrote() {
+        let (_chosen, tracking) = choose(ResetTracking::Written);
+        if tracking != ResetTracking::Written {
+            eprintln!("no userfaultfd write-protection here: nothing to test");
+            return;
+        }
+        let img = pattern(64 * PAGE);
+        let (_d, path) = image_file(&img);
+        let image = Image::open(&path).unwrap();
+        let creator = Memories;
+        let lane = Lane::of(Some(crate::RuntimeMode::Test));
+        // (pages written, pages copied back, protections so far)
+        let rounds: [(&[usize], u64, u64); 6] = [
+            (&[1, 5, 9], 3, 0),
+            (&[2], 4, 0),
+            (&[], 4, 0),
+            (&[0, 1, 2, 3, 63], 7, 1),
+            (&[7], 1, 1),
+            (&[7], 1, 1),
+        ];
+        for (round, (written, copied, protects)) in rounds.iter().enumerate() {
+            let _armed = arm(&image, lane);
+            let m = creator
+                .new_memory(
+                    MemoryType::new(1, None),
+                    64 * PAGE,
+                    None,
+                    Some(1 << 32),
+                    1 << 16,
+                )
+                .unwrap();
+            // SAFETY: inside the memory's accessible bytes.
+            #[expect(unsafe_code, reason = "test reads and writes the memory")]
+            let bytes = unsafe { std::slice::from_raw_parts_mut(m.as_ptr(), 64 * PAGE) };
+            assert_eq!(
+                bytes,
+                &img[..],
+                "round {round}: every page is the image again"
+            );
+            for &p in *written {
+                bytes[p * PAGE + 100] ^= 0x5a;
+            }
+            let before = image.stats.snapshot();
+            drop(m);
+            let after = image.stats.snapshot();
+            assert_eq!(
+                after.pages_restored - before.pages_restored,
+                *copied,
+                "round {round}"
+            );
+            assert_eq!(after.protects, *protects, "round {round}");
+        }
+        assert_eq!(image.stats.slots.load(Ordering::Relaxed), 1);
     }
 
     #[test]
