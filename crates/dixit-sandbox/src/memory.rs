@@ -138,6 +138,10 @@ fn warn_once(flag: &AtomicBool, message: &str) {
     }
 }
 
+/// Which free list a slot waits in: the kind of run that used it, and whether it tracks
+/// written pages.
+type SlotKind = (Lane, bool);
+
 /// A memory image: the bytes a component's memory holds right after instantiation (see
 /// [`super::image`]), mapped from a file in the artifact cache, plus its free slots.
 pub(crate) struct Image {
@@ -150,7 +154,7 @@ pub(crate) struct Image {
     /// A read-only shared mapping of the image, the source of every restore.
     pristine: NonNull<u8>,
     /// Free slots, apart by [`Lane`] and by whether they track written pages.
-    free: Mutex<Vec<((Lane, bool), Vec<Slot>)>>,
+    free: Mutex<Vec<(SlotKind, Vec<Slot>)>>,
     pub(crate) stats: ImageStats,
 }
 
@@ -167,6 +171,10 @@ pub(crate) struct ImageStats {
     pub clears: AtomicU64,
     /// Resets that write-protected a tracking slot's written pages again (page-table changes).
     pub protects: AtomicU64,
+    /// Resets of a tracking slot's first run since its pages were protected ...
+    pub first_runs: AtomicU64,
+    /// ... and the pages those runs wrote.
+    pub first_run_pages: AtomicU64,
 }
 
 // SAFETY: `pristine` points to a read-only shared mapping owned by the `Image` for its whole life
@@ -185,6 +193,8 @@ impl ImageStats {
             pages_restored: self.pages_restored.load(Ordering::Relaxed),
             clears: self.clears.load(Ordering::Relaxed),
             protects: self.protects.load(Ordering::Relaxed),
+            first_runs: self.first_runs.load(Ordering::Relaxed),
+            first_run_pages: self.first_run_pages.load(Ordering::Relaxed),
         }
     }
 }
@@ -204,6 +214,30 @@ pub struct ResetStats {
     /// ([`ResetTracking::Written`]): each changes page tables.
     #[serde(default)]
     pub protects: u64,
+    /// Resets after the first run since a tracking slot was protected: the only runs whose
+    /// own writes are known exactly ...
+    #[serde(default)]
+    pub first_runs: u64,
+    /// ... and the pages they wrote (`first_run_pages / first_runs`: what a run writes).
+    #[serde(default)]
+    pub first_run_pages: u64,
+}
+
+impl std::ops::Add for ResetStats {
+    type Output = ResetStats;
+
+    /// The counts of two processes (shards of one evaluation) together.
+    fn add(self, b: ResetStats) -> ResetStats {
+        ResetStats {
+            slots: self.slots + b.slots,
+            restores: self.restores + b.restores,
+            pages_restored: self.pages_restored + b.pages_restored,
+            clears: self.clears + b.clears,
+            protects: self.protects + b.protects,
+            first_runs: self.first_runs + b.first_runs,
+            first_run_pages: self.first_run_pages + b.first_run_pages,
+        }
+    }
 }
 
 impl std::fmt::Debug for Image {
@@ -329,7 +363,13 @@ impl Image {
         }
         self.copy_back(base, &regions);
         match slot.first_run_pages {
-            None => slot.first_run_pages = Some(pages),
+            None => {
+                slot.first_run_pages = Some(pages);
+                self.stats.first_runs.fetch_add(1, Ordering::Relaxed);
+                self.stats
+                    .first_run_pages
+                    .fetch_add(pages as u64, Ordering::Relaxed);
+            }
             Some(first) if pages as f64 > first as f64 * REPROTECT_ABOVE => {
                 if let (Some(a), Some(z)) = (regions.first(), regions.last()) {
                     // SAFETY: `a.offset` lies inside the slot.

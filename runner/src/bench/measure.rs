@@ -61,8 +61,12 @@ pub(crate) fn row(
         threads.insert(0, 1);
     }
     for t in threads {
+        let tlb_before = tlb_shootdowns();
         let (mut lat, wall) = run_for(t, opts.seconds, one)?;
         let runs = lat.len();
+        let tlb = tlb_before
+            .zip(tlb_shootdowns())
+            .map(|(a, b)| b.saturating_sub(a) as f64 / runs.max(1) as f64);
         if t == 1 {
             latency = Some(Stats::from_durations(&mut lat));
         }
@@ -70,6 +74,7 @@ pub(crate) fn row(
             throughput.push(Throughput {
                 threads: t,
                 runs_per_sec: runs as f64 / wall.as_secs_f64(),
+                tlb_shootdowns_per_run: tlb,
             });
         }
     }
@@ -80,7 +85,41 @@ pub(crate) fn row(
         throughput,
         baseline: None,
         speedup: None,
+        faults_per_run: faults_per_run(one)?,
+        resets: None,
     })
+}
+
+/// Runs `one` a few more times on this thread and counts its page faults.
+fn faults_per_run(one: &One<'_>) -> Result<Option<f64>, String> {
+    const RUNS: u64 = 20;
+    let Some(before) = minor_faults() else {
+        return Ok(None);
+    };
+    for _ in 0..RUNS {
+        one()?;
+    }
+    Ok(minor_faults().map(|after| after.saturating_sub(before) as f64 / RUNS as f64))
+}
+
+/// This thread's minor page faults so far (field 10 of `/proc/thread-self/stat`).
+fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The command name (field 2) may hold spaces; the fields after it are plain numbers.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(7)?.parse().ok()
+}
+
+/// TLB-shootdown interrupts so far, summed over the CPUs (`/proc/interrupts` on x86 Linux).
+fn tlb_shootdowns() -> Option<u64> {
+    let table = std::fs::read_to_string("/proc/interrupts").ok()?;
+    let line = table.lines().find(|l| l.trim_start().starts_with("TLB:"))?;
+    Some(
+        line.split_whitespace()
+            .skip(1)
+            .map_while(|w| w.parse::<u64>().ok())
+            .sum(),
+    )
 }
 
 /// Runs `one` on `threads` threads until `seconds` have passed; returns every run's latency and

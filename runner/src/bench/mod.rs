@@ -17,5 +17,5 @@ mod suite;
 
 pub use measure::Stats;
 pub use programs::Programs;
-pub use report::{ClassifyRow, GuestRow, LoadRow, Report, Target, Throughput};
+pub use report::{ClassifyRow, GuestRow, LoadRow, Report, RowResets, Target, Throughput};
 pub use suite::{load_python_once, run, BenchOptions, Progress};

@@ -3,10 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use super::{measure, programs, report, ClassifyRow, GuestRow, LoadRow, Programs, Report, Stats};
+use super::report::{PYTHON_PRIVATE_ROW, PYTHON_WRITTEN_ROW};
+use super::{
+    measure, programs, report, ClassifyRow, GuestRow, LoadRow, Programs, Report, RowResets, Stats,
+};
 use crate::classify::{run_matrix, Reruns};
 use crate::execution::{Executor, Isolation, Row};
-use crate::sandbox::{Limits, Sandbox, SandboxConfig, SandboxError};
+use crate::sandbox::{self, Limits, ResetTracking, Sandbox, SandboxConfig, SandboxError};
 use crate::toolchain::{python_runtime_key, Toolchains};
 
 /// What to measure and for how long.
@@ -70,7 +73,37 @@ pub fn run(
     };
     guests.push(wasm_row("C guest", &p.c_guest)?);
     guests.push(wasm_row("Rust guest", &p.rust_guest)?);
-    guests.push(wasm_row("Python guest (fresh instance)", &p.python_guest)?);
+    // The fresh Python guest with each way of resetting its memory, the default first.
+    let python_fresh = |name: &str| -> Result<GuestRow, String> {
+        let before = p.python_guest.program.reset_stats();
+        let mut row = wasm_row(name, &p.python_guest)?;
+        row.resets = before
+            .zip(p.python_guest.program.reset_stats())
+            .map(|(a, b)| RowResets {
+                tracking: sandbox::reset_tracking(),
+                resets: b.restores - a.restores,
+                pages_restored_per_reset: (b.pages_restored - a.pages_restored) as f64
+                    / (b.restores - a.restores).max(1) as f64,
+                clears: b.clears - a.clears,
+                pages_written_per_run: (b.first_runs > a.first_runs).then(|| {
+                    (b.first_run_pages - a.first_run_pages) as f64
+                        / (b.first_runs - a.first_runs) as f64
+                }),
+                protects: b.protects - a.protects,
+            });
+        Ok(row)
+    };
+    let default = sandbox::reset_tracking();
+    guests.push(python_fresh("Python guest (fresh instance)")?);
+    let (other, other_row) = match default {
+        ResetTracking::Private => (ResetTracking::Written, PYTHON_WRITTEN_ROW),
+        ResetTracking::Written => (ResetTracking::Private, PYTHON_PRIVATE_ROW),
+    };
+    if sandbox::set_reset_tracking(other) == other {
+        let row = python_fresh(other_row);
+        sandbox::set_reset_tracking(default);
+        guests.push(row?);
+    }
     progress.step(SESSION_ROW);
     guests.push(session_row(tc, &p.python_guest, opts, &limits)?);
     for (name, argv) in [

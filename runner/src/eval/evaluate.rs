@@ -13,7 +13,7 @@ use super::codet::{CodetFiles, ImportOptions};
 use super::corpus::{Corpus, Problem};
 use super::error::{EvalError, MergeError};
 use super::fuel_rule::FuelRule;
-use super::matrix::{Harness, ProblemVerdicts};
+use super::matrix::{Harness, MemoryResets, ProblemVerdicts};
 use super::scoring::{Report, ScoringConfig, VerdictFile};
 use super::Progress;
 use crate::execution::Isolation;
@@ -149,6 +149,10 @@ pub struct Execution {
     pub runs: u64,
     /// Instances started.
     pub instances: u64,
+    /// How the Python runtime's memories were reset between instances (this process's
+    /// resets: none when every matrix came from the cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryResets>,
     /// Fuel used by all the runs behind the matrices (cached ones included).
     pub fuel: u64,
     /// Cells of the matrices by verdict (`pass`, `wrong_answer`, ...).
@@ -285,6 +289,7 @@ pub fn evaluate(
         cached_problems,
         runs: harness.runs(),
         instances: harness.instances(),
+        memory: harness.memory_resets(),
         fuel: matrices.iter().map(|m| m.fuel).sum(),
         verdicts,
         reference_failures: {
@@ -501,13 +506,21 @@ impl EvalReport {
         }
         let parts: Vec<EvalReport> = parts.into_iter().map(|(_, p)| p).collect();
         let mut execution = Execution::default();
-        for p in &parts {
+        for (k, p) in parts.iter().enumerate() {
             let e = &p.execution;
             execution.corpus.add(&e.corpus);
             execution.corpus_cached = execution.corpus_cached || e.corpus_cached;
             execution.cached_problems += e.cached_problems;
             execution.runs += e.runs;
             execution.instances += e.instances;
+            execution.memory = match (execution.memory, e.memory) {
+                (Some(a), Some(b)) if a.tracking == b.tracking => Some(MemoryResets {
+                    tracking: a.tracking,
+                    stats: a.stats + b.stats,
+                }),
+                (a, b) if k == 0 => a.or(b),
+                (a, _) => a,
+            };
             execution.fuel += e.fuel;
             for (k, v) in &e.verdicts {
                 *execution.verdicts.entry(k.clone()).or_insert(0) += v;

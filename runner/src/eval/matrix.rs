@@ -197,6 +197,15 @@ pub fn test_program(test: &str) -> String {
     format!("def __dixit_test():\n            {body}\n__dixit_test()\n")
 }
 
+/// The memory resets of an evaluation's instances: how each found the pages to copy back, and
+/// the counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryResets {
+    pub tracking: crate::sandbox::ResetTracking,
+    #[serde(flatten)]
+    pub stats: crate::sandbox::ResetStats,
+}
+
 /// Runs solutions against tests in dixit's Python runtime, through the [`Executor`] (which
 /// counts what it runs).
 pub struct Harness<'a> {
@@ -258,6 +267,14 @@ impl<'a> Harness<'a> {
     /// Instances started so far.
     pub fn instances(&self) -> u64 {
         self.executor.instances()
+    }
+
+    /// How the runtime's memories were reset so far, and how resets find their pages.
+    pub fn memory_resets(&self) -> Option<MemoryResets> {
+        self.runtime.reset_stats().map(|stats| MemoryResets {
+            tracking: crate::sandbox::reset_tracking(),
+            stats,
+        })
     }
 
     /// What every run of a solution's row shares: the solution served by its own instance

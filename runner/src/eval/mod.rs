@@ -43,7 +43,8 @@ pub use evaluate::{
 };
 pub use fuel_rule::FuelRule;
 pub use matrix::{
-    test_program, verdict_code, verdict_of_code, CellNote, Harness, ProblemVerdicts, EVAL_SEED,
+    test_program, verdict_code, verdict_of_code, CellNote, Harness, MemoryResets, ProblemVerdicts,
+    EVAL_SEED,
 };
 pub use scoring::{Report, ScoringConfig, ScoringError};
 

@@ -38,14 +38,14 @@ pub fn bench_table(r: &Report, seconds: f64) -> String {
         .first()
         .map(|g| g.throughput.iter().map(|t| t.threads).collect())
         .unwrap_or_default();
-    s.push_str(&format!("{:<31} {:>10} {:>10}", "per run", "median", "p90"));
+    s.push_str(&format!("{:<42} {:>10} {:>10}", "per run", "median", "p90"));
     for t in &threads {
         s.push_str(&format!(" {:>12}", format!("runs/s ×{t}")));
     }
     s.push_str("  vs native\n");
     for g in &r.guests {
         s.push_str(&format!(
-            "{:<31} {:>10} {:>10}",
+            "{:<42} {:>10} {:>10}",
             g.name,
             per_run(g.latency.median_us),
             per_run(g.latency.p90_us)
@@ -63,6 +63,48 @@ pub fn bench_table(r: &Report, seconds: f64) -> String {
             s.push_str(&format!("  {x:.0}× faster than {b}"));
         }
         s.push('\n');
+    }
+    let most = threads.iter().copied().max().unwrap_or(1);
+    s.push_str(&format!(
+        "\n{:<42} {:>10} {:>14}   {}\n",
+        "memory a run",
+        "faults",
+        format!("TLB IPIs ×{most}"),
+        "pages back a reset"
+    ));
+    for g in r.guests.iter().filter(|g| g.kind == "wasm") {
+        let tlb = g
+            .throughput
+            .iter()
+            .find(|x| x.threads == most)
+            .and_then(|x| x.tlb_shootdowns_per_run)
+            .map(|v| format!("{v:.2}"))
+            .unwrap_or_else(|| "-".into());
+        let resets = g
+            .resets
+            .as_ref()
+            .map(|m| {
+                let how = match m.tracking {
+                    crate::sandbox::ResetTracking::Private => "private",
+                    crate::sandbox::ResetTracking::Written => "written",
+                };
+                match m.pages_written_per_run {
+                    Some(w) => format!(
+                        "{:.0} ({how}; a run writes {w:.0})",
+                        m.pages_restored_per_reset
+                    ),
+                    None => format!("{:.0} ({how})", m.pages_restored_per_reset),
+                }
+            })
+            .unwrap_or_else(|| "-".into());
+        let faults = g
+            .faults_per_run
+            .map(|f| format!("{f:.0}"))
+            .unwrap_or_else(|| "-".into());
+        s.push_str(&format!(
+            "{:<42} {faults:>10} {tlb:>14}   {resets}\n",
+            g.name
+        ));
     }
     s.push_str(&format!(
         "\n{:<31} {:>10} {:>10} {:>12} {:>12} {:>14}\n",

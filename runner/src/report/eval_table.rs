@@ -55,6 +55,24 @@ pub fn eval_table(r: &EvalReport) -> String {
             e.reference_failures.join(", ")
         ));
     }
+    if let Some(m) = e.memory.filter(|m| m.stats.restores + m.stats.clears > 0) {
+        let s = &m.stats;
+        out.push_str(&format!(
+            "memory resets: {} pages copied back a reset ({}), {} of {} resets by madvise, {} write-protections again, {} slots\n",
+            s.pages_restored / s.restores.max(1),
+            match m.tracking {
+                crate::sandbox::ResetTracking::Private => "the slot's private pages".to_string(),
+                crate::sandbox::ResetTracking::Written => format!(
+                    "pages written since protected; a run writes {}",
+                    s.first_run_pages / s.first_runs.max(1)
+                ),
+            },
+            thousands(s.clears),
+            thousands(s.restores + s.clears),
+            thousands(s.protects),
+            s.slots
+        ));
+    }
     let t = &e.seconds;
     out.push_str(&format!(
         "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
