@@ -99,6 +99,12 @@ fn subtitle(m: &PageModel) -> String {
     s
 }
 
+/// The share that passed, in percent, from the counts: `100 × rate` can fall just below a half
+/// (23/40 is 57.49999… as a float) and round otherwise than the terminal's table does.
+fn percent_of(r: &Rate) -> f64 {
+    100.0 * r.passed as f64 / r.n.max(1) as f64
+}
+
 /// `6/10 · 60 % [31–83]`, or what is missing.
 fn rate_text(r: &Rate) -> String {
     if r.n == 0 {
@@ -108,7 +114,7 @@ fn rate_text(r: &Rate) -> String {
         "{}/{} · {:.0} % [{:.0}–{:.0}]",
         r.passed,
         r.n,
-        100.0 * r.rate,
+        percent_of(r),
         100.0 * r.interval.low,
         100.0 * r.interval.high
     )
@@ -265,7 +271,7 @@ fn rates(g: &Group) -> Markup {
             Cell::num(
                 if judged { r.rate } else { f64::NAN },
                 if judged {
-                    format!("{:.0} %", 100.0 * r.rate)
+                    format!("{:.0} %", percent_of(r))
                 } else {
                     "–".into()
                 },
