@@ -132,6 +132,9 @@ pub fn reset_tracking() -> ResetTracking {
 /// Set once a slot could not track written pages (logged once).
 static TRACK_REFUSED: AtomicBool = AtomicBool::new(false);
 
+/// Set once a tracking slot's reset failed (logged once; tracking is then turned off).
+static TRACKED_RESET_FAILED: AtomicBool = AtomicBool::new(false);
+
 fn warn_once(flag: &AtomicBool, message: &str) {
     if !flag.swap(true, Ordering::Relaxed) {
         tracing::warn!("{message}");
@@ -609,6 +612,15 @@ impl Drop for ImageMemory {
         };
         match self.image.reset(&mut slot) {
             Ok(()) => self.image.put_slot(self.lane, slot),
+            Err(e) if slot.tracked => {
+                // The kernel took the write-protection but will not report on it: new slots
+                // reset their private pages instead of each failing in turn.
+                set_reset_tracking(ResetTracking::Private);
+                warn_once(
+                    &TRACKED_RESET_FAILED,
+                    &format!("a memory slot could not list its written pages ({e}): slots reset their private pages from now on"),
+                );
+            }
             Err(e) => tracing::warn!("dropping a memory slot whose reset failed: {e}"),
         }
     }
