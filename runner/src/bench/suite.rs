@@ -85,10 +85,18 @@ pub fn run(
                 pages_restored_per_reset: (b.pages_restored - a.pages_restored) as f64
                     / (b.restores - a.restores).max(1) as f64,
                 clears: b.clears - a.clears,
-                pages_written_per_run: (b.first_runs > a.first_runs).then(|| {
-                    (b.first_run_pages - a.first_run_pages) as f64
-                        / (b.first_runs - a.first_runs) as f64
-                }),
+                // The first runs after each protection, of this row or (where its slots were
+                // all made before it) of the same program earlier.
+                pages_written_per_run: (sandbox::reset_tracking() == ResetTracking::Written
+                    && b.first_runs > 0)
+                    .then(|| {
+                        if b.first_runs > a.first_runs {
+                            (b.first_run_pages - a.first_run_pages) as f64
+                                / (b.first_runs - a.first_runs) as f64
+                        } else {
+                            b.first_run_pages as f64 / b.first_runs as f64
+                        }
+                    }),
                 protects: b.protects - a.protects,
             });
         Ok(row)
