@@ -213,6 +213,11 @@ impl Report {
         }
     }
 
+    /// The row of the program named `name`, if it was measured.
+    fn guest(&self, name: &str) -> Option<&GuestRow> {
+        self.guests.iter().find(|r| r.name == name)
+    }
+
     /// Sets the second-invocation measurement and evaluates the targets.
     pub fn finish(&mut self, load: Option<LoadRow>) {
         self.runtime_load = load;
@@ -220,7 +225,7 @@ impl Report {
         // A C or Rust unit test and its solution are two components (a pair of instances per
         // run, linked by the host): at most 50 µs a run.
         for (name, most_us, least) in [("C guest", 50.0, 10.0), ("Rust guest", 50.0, 10.0)] {
-            if let Some(r) = self.guests.iter().find(|r| r.name == name) {
+            if let Some(r) = self.guest(name) {
                 t.push(Target::at_most(
                     &format!("{name}: median per run"),
                     r.latency.median_us,
@@ -237,11 +242,7 @@ impl Report {
                 }
             }
         }
-        if let Some(r) = self
-            .guests
-            .iter()
-            .find(|r| r.name == "Python guest (fresh instance)")
-        {
+        if let Some(r) = self.guest("Python guest (fresh instance)") {
             t.push(Target::at_most(
                 "Python guest (fresh instance): median per run",
                 r.latency.median_us / 1e3,
@@ -281,11 +282,7 @@ impl Report {
                 ));
             }
         }
-        if let Some(r) = self
-            .guests
-            .iter()
-            .find(|r| r.name == "Python guest (reused instance)")
-        {
+        if let Some(r) = self.guest("Python guest (reused instance)") {
             t.push(Target::at_most(
                 "Python guest (reused instance): median per run",
                 r.latency.median_us / 1e3,
