@@ -45,3 +45,4 @@ pub mod selection;
 pub mod shell;
 pub mod stats;
 pub mod toolchain;
+pub mod workers;

@@ -40,6 +40,7 @@ fn options(
         },
         fuel_rule: FuelRule::Flat,
         scoring: ScoringConfig::default(),
+        processes: None,
         cache_dir: cache.map(Path::to_path_buf),
     }
 }
@@ -675,4 +676,79 @@ fn native_harness_agrees_on_a_few_problems() {
         assert_eq!(n.reference_passes, d.reference_passes, "{}", n.id);
         assert_eq!(n.reference_hidden, Some(true));
     }
+}
+
+/// `--workers processes` (issue 52): worker processes build the same matrices as threads, cell
+/// by cell with the same fuel, and the report says where they ran. At isolation `run`, where
+/// every run resets memories, on problems whose rows fail in every way.
+#[test]
+fn worker_processes_give_the_verdicts_and_fuel_of_threads() {
+    let Some(data) = shared_data() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |workers: &str| {
+        let out_dir = tmp.path().join(workers);
+        let out = dixit(&[
+            "-j",
+            "2",
+            "eval",
+            "--quiet",
+            "--no-cache",
+            "--json",
+            "--workers",
+            workers,
+            "--only",
+            "HumanEval/0,HumanEval/2,HumanEval/4",
+            "--corpus",
+            data.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        out.expect_code(0);
+        let report: EvalReport = serde_json::from_str(&out.stdout).unwrap();
+        let matrices: Vec<serde_json::Value> = ["HumanEval%2F0", "HumanEval%2F2", "HumanEval%2F4"]
+            .iter()
+            .map(|id| {
+                let text = std::fs::read_to_string(out_dir.join(format!("problems/{id}.json")));
+                serde_json::from_str(&text.unwrap()).unwrap()
+            })
+            .collect();
+        (report, matrices)
+    };
+    let (threads, threads_matrices) = run("threads");
+    let (processes, processes_matrices) = run("processes");
+    // Field by field first, so that a difference is named without printing whole matrices.
+    for (t, p) in threads_matrices.iter().zip(&processes_matrices) {
+        for field in [
+            "rows",
+            "hidden",
+            "reference_row",
+            "fuel",
+            "hidden_fuel",
+            "notes",
+        ] {
+            assert!(t[field] == p[field], "{} differs in {field}", t["id"]);
+        }
+    }
+    assert!(
+        threads_matrices == processes_matrices,
+        "the saved matrices differ"
+    );
+    assert_eq!(threads.results, processes.results);
+    let (t, p) = (&threads.execution, &processes.execution);
+    assert_eq!((t.fuel, &t.verdicts), (p.fuel, &p.verdicts));
+    assert_eq!(t.workers, dixit::workers::Workers::Threads);
+    assert_eq!(
+        (p.workers, p.threads),
+        (dixit::workers::Workers::Processes, 2)
+    );
+    // The workers' runs and resets reach the report (each worker builds its own programs, so
+    // it runs a few more build batches than one process does).
+    assert!(
+        p.runs >= t.runs && p.runs < t.runs + 20,
+        "{} {}",
+        p.runs,
+        t.runs
+    );
+    let resets = |e: &dixit::eval::Execution| e.memory.map_or(0, |m| m.stats.restores);
+    assert!(resets(p) >= resets(t) && resets(t) > 0, "{t:?} {p:?}");
 }

@@ -52,7 +52,8 @@ pub struct Cli {
 /// Options every command takes.
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Worker threads for sandbox runs [default: the number of CPUs].
+    /// Workers for sandbox runs: threads (or, with `eval --workers processes`, processes)
+    /// [default: the number of CPUs].
     #[arg(
         long,
         short = 'j',
@@ -144,6 +145,10 @@ pub enum Command {
     /// process of `dixit bench`'s second-invocation measurement).
     #[command(name = "bench-load-python", hide = true)]
     BenchLoadPython,
+    /// Internal: one worker process of `dixit eval --workers processes`: reads problems on
+    /// stdin and answers their verdict matrices on stdout.
+    #[command(name = "eval-worker", hide = true)]
+    EvalWorker,
 }
 
 #[derive(Debug, Subcommand)]
@@ -193,6 +198,17 @@ impl LimitArgs {
     }
 }
 
+/// Workers for sandbox runs: -j, else one per CPU.
+fn jobs(g: &GlobalArgs) -> usize {
+    g.jobs
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        })
+        .max(1)
+}
+
 /// Parses the command line, runs the command, prints any error, and returns the exit code.
 pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
@@ -234,6 +250,7 @@ fn dispatch(cli: Cli) -> CliResult {
         Command::Compare(a) => compare::run(g, a),
         Command::Bench(a) => bench::run(g, a),
         Command::BenchLoadPython => bench::load_python(g),
+        Command::EvalWorker => eval::worker(g),
         Command::Completions(a) => completions::run(a),
         Command::Manual(a) => manual::run(a),
     }
@@ -268,11 +285,7 @@ fn init_tracing(verbose: u8) {
 
 /// The sandbox and toolchains every running command needs.
 pub fn toolchains(g: &GlobalArgs) -> Result<Toolchains, CliError> {
-    let jobs = g.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
+    let jobs = jobs(g);
     let mut config = SandboxConfig {
         max_concurrent_runs: (jobs as u32 * 2).max(8),
         ..SandboxConfig::default()

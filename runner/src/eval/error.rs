@@ -28,6 +28,15 @@ pub enum EvalError {
         /// The sandbox's message.
         message: String,
     },
+    /// A worker process failed (`--workers processes`).
+    #[error("the worker processes failed{}", problem.as_ref().map(|p| format!(" on {p}")).unwrap_or_default())]
+    Workers {
+        /// The problem it was building, if one.
+        problem: Option<String>,
+        /// What went wrong.
+        #[source]
+        source: crate::workers::PoolError,
+    },
     /// A cache, report or matrix file could not be read or written.
     #[error("cannot access {path}")]
     Io {

@@ -21,6 +21,7 @@ use crate::sandbox::{
     hash_parts, wasmtime_version, ArtifactCache, Limits, Program, Sandbox, SandboxError,
 };
 use crate::scaleout::{shard_file_name, write_atomic, Coverage, Shard, ShardFileError};
+use crate::workers::{ProcessPool, Workers};
 
 /// The report format this version writes and reads; another is refused. Format 2: shards
 /// balance expected work (format 1 dealt problems round robin, so the parts of the two cannot be
@@ -45,6 +46,8 @@ pub struct EvalOptions {
     /// The root of the evaluation cache (entries go in its `eval/` folder; normally the artifact
     /// cache's root); `None`: neither read nor write cached corpora and matrices.
     pub cache_dir: Option<PathBuf>,
+    /// Worker processes that build the matrices; `None`: this process's threads.
+    pub processes: Option<ProcessPool>,
 }
 
 /// Everything that determines the results, except the shard: equal for every shard of one
@@ -161,8 +164,11 @@ pub struct Execution {
     pub reference_failures: Vec<String>,
     /// Wall time per phase.
     pub seconds: Phases,
-    /// Worker threads.
+    /// Worker threads, or worker processes when `workers` says so.
     pub threads: usize,
+    /// Whether the matrices were built on threads or in worker processes.
+    #[serde(default, skip_serializing_if = "Workers::is_threads")]
+    pub workers: Workers,
 }
 
 /// The outcome of `dixit eval`: setup, results, and how they were obtained.
@@ -207,8 +213,11 @@ pub fn evaluate(
         })?),
         None => EvalCache::disabled(),
     };
-    let harness = Harness::new(sandbox, runtime, options.limits.clone(), options.isolation)
+    let mut harness = Harness::new(sandbox, runtime, options.limits.clone(), options.isolation)
         .with_fuel_rule(options.fuel_rule);
+    if let Some(pool) = &options.processes {
+        harness = harness.with_processes(pool.clone());
+    }
     let mut seconds = Phases::default();
 
     // Import, with the compile check in the sandbox (or its cached result). Reading and
@@ -302,7 +311,12 @@ pub fn evaluate(
             ids
         },
         seconds,
-        threads: rayon::current_num_threads(),
+        threads: harness.workers(),
+        workers: if harness.processes().is_some() {
+            Workers::Processes
+        } else {
+            Workers::Threads
+        },
     };
     let report = EvalReport {
         format: REPORT_FORMAT,
@@ -506,21 +520,14 @@ impl EvalReport {
         }
         let parts: Vec<EvalReport> = parts.into_iter().map(|(_, p)| p).collect();
         let mut execution = Execution::default();
-        for (k, p) in parts.iter().enumerate() {
+        for p in &parts {
             let e = &p.execution;
             execution.corpus.add(&e.corpus);
             execution.corpus_cached = execution.corpus_cached || e.corpus_cached;
             execution.cached_problems += e.cached_problems;
             execution.runs += e.runs;
             execution.instances += e.instances;
-            execution.memory = match (execution.memory, e.memory) {
-                (Some(a), Some(b)) if a.tracking == b.tracking => Some(MemoryResets {
-                    tracking: a.tracking,
-                    stats: a.stats + b.stats,
-                }),
-                (a, b) if k == 0 => a.or(b),
-                (a, _) => a,
-            };
+            execution.memory = MemoryResets::join(execution.memory, e.memory);
             execution.fuel += e.fuel;
             for (k, v) in &e.verdicts {
                 *execution.verdicts.entry(k.clone()).or_insert(0) += v;
@@ -535,6 +542,9 @@ impl EvalReport {
             s.scoring = s.scoring.max(e.seconds.scoring);
             s.total = s.total.max(e.seconds.total);
             execution.threads = execution.threads.max(e.threads);
+            if !e.workers.is_threads() {
+                execution.workers = e.workers;
+            }
         }
         execution.reference_failures.sort();
         let results = Report::merge(parts.into_iter().map(|p| p.results))?;

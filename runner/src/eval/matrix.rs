@@ -20,7 +20,7 @@
 //! and counts every guest run and instance it starts, so callers can prove that a cached
 //! evaluation executes nothing.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -29,6 +29,7 @@ use super::answers::{Recorder, Seen, SeenCalls};
 use super::corpus::{Problem, Weighted};
 use super::error::EvalError;
 use super::fuel_rule::FuelRule;
+use super::processes::{in_processes, MatrixSetup, WorkerCounts};
 use super::scoring::{Outputs, ProblemMatrix, RecordedProblem, ScoringError};
 use super::Progress;
 use crate::execution::{self, Call, Executor, Isolation};
@@ -37,6 +38,7 @@ use crate::sandbox::{
     Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, RuntimeMode, Sandbox, Server,
     Verdict, VerdictKind,
 };
+use crate::workers::ProcessPool;
 
 /// The seed of every evaluation run (RNG and virtual clock): runs are reproducible.
 pub const EVAL_SEED: u64 = 1;
@@ -206,6 +208,24 @@ pub struct MemoryResets {
     pub stats: crate::sandbox::ResetStats,
 }
 
+impl MemoryResets {
+    /// The resets of two processes together; the tracking is the weaker one where they differ
+    /// (a process whose kernel refused tracking resets private pages).
+    pub fn join(a: Option<Self>, b: Option<Self>) -> Option<Self> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(MemoryResets {
+                tracking: if a.tracking == b.tracking {
+                    a.tracking
+                } else {
+                    crate::sandbox::ResetTracking::Private
+                },
+                stats: a.stats + b.stats,
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
 /// Runs solutions against tests in dixit's Python runtime, through the [`Executor`] (which
 /// counts what it runs).
 pub struct Harness<'a> {
@@ -213,6 +233,10 @@ pub struct Harness<'a> {
     runtime: &'a Program,
     limits: Limits,
     fuel_rule: FuelRule,
+    /// Where matrices are built: `None`, on this process's threads.
+    processes: Option<ProcessPool>,
+    /// What the worker processes counted.
+    remote: Mutex<WorkerCounts>,
 }
 
 /// A built program: base64 marshal data, or the class name of what compiling it raised.
@@ -250,6 +274,51 @@ impl<'a> Harness<'a> {
             runtime,
             limits,
             fuel_rule: FuelRule::Flat,
+            processes: None,
+            remote: Mutex::new(WorkerCounts::default()),
+        }
+    }
+
+    /// The harness with its verdict matrices built by `pool`'s worker processes, one problem
+    /// each at a time (the compile check stays on this process's threads).
+    pub fn with_processes(mut self, pool: ProcessPool) -> Self {
+        self.processes = Some(pool);
+        self
+    }
+
+    /// Worker processes building the matrices (`None`: threads of this process).
+    pub fn processes(&self) -> Option<&ProcessPool> {
+        self.processes.as_ref()
+    }
+
+    /// What a worker process is told before its first problem: this harness's settings.
+    pub(super) fn setup(&self) -> MatrixSetup {
+        MatrixSetup {
+            isolation: self.executor.isolation(),
+            limits: self.limits.clone(),
+            fuel_rule: self.fuel_rule,
+        }
+    }
+
+    /// This process's counters (what a worker process reports when it is done).
+    pub(super) fn counts(&self) -> WorkerCounts {
+        WorkerCounts {
+            runs: self.executor.runs(),
+            instances: self.executor.instances(),
+            memory: self.local_memory_resets(),
+            workers: 0,
+        }
+    }
+
+    /// Workers that built matrices: the worker processes started (the pool's size before any
+    /// did), or this process's threads.
+    pub fn workers(&self) -> usize {
+        match &self.processes {
+            Some(pool) => match self.remote().workers {
+                0 => pool.workers(),
+                n => n as usize,
+            },
+            None => rayon::current_num_threads(),
         }
     }
 
@@ -261,16 +330,24 @@ impl<'a> Harness<'a> {
 
     /// Guest runs (calls into the runtime) so far.
     pub fn runs(&self) -> u64 {
-        self.executor.runs()
+        self.executor.runs() + self.remote().runs
     }
 
     /// Instances started so far.
     pub fn instances(&self) -> u64 {
-        self.executor.instances()
+        self.executor.instances() + self.remote().instances
+    }
+
+    fn remote(&self) -> WorkerCounts {
+        *self.remote.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// How the runtime's memories were reset so far, and how resets find their pages.
     pub fn memory_resets(&self) -> Option<MemoryResets> {
+        MemoryResets::join(self.local_memory_resets(), self.remote().memory)
+    }
+
+    fn local_memory_resets(&self) -> Option<MemoryResets> {
         self.runtime.reset_stats().map(|stats| MemoryResets {
             tracking: crate::sandbox::reset_tracking(),
             stats,
@@ -514,6 +591,11 @@ impl<'a> Harness<'a> {
         problems: &[&Problem],
         progress: &dyn Progress,
     ) -> Result<Vec<ProblemVerdicts>, EvalError> {
+        if let Some(pool) = &self.processes {
+            let (matrices, counts) = in_processes(pool, self.setup(), problems, progress)?;
+            *self.remote.lock().unwrap_or_else(|e| e.into_inner()) = counts;
+            return Ok(matrices);
+        }
         let programs: Vec<Vec<String>> = problems
             .iter()
             .map(|p| p.tests.iter().map(|t| test_program(&t.source)).collect())

@@ -11,6 +11,7 @@
 //! - `corpus.rs`: the format-neutral corpus: problems, weighted (deduplicated) samples.
 //! - `codet.rs`: the importer for CodeT's published format, with CodeT's post-processing.
 //! - `matrix.rs`: the [`Harness`]: compile check and verdict matrices, at an [`Isolation`] level.
+//! - `processes.rs`: the matrices built in worker processes (`--workers processes`) instead.
 //! - `fuel_rule.rs`: [`FuelRule`], the fuel a solution may spend on a test, from the reference's.
 //! - `answers.rs`: what each solution answered to each call of the tests, off the matrix's runs.
 //! - `cache.rs`: the on-disk cache of imported corpora and matrices.
@@ -28,6 +29,7 @@ mod error;
 mod evaluate;
 mod fuel_rule;
 mod matrix;
+mod processes;
 pub mod samples;
 pub mod scoring;
 
@@ -46,6 +48,7 @@ pub use matrix::{
     test_program, verdict_code, verdict_of_code, CellNote, Harness, MemoryResets, ProblemVerdicts,
     EVAL_SEED,
 };
+pub use processes::serve_matrices;
 pub use scoring::{Report, ScoringConfig, ScoringError};
 
 /// Progress of the long phases, reported by the library and drawn by the CLI (workers never

@@ -75,10 +75,10 @@ pub fn eval_table(r: &EvalReport) -> String {
     }
     let t = &e.seconds;
     out.push_str(&format!(
-        "execution: {} runs in {} instances on {} threads · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
+        "execution: {} runs in {} instances {} · {:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1}) · {} of {} matrices from the cache\n",
         thousands(e.runs),
         thousands(e.instances),
-        e.threads,
+        super::format::workers(e.threads, e.workers),
         t.total,
         t.import,
         t.compile_check,

@@ -5,6 +5,8 @@
 
 use std::time::SystemTime;
 
+use crate::english::plural;
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -62,6 +64,16 @@ pub fn utc_timestamp(t: SystemTime) -> String {
         rest / 3_600,
         rest % 3_600 / 60
     )
+}
+
+/// Where an evaluation's runs went: "on 2 threads" or "in 16 worker processes".
+pub fn workers(count: usize, kind: crate::workers::Workers) -> String {
+    match kind {
+        crate::workers::Workers::Threads => format!("on {}", plural(count, "thread", "threads")),
+        crate::workers::Workers::Processes => {
+            format!("in {}", plural(count, "worker process", "worker processes"))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
 //! `dixit eval`'s and `dixit merge`'s arguments, and the shard an evaluation takes.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::super::exit::CliError;
+use super::super::GlobalArgs;
 use crate::eval::samples::{BenchmarkName, SampleFormat};
 use crate::eval::scoring::B4Priors;
 use crate::eval::{FuelRule, Isolation, Shard};
 use crate::sandbox::Limits;
 use crate::scaleout::{process_env, ShardEnvError, ShardSpec};
+use crate::workers::{ProcessPool, WorkerCommand, Workers};
 
 /// Fuel per run in `dixit eval`: CodeT's 0.1 s per test, translated into what dixit's CPython
 /// executes with the work native CPython does in 0.1 s on this class of machine (calibration in
@@ -68,6 +71,11 @@ pub struct EvalArgs {
     /// tests).
     #[arg(long, default_value = "run")]
     pub isolation: Isolation,
+    /// Where the verdict runs go: `threads` of this process, or `processes`, one worker process
+    /// per job (-j), each taking the next problem as it finishes one (one address space per
+    /// worker: a memory reset interrupts no other core). Same verdicts and fuel either way.
+    #[arg(long, default_value = "threads", value_name = "KIND")]
+    pub workers: Workers,
     /// Evaluate only shard I of N (1-based). Shards balance expected work (solutions × tests
     /// per problem; with --samples, whole tasks by their samples). `auto`: from a Slurm array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT; the default
     /// inside one); `auto/N`: N shards, the index from SLURM_ARRAY_TASK_ID (= the shard number)
@@ -215,6 +223,32 @@ impl EvalArgs {
             wall_time_ms: self.wall_time,
             ..Limits::default()
         }
+    }
+
+    /// The worker processes `--workers processes` asks for: -j of them (default: one per CPU),
+    /// each this binary's `eval-worker` with the same cache and log level.
+    pub(in crate::cli) fn processes(
+        &self,
+        g: &GlobalArgs,
+        cache_root: &Path,
+    ) -> Result<Option<ProcessPool>, CliError> {
+        if self.workers.is_threads() {
+            return Ok(None);
+        }
+        let program = std::env::current_exe().map_err(|e| {
+            CliError::new(super::super::exit::INTERNAL, anyhow::Error::new(e))
+                .hint("--workers threads needs no worker processes")
+        })?;
+        let mut args: Vec<OsString> = vec!["-q".into(), "-j".into(), "1".into()];
+        args.extend(["--cache-dir".into(), cache_root.as_os_str().to_owned()]);
+        if g.verbose > 0 {
+            args.push(format!("-{}", "v".repeat(g.verbose.into())).into());
+        }
+        args.push("eval-worker".into());
+        Ok(Some(ProcessPool::new(
+            WorkerCommand { program, args },
+            super::super::jobs(g),
+        )))
     }
 
     /// The fuel rule, from --fuel-factor and --fuel-floor.

@@ -79,10 +79,13 @@ pub(super) fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
         fuel_rule: a.fuel_rule(),
         scoring,
         cache_dir: None,
+        processes: None,
     };
     let tc = toolchains(g)?;
+    let root = tc.sandbox().cache().root();
     let options = EvalOptions {
-        cache_dir: (!a.no_cache).then(|| tc.sandbox().cache().root().to_path_buf()),
+        cache_dir: (!a.no_cache).then(|| root.to_path_buf()),
+        processes: a.processes(g, root)?,
         ..options
     };
     let runtime = tc.python_runtime().map_err(|e| match e {

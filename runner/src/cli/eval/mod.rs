@@ -22,6 +22,25 @@ pub(super) fn run(g: &GlobalArgs, a: &EvalArgs) -> CliResult {
     }
 }
 
+/// `dixit eval-worker`: one worker process of `--workers processes`. It dies with its parent,
+/// and its stdout carries only the protocol (logs go to stderr).
+pub(super) fn worker(g: &GlobalArgs) -> CliResult {
+    // A parent killed outright leaves no worker running on.
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    let tc = super::toolchains(g)?;
+    let runtime = tc
+        .python_runtime()
+        .map_err(|e| CliError::new(super::exit::INTERNAL, anyhow::anyhow!("{e}")))?;
+    crate::eval::serve_matrices(
+        tc.sandbox(),
+        runtime,
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+    )
+    .map_err(|e| CliError::new(super::exit::INTERNAL, e))?;
+    Ok(super::exit::OK)
+}
+
 /// `dixit merge`: shard files, or one directory of them.
 pub(super) fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
     let (paths, dir) = match a.reports.as_slice() {

@@ -59,6 +59,7 @@ pub(super) fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> Cl
         fuel_rule: a.fuel_rule(),
         cache_dir: (!a.no_cache).then(|| tc.sandbox().cache().root().to_path_buf()),
         shard,
+        processes: a.processes(g, tc.sandbox().cache().root())?,
     };
     let input = read_input(&options).map_err(samples_error)?;
     if !input.problems.is_empty() {

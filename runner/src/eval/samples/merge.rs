@@ -102,6 +102,9 @@ pub fn merge_shards(
         execution.cached_tasks += e.cached_tasks;
         execution.seconds = execution.seconds.max(e.seconds);
         execution.threads = execution.threads.max(e.threads);
+        if !e.workers.is_threads() {
+            execution.workers = e.workers;
+        }
     }
     results.sort_by_key(|(k, _)| *k);
     let distinct = results

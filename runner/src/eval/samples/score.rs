@@ -24,6 +24,7 @@ use crate::eval::{EvalError, FuelRule, Isolation, Progress};
 use crate::sandbox::{hash_parts, wasmtime_version, ArtifactCache, Limits, VerdictKind};
 use crate::scaleout::Shard;
 use crate::toolchain::Toolchains;
+use crate::workers::{ProcessPool, Workers};
 
 /// The format of `samples_report.json`; another is refused.
 pub const SAMPLES_REPORT_FORMAT: u32 = 1;
@@ -55,6 +56,9 @@ pub struct SamplesOptions {
     pub cache_dir: Option<PathBuf>,
     /// Only this shard of the selected tasks (balanced by their samples); `None`: all.
     pub shard: Option<Shard>,
+    /// Worker processes that run Python tasks' samples; `None`: this process's threads
+    /// (compiled languages always run on threads).
+    pub processes: Option<ProcessPool>,
 }
 
 /// Why a samples file could not be scored at all.
@@ -198,8 +202,11 @@ pub struct SamplesExecution {
     pub cached_tasks: usize,
     /// Wall seconds in all.
     pub seconds: f64,
-    /// Worker threads.
+    /// Worker threads, or worker processes when `workers` says so.
     pub threads: usize,
+    /// Whether Python samples ran on threads or in worker processes.
+    #[serde(default, skip_serializing_if = "Workers::is_threads")]
+    pub workers: Workers,
 }
 
 /// A scoring's report, each sample's result and each task's programs (for `--out`).
@@ -586,7 +593,15 @@ pub fn score(
             runs,
             cached_tasks,
             seconds: started.elapsed().as_secs_f64(),
-            threads: rayon::current_num_threads(),
+            threads: options
+                .processes
+                .as_ref()
+                .map_or_else(rayon::current_num_threads, ProcessPool::workers),
+            workers: if options.processes.is_some() {
+                Workers::Processes
+            } else {
+                Workers::Threads
+            },
         },
     };
     Ok(SamplesEvaluation {
@@ -627,13 +642,16 @@ fn score_python(
     cache: &EvalCache,
     progress: &dyn Progress,
 ) -> Result<(Vec<TaskVerdicts>, usize, u64), SamplesEvalError> {
-    let harness = Harness::new(
+    let mut harness = Harness::new(
         tc.sandbox(),
         runtime,
         options.limits.clone(),
         options.isolation,
     )
     .with_fuel_rule(options.fuel_rule);
+    if let Some(pool) = &options.processes {
+        harness = harness.with_processes(pool.clone());
+    }
     let problems: Vec<Problem> = which
         .iter()
         .map(|&k| {

@@ -597,7 +597,7 @@ fn setup(r: &EvalReport) -> Markup {
             dt { "limits per run" } dd { "fuel " (thousands(s.limits.fuel)) " · memory " (s.limits.memory_bytes >> 20) " MiB · output " (thousands(s.limits.output_bytes)) " bytes · wall-clock safety net " (thousands(s.limits.wall_time_ms)) " ms" }
             dt { "wasmtime" } dd { (s.wasmtime) }
             dt { "Python runtime" } dd { code { (s.runtime) } }
-            dt { "execution" } dd { (thousands(e.runs)) " runs in " (thousands(e.instances)) " instances on " (e.threads) " threads · " (e.cached_problems) " of " (e.corpus.problems) " matrices from the cache" }
+            dt { "execution" } dd { (thousands(e.runs)) " runs in " (thousands(e.instances)) " instances " (crate::report::format::workers(e.threads, e.workers)) " · " (e.cached_problems) " of " (e.corpus.problems) " matrices from the cache" }
             dt { "wall time" } dd { (format!("{:.1} s (import {:.1}, compile check {:.1}, matrix {:.1}, scoring {:.1})", t.total, t.import, t.compile_check, t.matrix, t.scoring)) }
             dt { "fuel used" } dd { (thousands(e.fuel)) }
         }

@@ -214,7 +214,7 @@ fn setup_list(r: &SamplesReport) -> Markup {
             dt { "problems" } dd { code { (s.problems_file.display()) } " (" (s.benchmark) ", sha256 " (&s.problems_hash[..12.min(s.problems_hash.len())]) ")" }
             dt { "limits" } dd { "fuel " (thousands(s.limits.fuel)) " per run · memory " (s.limits.memory_bytes >> 20) " MiB · wasmtime " (s.wasmtime) }
             dt { "fuel rule" } dd { (s.fuel_rule.describe(s.limits.fuel)) }
-            dt { "execution" } dd { (thousands(r.execution.runs)) " runs · " (r.execution.cached_tasks) " of " (r.tasks) " tasks from the cache · " (format!("{:.1}", r.execution.seconds)) " s on " (r.execution.threads) " threads" }
+            dt { "execution" } dd { (thousands(r.execution.runs)) " runs · " (r.execution.cached_tasks) " of " (r.tasks) " tasks from the cache · " (format!("{:.1}", r.execution.seconds)) " s " (crate::report::format::workers(r.execution.threads, r.execution.workers)) }
         }
     }
 }
