@@ -107,7 +107,7 @@ impl Work for MatrixWork<'_> {
     }
 }
 
-/// Serves as one worker of [`in_processes`]: reads the setup and then problems on `input`, and
+/// Serves as one worker of `--workers processes`: reads the setup and then problems on `input`, and
 /// answers each with its matrix on `output` (what `dixit eval-worker` runs).
 pub fn serve_matrices(
     sandbox: &Sandbox,
