@@ -42,6 +42,14 @@ pub enum BenchError {
         /// What the system said.
         error: std::io::Error,
     },
+    /// A native program exited with a failure.
+    #[error("{command} failed: {status}")]
+    Exit {
+        /// The command line.
+        command: String,
+        /// How it exited.
+        status: std::process::ExitStatus,
+    },
     /// A measured run did not pass: the program, and how it ended.
     #[error("{program}: {how}")]
     Failed {

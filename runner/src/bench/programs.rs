@@ -235,9 +235,9 @@ pub(crate) fn spawn(argv: &[String]) -> Result<(), BenchError> {
     if status.success() {
         Ok(())
     } else {
-        Err(BenchError::Failed {
-            program: argv.join(" "),
-            how: format!("failed: {status}"),
+        Err(BenchError::Exit {
+            command: argv.join(" "),
+            status,
         })
     }
 }
