@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::backend::{Backend, BackendError, Completion, Request, Usage};
+use super::error::{AgentError, ReplyError};
 use super::http::{api_key, client, post_json, RetryPolicy};
 use crate::config::AgentSpec;
 
@@ -21,7 +22,7 @@ pub struct Anthropic {
 }
 
 impl Anthropic {
-    pub fn new(spec: &AgentSpec) -> Result<Self, String> {
+    pub fn new(spec: &AgentSpec) -> Result<Self, AgentError> {
         let s = &spec.settings;
         let base = s
             .base_url
@@ -41,7 +42,7 @@ impl Anthropic {
             model: s
                 .model
                 .clone()
-                .ok_or_else(|| format!("{}: no model", spec.name))?,
+                .ok_or_else(|| AgentError::NoModel(spec.name.clone()))?,
             policy: RetryPolicy::of(s),
         })
     }
@@ -71,13 +72,14 @@ pub fn messages_body(model: &str, req: &Request<'_>) -> Value {
 }
 
 /// Reads text and usage from a Messages API response (text blocks concatenated).
-pub fn parse_messages(v: &Value, fallback_model: &str) -> Result<Completion, String> {
-    let content = v.get("content").and_then(|c| c.as_array()).ok_or_else(|| {
-        format!(
-            "no content in the response: {}",
-            v.to_string().chars().take(200).collect::<String>()
-        )
-    })?;
+pub fn parse_messages(v: &Value, fallback_model: &str) -> Result<Completion, ReplyError> {
+    let content = v
+        .get("content")
+        .and_then(|c| c.as_array())
+        .ok_or_else(|| ReplyError::Shape {
+            what: "content",
+            reply: v.to_string().chars().take(200).collect(),
+        })?;
     let text = content
         .iter()
         .filter(|b| b["type"] == "text")
@@ -127,8 +129,8 @@ impl Backend for Anthropic {
             &self.policy,
         )
         .await
-        .map_err(fail)?;
-        let mut c = parse_messages(&v, &self.model).map_err(fail)?;
+        .map_err(|e| fail(e.to_string()))?;
+        let mut c = parse_messages(&v, &self.model).map_err(|e| fail(e.to_string()))?;
         c.model = self.model.clone();
         Ok(c)
     }

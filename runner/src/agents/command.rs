@@ -23,6 +23,7 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
 use super::backend::{Backend, BackendError, Completion, Request, Usage};
+use super::error::AgentError;
 use super::state::read_tree;
 use super::FileWrite;
 use crate::config::AgentSpec;
@@ -38,13 +39,13 @@ pub struct CommandAgent {
 }
 
 impl CommandAgent {
-    pub fn new(spec: &AgentSpec, project_dir: &Path) -> Result<Self, String> {
+    pub fn new(spec: &AgentSpec, project_dir: &Path) -> Result<Self, AgentError> {
         let s = &spec.settings;
         let argv = s
             .command
             .clone()
             .filter(|c| !c.is_empty())
-            .ok_or_else(|| format!("{}: no command", spec.name))?;
+            .ok_or_else(|| AgentError::NoCommand(spec.name.clone()))?;
         Ok(CommandAgent {
             argv,
             env: s.env.clone().unwrap_or_default(),

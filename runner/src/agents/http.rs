@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::error::{AgentError, ReplyError};
+
 /// Retry policy of one backend.
 #[derive(Clone, Debug)]
 pub(super) struct RetryPolicy {
@@ -45,12 +47,12 @@ impl RetryPolicy {
 }
 
 /// A client with the connect and read timeouts of one agent.
-pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, String> {
+pub(super) fn client(timeout: Duration) -> Result<reqwest::Client, AgentError> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10).min(timeout))
         .timeout(timeout)
         .build()
-        .map_err(|e| format!("cannot create an HTTP client: {e}"))
+        .map_err(|e| AgentError::HttpClient(e.to_string()))
 }
 
 /// POSTs `body` as JSON and returns the parsed JSON reply, retrying transient failures.
@@ -60,7 +62,7 @@ pub(super) async fn post_json(
     headers: &[(&str, String)],
     body: &Value,
     policy: &RetryPolicy,
-) -> Result<Value, String> {
+) -> Result<Value, ReplyError> {
     let mut last = String::new();
     for attempt in 0..policy.attempts {
         let mut rb = client.post(url).json(body);
@@ -121,10 +123,11 @@ pub(super) async fn post_json(
         );
         tokio::time::sleep(wait).await;
     }
-    Err(format!(
-        "POST {url} failed after {} attempt(s): {last}",
-        policy.attempts
-    ))
+    Err(ReplyError::Post {
+        url: url.to_string(),
+        attempts: policy.attempts,
+        last,
+    })
 }
 
 fn describe(e: &reqwest::Error) -> String {
@@ -158,12 +161,13 @@ fn snippet(b: &[u8]) -> String {
 }
 
 /// The API key from the environment variable named in the config (if any).
-pub(super) fn api_key(env_name: Option<&str>, agent: &str) -> Result<Option<String>, String> {
+pub(super) fn api_key(env_name: Option<&str>, agent: &str) -> Result<Option<String>, AgentError> {
     match env_name {
         None => Ok(None),
-        Some(n) => std::env::var(n)
-            .map(Some)
-            .map_err(|_| format!("{agent}: the API key variable `{n}` is not set")),
+        Some(n) => std::env::var(n).map(Some).map_err(|_| AgentError::NoKey {
+            agent: agent.to_string(),
+            variable: n.to_string(),
+        }),
     }
 }
 

@@ -9,6 +9,7 @@
 mod anthropic;
 mod backend;
 mod command;
+mod error;
 mod extract;
 mod http;
 mod openai;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 pub use anthropic::{messages_body, parse_messages, Anthropic, ANTHROPIC_VERSION};
 pub use backend::{Backend, BackendError, Completion, Message, Request, Usage};
 pub use command::{kill_running_commands, CommandAgent};
+pub use error::{AgentError, ReplyError};
 pub use extract::{code_blocks, extract_files, sanitize, FileWrite};
 pub use openai::{chat_body, parse_chat, OpenAi};
 pub use replay::{first_difference, RecordedReply, Recording, ReplayBackend};
@@ -165,15 +167,14 @@ pub fn live_backend(
     backend: Option<&str>,
     project_dir: &std::path::Path,
     run_seed: u64,
-) -> Result<Arc<dyn Backend>, String> {
+) -> Result<Arc<dyn Backend>, AgentError> {
     match backend {
         Some("openai") => Ok(Arc::new(OpenAi::new(spec, run_seed)?)),
         Some("anthropic") => Ok(Arc::new(Anthropic::new(spec)?)),
         Some("command") => Ok(Arc::new(CommandAgent::new(spec, project_dir)?)),
-        other => Err(format!(
-            "{}: unknown backend `{}`",
-            spec.name,
-            other.unwrap_or("(none)")
-        )),
+        other => Err(AgentError::UnknownBackend {
+            agent: spec.name.clone(),
+            backend: other.unwrap_or("(none)").to_string(),
+        }),
     }
 }

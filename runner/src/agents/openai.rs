@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::backend::{Backend, BackendError, Completion, Request, Usage};
+use super::error::{AgentError, ReplyError};
 use super::http::{api_key, client, post_json, RetryPolicy};
 use crate::config::AgentSpec;
 
@@ -20,7 +21,7 @@ pub struct OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(spec: &AgentSpec, run_seed: u64) -> Result<Self, String> {
+    pub fn new(spec: &AgentSpec, run_seed: u64) -> Result<Self, AgentError> {
         let s = &spec.settings;
         let base = s
             .base_url
@@ -37,7 +38,7 @@ impl OpenAi {
             model: s
                 .model
                 .clone()
-                .ok_or_else(|| format!("{}: no model", spec.name))?,
+                .ok_or_else(|| AgentError::NoModel(spec.name.clone()))?,
             policy: RetryPolicy::of(s),
             // Distinct per agent, so agents asked the same thing sample differently.
             seed: agent_seed(run_seed, &spec.name),
@@ -78,11 +79,14 @@ pub fn chat_body(model: &str, req: &Request<'_>, seed: u64) -> Value {
 }
 
 /// Reads text, usage and model from a chat-completions response.
-pub fn parse_chat(v: &Value, fallback_model: &str) -> Result<Completion, String> {
+pub fn parse_chat(v: &Value, fallback_model: &str) -> Result<Completion, ReplyError> {
     let choice = v
         .get("choices")
         .and_then(|c| c.get(0))
-        .ok_or_else(|| format!("no choices in the response: {}", clip(v)))?;
+        .ok_or_else(|| ReplyError::Shape {
+            what: "choices",
+            reply: clip(v),
+        })?;
     let text = choice
         .pointer("/message/content")
         .and_then(|c| c.as_str())
@@ -131,8 +135,8 @@ impl Backend for OpenAi {
         }
         let v = post_json(&self.client, &self.url, &headers, &body, &self.policy)
             .await
-            .map_err(fail)?;
-        let mut c = parse_chat(&v, &self.model).map_err(fail)?;
+            .map_err(|e| fail(e.to_string()))?;
+        let mut c = parse_chat(&v, &self.model).map_err(|e| fail(e.to_string()))?;
         // Price by the configured name (providers may answer with a dated variant).
         c.model = self.model.clone();
         Ok(c)

@@ -21,6 +21,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::backend::{Backend, BackendError, Completion, Request, Usage};
+use super::error::AgentError;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,14 +42,20 @@ pub struct Script {
 
 impl Script {
     /// Loads a script; errors name the file and the problem.
-    pub fn load(path: &Path) -> Result<Script, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Script, AgentError> {
+        let text = std::fs::read_to_string(path).map_err(|e| AgentError::Script {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
         Script::parse(&text, &path.display().to_string())
     }
 
-    pub fn parse(text: &str, path: &str) -> Result<Script, String> {
+    pub fn parse(text: &str, path: &str) -> Result<Script, AgentError> {
         let replies: BTreeMap<String, Vec<Entry>> =
-            toml::from_str(text).map_err(|e| format!("{path}: {}", e.to_string().trim_end()))?;
+            toml::from_str(text).map_err(|e| AgentError::Script {
+                path: path.to_string(),
+                message: e.to_string().trim_end().to_string(),
+            })?;
         Ok(Script {
             replies,
             path: path.to_string(),

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::error::BenchError;
 use super::{BenchOptions, GuestRow, Throughput};
 
 /// Summary of a set of timings, in microseconds.
@@ -42,7 +43,7 @@ impl Stats {
 }
 
 /// A run of the program being measured; `Err` stops the benchmark (the program must pass).
-pub(crate) type One<'a> = dyn Fn() -> Result<(), String> + Sync + 'a;
+pub(crate) type One<'a> = dyn Fn() -> Result<(), BenchError> + Sync + 'a;
 
 /// Measures one program: per-run latency on one thread, runs per second on each thread count.
 pub(crate) fn row(
@@ -50,7 +51,7 @@ pub(crate) fn row(
     kind: &str,
     opts: &BenchOptions,
     one: &One<'_>,
-) -> Result<GuestRow, String> {
+) -> Result<GuestRow, BenchError> {
     for _ in 0..3 {
         one()?;
     }
@@ -91,7 +92,7 @@ pub(crate) fn row(
 }
 
 /// Runs `one` a few more times on this thread and counts its page faults.
-fn faults_per_run(one: &One<'_>) -> Result<Option<f64>, String> {
+fn faults_per_run(one: &One<'_>) -> Result<Option<f64>, BenchError> {
     const RUNS: u64 = 20;
     let Some(before) = minor_faults() else {
         return Ok(None);
@@ -128,10 +129,10 @@ fn run_for(
     threads: usize,
     seconds: f64,
     one: &One<'_>,
-) -> Result<(Vec<Duration>, Duration), String> {
+) -> Result<(Vec<Duration>, Duration), BenchError> {
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(seconds);
-    let per_thread: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|s| {
+    let per_thread: Vec<Result<Vec<Duration>, BenchError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 s.spawn(move || {
@@ -150,10 +151,7 @@ fn run_for(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a benchmark thread panicked".into()))
-            })
+            .map(|h| h.join().unwrap_or(Err(BenchError::Panicked)))
             .collect()
     });
     let wall = start.elapsed();

@@ -9,12 +9,15 @@
 //! - `programs.rs`: the benchmark programs, written to a temp dir, built as guests and natively.
 //! - `measure.rs`: timing loops and statistics (median, p90, runs per second).
 //! - `report.rs`: the report, the targets and whether each was met.
+//! - `error.rs`: [`BenchError`], why a benchmark could not be measured.
 
+mod error;
 mod measure;
 mod programs;
 mod report;
 mod suite;
 
+pub use error::BenchError;
 pub use measure::Stats;
 pub use programs::Programs;
 pub use report::{ClassifyRow, GuestRow, LoadRow, Report, RowResets, Target, Throughput};

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use super::error::BenchError;
 use crate::toolchain::{Runnable, StatedInterface, Toolchains};
 
 const FILES: &[(&str, &str)] = &[
@@ -87,31 +88,43 @@ pub struct Programs {
 
 impl Programs {
     /// Writes the programs out and builds them; every one must pass once before it is measured.
-    pub fn build(tc: &Toolchains) -> Result<Programs, String> {
-        let dir = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+    pub fn build(tc: &Toolchains) -> Result<Programs, BenchError> {
+        let dir = tempfile::tempdir().map_err(|error| BenchError::Write {
+            path: std::env::temp_dir(),
+            error,
+        })?;
         let root = dir.path();
         for (rel, text) in FILES {
             let p = root.join(rel);
             if let Some(d) = p.parent() {
-                std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                std::fs::create_dir_all(d).map_err(|error| BenchError::Write {
+                    path: d.to_path_buf(),
+                    error,
+                })?;
             }
-            std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::write(&p, text).map_err(|error| BenchError::Write {
+                path: p.clone(),
+                error,
+            })?;
         }
         // What the tests may use of their solutions, as a project would state it.
         let c_interface = StatedInterface::Headers(vec![root.join("c/interface/solution.h")]);
         let rust_interface =
             StatedInterface::Items(vec!["has_close_elements: fn(&[f64], f64) -> bool".into()]);
         let guest =
-            |sol: &Path, test: &Path, stated: &StatedInterface| -> Result<Runnable, String> {
-                let t = tc.test(test).map_err(|e| e.message)?;
-                let interface = tc.interface(stated).map_err(|e| e.to_string())?;
+            |sol: &Path, test: &Path, stated: &StatedInterface| -> Result<Runnable, BenchError> {
+                let build = |e: crate::toolchain::BuildError| BenchError::Build(e.message);
+                let t = tc.test(test).map_err(build)?;
+                let interface = tc
+                    .interface(stated)
+                    .map_err(|e| BenchError::Build(e.to_string()))?;
                 let s = tc
                     .solution_for(sol, t.kind, None)
-                    .map_err(|e| e.message)?
+                    .map_err(build)?
                     .with_interface(std::sync::Arc::new(interface));
-                tc.check_test(&t).map_err(|e| e.message)?;
-                tc.check_solution(&s, t.kind).map_err(|e| e.message)?;
-                tc.unit_runnable(&s, &t).map_err(|e| e.message)
+                tc.check_test(&t).map_err(build)?;
+                tc.check_solution(&s, t.kind).map_err(build)?;
+                tc.unit_runnable(&s, &t).map_err(build)
             };
         let py_solution = root.join("python/solutions/nested_loops");
         let py_test = root.join("python/test.py");
@@ -127,11 +140,15 @@ impl Programs {
         )?;
         let py_interface = StatedInterface::Names(vec!["has_close_elements".into()]);
         let python_guest = guest(&py_solution, &py_test, &py_interface)?;
-        let python_interface =
-            std::sync::Arc::new(tc.interface(&py_interface).map_err(|e| e.to_string())?);
+        let python_interface = std::sync::Arc::new(
+            tc.interface(&py_interface)
+                .map_err(|e| BenchError::Build(e.to_string()))?,
+        );
 
         let c_bin = root.join("c/native-test");
-        let include = tc.c_include_dir()?;
+        let include = tc
+            .c_include_dir()
+            .map_err(|e| BenchError::Build(e.to_string()))?;
         build_native_c(&include, &root.join("c"), &c_bin)?;
         let python = real_python()?;
         let python_native = vec![
@@ -170,7 +187,7 @@ impl Programs {
 
 /// Builds the C check natively with the system compiler: `$CC`, else the first of `cc`, `gcc`
 /// and `clang` that starts.
-fn build_native_c(include: &Path, c: &Path, out: &Path) -> Result<(), String> {
+fn build_native_c(include: &Path, c: &Path, out: &Path) -> Result<(), BenchError> {
     let candidates: Vec<String> = match std::env::var("CC") {
         Ok(cc) => vec![cc],
         Err(_) => ["cc", "gcc", "clang"].map(String::from).to_vec(),
@@ -192,45 +209,52 @@ fn build_native_c(include: &Path, c: &Path, out: &Path) -> Result<(), String> {
         match run {
             Ok(o) if o.status.success() => return Ok(()),
             Ok(o) => {
-                return Err(format!(
-                    "native C build with `{cc}` failed: {}",
-                    String::from_utf8_lossy(&o.stderr)
-                ))
+                return Err(BenchError::NativeBuild {
+                    compiler: cc.clone(),
+                    stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+                })
             }
             Err(e) => tried.push(format!("{cc}: {e}")),
         }
     }
-    Err(format!(
-        "no native C compiler for the fork/exec baseline ({})",
-        tried.join("; ")
-    ))
+    Err(BenchError::NoCompiler { tried })
 }
 
 /// Runs a native program once (stdio discarded); it must exit 0.
-pub(crate) fn spawn(argv: &[String]) -> Result<(), String> {
+pub(crate) fn spawn(argv: &[String]) -> Result<(), BenchError> {
     let status = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
+        .map_err(|error| BenchError::Spawn {
+            program: argv[0].clone(),
+            error,
+        })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("{} failed: {status}", argv.join(" ")))
+        Err(BenchError::Exit {
+            command: argv.join(" "),
+            status,
+        })
     }
 }
 
 /// `python3` on PATH, resolved to the interpreter itself when PATH holds a shim script.
-fn real_python() -> Result<String, String> {
+fn real_python() -> Result<String, BenchError> {
     let out = Command::new("python3")
         .args(["-I", "-S", "-c", "import sys; print(sys.executable)"])
         .output()
-        .map_err(|e| format!("python3 not found for the native baseline: {e}"))?;
+        .map_err(|e| {
+            BenchError::NoPython(format!("python3 not found for the native baseline: {e}"))
+        })?;
     let exe = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if exe.is_empty() || is_shim(Path::new(&exe)) {
-        return Err("cannot find the python3 interpreter for the native baseline".into());
+        return Err(BenchError::NoPython(
+            "cannot find the python3 interpreter for the native baseline".into(),
+        ));
     }
     Ok(exe)
 }

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::error::BenchError;
 use super::report::{PYTHON_PRIVATE_ROW, PYTHON_WRITTEN_ROW};
 use super::{
     measure, programs, report, ClassifyRow, GuestRow, LoadRow, Programs, Report, RowResets, Stats,
@@ -48,25 +49,24 @@ pub fn run(
     tc: &Toolchains,
     opts: &BenchOptions,
     progress: &dyn Progress,
-) -> Result<Report, String> {
+) -> Result<Report, BenchError> {
     let load_before = report::load_average();
     progress.step("building the benchmark programs");
     let p = Programs::build(tc)?;
     let limits = Limits::default();
     let mut guests = Vec::new();
 
-    let wasm_row = |name: &str, r: &crate::toolchain::Runnable| -> Result<GuestRow, String> {
+    let wasm_row = |name: &str, r: &crate::toolchain::Runnable| -> Result<GuestRow, BenchError> {
         progress.step(name);
         let one = || {
             let v = tc.run_runnable(r, Vec::new(), 1, &limits);
             if v.passed() {
                 Ok(())
             } else {
-                Err(format!(
-                    "{name}: {} ({})",
-                    v.verdict,
-                    v.detail.unwrap_or_default()
-                ))
+                Err(BenchError::Failed {
+                    program: name.to_string(),
+                    how: format!("{} ({})", v.verdict, v.detail.unwrap_or_default()),
+                })
             }
         };
         measure::row(name, "wasm", opts, &one)
@@ -74,7 +74,7 @@ pub fn run(
     guests.push(wasm_row("C guest", &p.c_guest)?);
     guests.push(wasm_row("Rust guest", &p.rust_guest)?);
     // The fresh Python guest with each way of resetting its memory, the default first.
-    let python_fresh = |name: &str| -> Result<GuestRow, String> {
+    let python_fresh = |name: &str| -> Result<GuestRow, BenchError> {
         let before = p.python_guest.program.reset_stats();
         let mut row = wasm_row(name, &p.python_guest)?;
         row.resets = before
@@ -143,7 +143,7 @@ fn session_row(
     r: &crate::toolchain::Runnable,
     opts: &BenchOptions,
     limits: &Limits,
-) -> Result<GuestRow, String> {
+) -> Result<GuestRow, BenchError> {
     let row = Row::single(r.program.clone(), r.spec(Vec::new(), 1, limits));
     let executor = Executor::new(tc.sandbox(), Isolation::Solution);
     let idle = std::sync::Mutex::new(Vec::new());
@@ -151,13 +151,19 @@ fn session_row(
         let taken = idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut session = match taken {
             Some(s) => s,
-            None => executor.session(&row).map_err(|e| e.to_string())?,
+            None => executor.session(&row).map_err(|e| BenchError::Failed {
+                program: SESSION_ROW.to_string(),
+                how: e.to_string(),
+            })?,
         };
         let out = executor.call(&mut session, &row.calls[0]);
         idle.lock().unwrap_or_else(|e| e.into_inner()).push(session);
         match out.end {
             crate::sandbox::RunEnd::Returned { code: 0 } => Ok(()),
-            end => Err(format!("{SESSION_ROW}: {end:?}")),
+            end => Err(BenchError::Failed {
+                program: SESSION_ROW.to_string(),
+                how: format!("{end:?}"),
+            }),
         }
     };
     measure::row(SESSION_ROW, "wasm", opts, &one)
@@ -168,8 +174,10 @@ fn classify_rows(
     p: &Programs,
     opts: &BenchOptions,
     limits: &Limits,
-) -> Result<Vec<ClassifyRow>, String> {
-    let test = tc.test(&p.classify_test).map_err(|e| e.message)?;
+) -> Result<Vec<ClassifyRow>, BenchError> {
+    let test = tc
+        .test(&p.classify_test)
+        .map_err(|e| BenchError::Build(e.message))?;
     let solutions = p
         .classify_solutions
         .iter()
@@ -178,7 +186,7 @@ fn classify_rows(
                 .map(|s| s.with_interface(p.python_interface.clone()))
         })
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.message)?;
+        .map_err(|e| BenchError::Build(e.message))?;
     let refs: Vec<_> = solutions.iter().collect();
     // Every solution passes or fails the test on its own merits: a refused call would make
     // every row a failure at its first run.
@@ -197,10 +205,9 @@ fn classify_rows(
             failures = row.iter().filter(|c| !c.passed()).count();
         }
         if failures == refs.len() {
-            return Err(format!(
-                "the classification's test failed every solution ({reruns} reruns): the bench \
-                 would time failures, not classifications"
-            ));
+            return Err(BenchError::ClassifyFailedAll {
+                reruns: reruns.to_string(),
+            });
         }
         let time = Stats::from_durations(&mut times);
         rows.push(ClassifyRow {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::agents::{Agent, AgentDir, Backend, ReplayBackend, Script, ScriptBackend};
+use crate::agents::{Agent, AgentDir, AgentError, Backend, ReplayBackend, Script, ScriptBackend};
 use crate::budget::Budget;
 use crate::config::{AgentSpec, Config, Project, ProtocolName, Role};
 use crate::journal::{
@@ -61,7 +61,7 @@ pub struct Inputs {
 /// Makes the live backend of an agent from its spec, the project folder, the run's seed and
 /// protocol name.
 pub type BackendFactory =
-    dyn Fn(&AgentSpec, &Path, u64, &str) -> Result<Arc<dyn Backend>, String> + Send + Sync;
+    dyn Fn(&AgentSpec, &Path, u64, &str) -> Result<Arc<dyn Backend>, AgentError> + Send + Sync;
 
 /// The backends of this build: `script` (its file may name `{protocol}`, so one project can
 /// script each protocol), and the live ones of [`crate::agents::live_backend`].
@@ -70,7 +70,7 @@ pub fn default_backend(
     project_dir: &Path,
     seed: u64,
     protocol: &str,
-) -> Result<Arc<dyn Backend>, String> {
+) -> Result<Arc<dyn Backend>, AgentError> {
     match spec.settings.backend.as_deref() {
         Some("script") => {
             let file = spec
@@ -143,12 +143,12 @@ pub async fn start(
     for spec in &agents {
         live.insert(
             spec.name.clone(),
-            backends(spec, &project.dir, config.project.seed, protocol.name()).map_err(
-                |message| ProtocolError::Backend {
+            backends(spec, &project.dir, config.project.seed, protocol.name()).map_err(|e| {
+                ProtocolError::Backend {
                     agent: spec.name.clone(),
-                    message,
-                },
-            )?,
+                    message: e.to_string(),
+                }
+            })?,
         );
     }
     let runs_existed = runs_dir.exists();
@@ -278,12 +278,13 @@ pub async fn resume(
     let recording = Arc::new(recorded.recording());
     let mut agents = BTreeMap::new();
     for spec in &specs {
-        let live = backends(spec, &project.dir, config.project.seed, protocol.name()).map_err(
-            |message| ProtocolError::Backend {
-                agent: spec.name.clone(),
-                message,
-            },
-        )?;
+        let live =
+            backends(spec, &project.dir, config.project.seed, protocol.name()).map_err(|e| {
+                ProtocolError::Backend {
+                    agent: spec.name.clone(),
+                    message: e.to_string(),
+                }
+            })?;
         agents.insert(
             spec.name.clone(),
             Arc::new(ReplayBackend::new(recording.clone(), Some(live))) as Arc<dyn Backend>,

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::examples::{self, is_identifier};
-use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
+use super::{Benchmark, ImportError, Place, Refusal, Refused, Task, TaskInterface, Tasks};
 
 /// The most bytes a benchmark file may hold (decompressed): HumanEval is 0.2 MB.
 const MAX_BYTES: u64 = 256 << 20;
@@ -155,7 +155,7 @@ pub(super) fn json_records<R: serde::de::DeserializeOwned>(
     path: &Path,
     format: &str,
     id: impl Fn(&R) -> &str,
-    check: impl Fn(&R) -> Result<(), String>,
+    check: impl Fn(&R) -> Result<(), Refusal>,
 ) -> Result<Records<R>, ImportError> {
     let bytes = read_bytes(path)?;
     let mut out = Vec::new();
@@ -169,17 +169,20 @@ pub(super) fn json_records<R: serde::de::DeserializeOwned>(
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let mut refuse = |task_id: &str, why: String| {
+        let mut refuse = |task_id: &str, why: Refusal| {
             refused.push(Refused {
                 task_id: task_id.to_string(),
                 at: at.clone(),
-                why,
+                why: why.to_string(),
             })
         };
         let r: R = match std::str::from_utf8(raw)
-            .map_err(|e| format!("not UTF-8 ({e})"))
+            .map_err(|e| Refusal::NotUtf8(e.to_string()))
             .and_then(|l| {
-                serde_json::from_str(l).map_err(|e| format!("not a {format} record: {e}"))
+                serde_json::from_str(l).map_err(|e| Refusal::NotRecord {
+                    format: format.to_string(),
+                    error: e.to_string(),
+                })
             }) {
             Ok(r) => r,
             Err(why) => {
@@ -195,7 +198,10 @@ pub(super) fn json_records<R: serde::de::DeserializeOwned>(
         if let Some(&first) = seen.get(&task_id) {
             refuse(
                 &task_id,
-                format!("task id {task_id:?} is already the task of line {first}"),
+                Refusal::Repeated {
+                    id: task_id.clone(),
+                    first,
+                },
             );
             continue;
         }
@@ -211,23 +217,19 @@ pub(super) fn json_records<R: serde::de::DeserializeOwned>(
 }
 
 /// What a record must be beyond its JSON shape.
-pub(super) fn check_record(r: &Record) -> Result<(), String> {
+pub(super) fn check_record(r: &Record) -> Result<(), Refusal> {
     let entry = &r.entry_point;
     if !is_identifier(entry) || KEYWORDS.contains(&entry.as_str()) {
-        return Err(format!(
-            "entry point {entry:?} is not a Python function name"
-        ));
+        return Err(Refusal::EntryNotAName(entry.clone()));
     }
     if definition(&r.prompt, entry).is_none() {
-        return Err(format!(
-            "the prompt does not define the entry point (no line starts with `def {entry}(`)"
-        ));
+        return Err(Refusal::EntryNotDefined(entry.clone()));
     }
     if !r.test.split('\n').any(|l| l.starts_with("def check(")) {
-        return Err("the test does not define `check(candidate)`".into());
+        return Err(Refusal::NoCheck);
     }
     if r.canonical_solution.trim().is_empty() {
-        return Err("the canonical solution is empty".into());
+        return Err(Refusal::EmptyReference);
     }
     Ok(())
 }
@@ -271,14 +273,13 @@ mod tests {
 
     /// The records refused from `lines`, each as `LINE: [TASK] WHY`; the file's own error if
     /// it cannot be read at all.
-    fn refused(dir: &Path, lines: &[String]) -> Result<Vec<String>, String> {
+    fn refused(dir: &Path, lines: &[String]) -> Result<Vec<String>, ImportError> {
         let file = file(dir, "bad.jsonl", lines);
         let t = HumanEval {
             file,
             examples: None,
         }
-        .tasks()
-        .map_err(|e| e.to_string())?;
+        .tasks()?;
         Ok(t.refused
             .iter()
             .map(|r| format!("{}: [{}] {}", r.at, r.task_id, r.why))
@@ -357,7 +358,9 @@ mod tests {
             assert_eq!(r.len(), 1, "{r:?}");
             assert!(r[0].contains(want), "{r:?}\n(wanted {want})");
         }
-        let e = refused(dir.path(), &[String::new()]).unwrap_err();
+        let e = refused(dir.path(), &[String::new()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("bad.jsonl: no task in it"), "{e}");
         std::fs::write(dir.path().join("bin.jsonl"), b"{\"task_id\": \"\xff\"}\n").unwrap();
         let t = HumanEval {

@@ -23,7 +23,7 @@ use super::examples::Found;
 use super::humaneval::json_records;
 use super::rust_source;
 use super::source::{code_mask, cpp_function_name, open_braces, pieces, Piece, Syntax};
-use super::{Benchmark, ImportError, Place, Refused, Task, TaskInterface, Tasks};
+use super::{Benchmark, ImportError, Place, Refusal, Refused, Task, TaskInterface, Tasks};
 use crate::toolchain::Language;
 
 /// HumanEval-X's JSON Lines in C++ or Rust (both may be in one file).
@@ -68,17 +68,14 @@ impl Benchmark for HumanEvalX {
             let made = match r.task_id.split('/').next() {
                 Some("CPP") => cpp_task(&r, &at),
                 Some("Rust") => rust_task(&r, &at),
-                _ => Err(format!(
-                    "task id {:?} is neither a C++ (`CPP/…`) nor a Rust (`Rust/…`) task",
-                    r.task_id
-                )),
+                _ => Err(Refusal::UnknownLanguage(r.task_id.clone())),
             };
             match made {
                 Ok(t) => out.tasks.push(t),
                 Err(why) => out.refused.push(Refused {
                     task_id: r.task_id.clone(),
                     at,
-                    why,
+                    why: why.to_string(),
                 }),
             }
         }
@@ -88,20 +85,17 @@ impl Benchmark for HumanEvalX {
 }
 
 /// What every task's test must be: whole (its braces close) and not empty.
-fn check_test(test: &str, syntax: Syntax) -> Result<(), String> {
+fn check_test(test: &str, syntax: Syntax) -> Result<(), Refusal> {
     match open_braces(test, syntax) {
         0 => Ok(()),
-        n if n > 0 => Err(format!(
-            "the test is cut off: {n} brace{} left open at its end",
-            if n == 1 { "" } else { "s" }
-        )),
-        n => Err(format!("the test closes {} more braces than it opens", -n)),
+        n if n > 0 => Err(Refusal::CutOff { open: n }),
+        n => Err(Refusal::Overclosed(-n)),
     }
 }
 
 /// A C++ task: the header holds the declaration's includes and a prototype of each function it
 /// defines or declares; the entry point is the last, the function the declaration leaves open.
-fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
+fn cpp_task(r: &Record, at: &Place) -> Result<Task, Refusal> {
     let (parts, _) = pieces(&r.declaration, Syntax::Cpp);
     let (entry, last, helpers) = entry_point(&parts)?;
     let mut header = String::from("#pragma once\n");
@@ -120,11 +114,11 @@ fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
     header.push_str(";\n");
     check_test(&r.test, Syntax::Cpp)?;
     if !has_main(&r.test) {
-        return Err("the test has no `main`: nothing runs it".into());
+        return Err(Refusal::NoMain);
     }
     let example_test = example(&r.example_test)
-        .map(|t| -> Result<String, String> {
-            check_test(t, Syntax::Cpp).map_err(|e| format!("example_test: {e}"))?;
+        .map(|t| -> Result<String, Refusal> {
+            check_test(t, Syntax::Cpp).map_err(|e| Refusal::Example(Box::new(e)))?;
             Ok(format!("#include \"solution.h\"\n{}", t.trim_start()))
         })
         .transpose()?;
@@ -153,13 +147,13 @@ fn cpp_task(r: &Record, at: &Place) -> Result<Task, String> {
 /// that piece and the pieces before it (helpers, types).
 fn entry_point<'p, 'a>(
     parts: &'p [Piece<'a>],
-) -> Result<(String, &'p Piece<'a>, &'p [Piece<'a>]), String> {
+) -> Result<(String, &'p Piece<'a>, &'p [Piece<'a>]), Refusal> {
     let Some((last, helpers)) = parts.split_last() else {
-        return Err("the declaration has no function signature".into());
+        return Err(Refusal::NoSignature);
     };
     match (last.block, cpp_function_name(last.head)) {
         (None, Some(name)) => Ok((name, last, helpers)),
-        _ => Err("the declaration does not end with the entry function's signature and `{`".into()),
+        _ => Err(Refusal::NotOpen),
     }
 }
 
@@ -175,7 +169,7 @@ fn has_main(test: &str) -> bool {
 /// out (a build has none), its functions become the crate's public items (the interface), the
 /// entry point is the one it leaves open, and the test module becomes a program that runs each
 /// `#[test]` function from `main`.
-fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
+fn rust_task(r: &Record, at: &Place) -> Result<Task, Refusal> {
     let (uses, declaration) = rust_declaration(&r.declaration);
     let fns = rust_source::open_declaration(&declaration)?;
     let entry = fns
@@ -204,15 +198,10 @@ fn rust_task(r: &Record, at: &Place) -> Result<Task, String> {
     let defined = rust_source::functions(&reference).unwrap_or_default();
     for f in defined.iter().map(|f| &f.name) {
         if !names.contains(f) && test_code.contains(&format!("{f}(")) {
-            return Err(format!(
-                "the test calls `{f}`, which only the reference defines: the declaration (what \
-                 the spec shows) declares {}",
-                names
-                    .iter()
-                    .map(|i| format!("`{i}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            return Err(Refusal::CallsReferenceOnly {
+                called: f.clone(),
+                declared: names.clone(),
+            });
         }
     }
     let spec_code = format!("{}\n{}", r.prompt.trim_end(), declaration.trim_start());
@@ -259,7 +248,7 @@ fn rust_declaration(declaration: &str) -> (Vec<String>, String) {
 /// A Rust test module as a program: `use solution::*` and the declaration's standard `use`
 /// lines where the module used `super::*`, each `#[test]` function public, and a `main` that
 /// calls them in order (a panic fails the run, as a failed `#[test]` does).
-fn rust_test_program(test: &str, uses: &[String]) -> Result<String, String> {
+fn rust_test_program(test: &str, uses: &[String]) -> Result<String, Refusal> {
     // Code bytes only: comments and literals blanked, byte offsets kept.
     let mask = code_mask(test, Syntax::Rust);
     let code: String = test
@@ -286,9 +275,7 @@ fn rust_test_program(test: &str, uses: &[String]) -> Result<String, String> {
         }
     }
     if marked.is_empty() {
-        return Err(
-            "the test has no `#[test]` function outside comments: it checks nothing".into(),
-        );
+        return Err(Refusal::NoTestFunction);
     }
     let module = code
         .split("mod ")
@@ -388,11 +375,18 @@ mod tests {
         );
         assert!(cpp_task(&r, &at())
             .unwrap_err()
+            .to_string()
             .contains("cut off: 1 brace left open"));
         let r = record("CPP/3", "int add(int a, int b){\n", "// int main(){}\n");
-        assert!(cpp_task(&r, &at()).unwrap_err().contains("no `main`"));
+        assert!(cpp_task(&r, &at())
+            .unwrap_err()
+            .to_string()
+            .contains("no `main`"));
         let r = record("CPP/4", "int add(int a, int b);\n", "int main(){}\n");
-        assert!(cpp_task(&r, &at()).unwrap_err().contains("signature"));
+        assert!(cpp_task(&r, &at())
+            .unwrap_err()
+            .to_string()
+            .contains("signature"));
     }
 
     #[test]
@@ -429,6 +423,9 @@ mod tests {
             "fn add(a: i32, b: i32) -> i32{\n",
             "/*\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n*/\n",
         );
-        assert!(rust_task(&r, &at()).unwrap_err().contains("checks nothing"));
+        assert!(rust_task(&r, &at())
+            .unwrap_err()
+            .to_string()
+            .contains("checks nothing"));
     }
 }

@@ -30,6 +30,7 @@ mod humaneval;
 mod humaneval_x;
 mod mbpp;
 mod project;
+mod refusal;
 mod rust_source;
 mod source;
 
@@ -49,6 +50,7 @@ pub use project::{
     existing, folder_name, folders, plan, write, Dropped, Flag, ImportReport, Planned,
     ProjectReport, Template, BUILTIN_TEMPLATE, FLAG_FILE, REPORT_FILE,
 };
+pub use refusal::Refusal;
 
 /// A benchmark's file format: reads every task of a file, checked.
 pub trait Benchmark {

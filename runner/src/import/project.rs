@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::check::{unit_kind, why, Checked};
-use super::{Example, ImportError, Place, Refused, Task, TaskInterface, Unread};
+use super::{Example, ImportError, Place, Refusal, Refused, Task, TaskInterface, Unread};
 use crate::config::{Config, TestStyle};
 use crate::sandbox::{Limits, Verdict, VerdictKind};
 use crate::toolchain::{solution_files, Language, TestKind};
@@ -124,19 +124,15 @@ impl Template {
 /// The folder name of task `id`: ASCII letters, digits, `-`, `_` and `.` (not first) stay, any
 /// other character becomes `_` (`HumanEval/0` → `HumanEval_0`). An id that is empty, longer than
 /// 100 characters or holds a control character is refused (the reason is the error).
-pub fn folder_name(id: &str) -> Result<String, String> {
+pub fn folder_name(id: &str) -> Result<String, Refusal> {
     if id.is_empty() {
-        return Err("an empty task id names no folder".into());
+        return Err(Refusal::EmptyId);
     }
     if id.chars().any(char::is_control) {
-        return Err(format!(
-            "the task id {id:?} holds a control character: it names no folder"
-        ));
+        return Err(Refusal::ControlInId(id.to_string()));
     }
     if id.chars().count() > MAX_ID_CHARS {
-        return Err(format!(
-            "the task id is longer than {MAX_ID_CHARS} characters: it names no folder"
-        ));
+        return Err(Refusal::LongId(MAX_ID_CHARS));
     }
     Ok(id
         .chars()
@@ -457,10 +453,12 @@ pub fn folders(tasks: Vec<Task>) -> (Vec<Task>, Vec<String>, Vec<Refused>) {
         let why = match folder_name(&t.id) {
             Err(why) => why,
             Ok(name) => match seen.get(&name) {
-                Some((at, id)) => format!(
-                    "task ids {id:?} ({at}) and {:?} both become the folder name {name}",
-                    t.id
-                ),
+                Some((at, id)) => Refusal::SameFolder {
+                    first: id.clone(),
+                    at: at.to_string(),
+                    second: t.id.clone(),
+                    name,
+                },
                 None => {
                     seen.insert(name.clone(), (t.at.clone(), t.id.clone()));
                     names.push(name);
@@ -472,7 +470,7 @@ pub fn folders(tasks: Vec<Task>) -> (Vec<Task>, Vec<String>, Vec<Refused>) {
         refused.push(Refused {
             task_id: t.id,
             at: t.at,
-            why,
+            why: why.to_string(),
         });
     }
     (kept, names, refused)

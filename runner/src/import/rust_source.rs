@@ -6,6 +6,8 @@
 use proc_macro2::Span;
 use syn::{FnArg, GenericParam, Item, ReturnType, Visibility};
 
+use super::Refusal;
+
 /// A top-level function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct RustFn {
@@ -16,14 +18,18 @@ pub(super) struct RustFn {
     /// The byte offset where its signature starts (its first qualifier or `fn`).
     pub start: usize,
     /// `name: fn(TYPES) -> RESULT` as the interface carries it, or why it cannot be carried.
-    pub item: Result<String, String>,
+    pub item: Result<String, Refusal>,
 }
 
 /// The top-level functions of a whole source file, in order.
-pub(super) fn functions(source: &str) -> Result<Vec<RustFn>, String> {
+pub(super) fn functions(source: &str) -> Result<Vec<RustFn>, Refusal> {
     let file = syn::parse_file(source).map_err(|e| {
         let at = e.span().start();
-        format!("line {}, column {}: {e}", at.line, at.column + 1)
+        Refusal::Syntax {
+            line: at.line,
+            column: at.column + 1,
+            error: e.to_string(),
+        }
     })?;
     let lines = LineStarts::new(source);
     Ok(file
@@ -38,20 +44,19 @@ pub(super) fn functions(source: &str) -> Result<Vec<RustFn>, String> {
 
 /// The functions of a declaration that leaves its last one open (`fn f(x: T) -> R {`): read
 /// with that body closed; the entry point is the last.
-pub(super) fn open_declaration(declaration: &str) -> Result<Vec<RustFn>, String> {
+pub(super) fn open_declaration(declaration: &str) -> Result<Vec<RustFn>, Refusal> {
     let closed = format!("{declaration}\n}}");
     let parsed = syn::parse_file(&closed).map_err(|e| {
         let at = e.span().start();
-        format!(
-            "the declaration does not read as Rust ending with the entry function's signature \
-             and `{{` (line {}, column {}: {e})",
-            at.line,
-            at.column + 1
-        )
+        Refusal::DeclarationSyntax {
+            line: at.line,
+            column: at.column + 1,
+            error: e.to_string(),
+        }
     })?;
     match parsed.items.last() {
         Some(Item::Fn(_)) => functions(&closed),
-        _ => Err("the declaration does not end with the entry function's signature and `{`".into()),
+        _ => Err(Refusal::NotOpen),
     }
 }
 
@@ -91,32 +96,31 @@ fn function(f: &syn::ItemFn, lines: &LineStarts) -> RustFn {
 }
 
 /// `name: [for<'a>] fn(T, ...) -> R`, each type as written (whitespace collapsed).
-fn interface_item(sig: &syn::Signature) -> Result<String, String> {
+fn interface_item(sig: &syn::Signature) -> Result<String, Refusal> {
     let name = sig.ident.to_string();
     let mut lifetimes = Vec::new();
     for p in &sig.generics.params {
         match p {
             GenericParam::Lifetime(l) => lifetimes.push(text(l.lifetime.span())?),
             _ => {
-                return Err(format!(
-                    "`{name}` is generic (`{}`): a generic function cannot be called across two \
-                     components",
-                    source_of(&sig.generics).unwrap_or_default()
-                ))
+                return Err(Refusal::Generic {
+                    generics: source_of(&sig.generics).unwrap_or_default(),
+                    name,
+                })
             }
         }
     }
     let mut params = Vec::new();
     for input in &sig.inputs {
         match input {
-            FnArg::Typed(t) => params.push(source_of(&*t.ty).ok_or("a type without source")?),
-            FnArg::Receiver(_) => return Err(format!("`{name}` takes `self`")),
+            FnArg::Typed(t) => params.push(source_of(&*t.ty).ok_or(Refusal::NoSource("type"))?),
+            FnArg::Receiver(_) => return Err(Refusal::TakesSelf(name)),
         }
     }
     let ret = match &sig.output {
         ReturnType::Default => String::new(),
         ReturnType::Type(_, ty) => {
-            format!(" -> {}", source_of(&**ty).ok_or("a type without source")?)
+            format!(" -> {}", source_of(&**ty).ok_or(Refusal::NoSource("type"))?)
         }
     };
     let for_ = if lifetimes.is_empty() {
@@ -125,8 +129,10 @@ fn interface_item(sig: &syn::Signature) -> Result<String, String> {
         format!("for<{}> ", lifetimes.join(", "))
     };
     let item = format!("{name}: {for_}fn({}){ret}", params.join(", "));
-    crate::toolchain::InterfaceItem::parse(&item)
-        .map_err(|e| format!("the interface cannot carry `{name}`: {e}"))?;
+    crate::toolchain::InterfaceItem::parse(&item).map_err(|e| Refusal::NotCarried {
+        name: name.clone(),
+        error: e.to_string(),
+    })?;
     Ok(item)
 }
 
@@ -136,10 +142,10 @@ fn source_of(node: &impl syn::spanned::Spanned) -> Option<String> {
     Some(collapse(&raw))
 }
 
-fn text(span: Span) -> Result<String, String> {
+fn text(span: Span) -> Result<String, Refusal> {
     span.source_text()
         .map(|t| collapse(&t))
-        .ok_or_else(|| "a piece without source".to_string())
+        .ok_or(Refusal::NoSource("piece"))
 }
 
 /// Comments dropped and whitespace runs made one space (a type written over lines).
@@ -208,7 +214,12 @@ mod tests {
         assert!(open_declaration("fn f() -> i32 { 1 }\n").is_err());
         assert!(open_declaration("fn f(x: i32 -> i32 {\n").is_err());
         let generic = open_declaration("fn g<T: Clone>(x: T) -> T { x }\nfn f() {\n").unwrap();
-        assert!(generic[0].item.as_ref().unwrap_err().contains("generic"));
+        assert!(generic[0]
+            .item
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("generic"));
     }
 
     #[test]
