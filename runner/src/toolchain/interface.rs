@@ -84,7 +84,7 @@ impl Item {
     /// The interface `items` state, read together.
     pub(crate) fn interface(
         items: &[Item],
-    ) -> Result<super::wit_rust::RustInterface, (usize, String)> {
+    ) -> Result<super::wit_rust::RustInterface, (usize, super::wit_rust::RustItemError)> {
         super::wit_rust::RustInterface::parse(items.iter().map(|i| {
             (
                 i.name.as_str(),
@@ -97,9 +97,9 @@ impl Item {
     fn check(items: &[Item], text: impl Fn(usize) -> String) -> Result<(), InterfaceError> {
         Self::interface(items)
             .map(|_| ())
-            .map_err(|(k, message)| InterfaceError::Item {
+            .map_err(|(k, e)| InterfaceError::Item {
                 item: text(k),
-                message,
+                message: e.to_string(),
             })
     }
 
