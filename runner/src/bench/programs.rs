@@ -131,7 +131,7 @@ impl Programs {
             std::sync::Arc::new(tc.interface(&py_interface).map_err(|e| e.to_string())?);
 
         let c_bin = root.join("c/native-test");
-        let include = tc.c_include_dir()?;
+        let include = tc.c_include_dir().map_err(|e| e.to_string())?;
         build_native_c(&include, &root.join("c"), &c_bin)?;
         let python = real_python()?;
         let python_native = vec![

@@ -245,11 +245,10 @@ impl Interface {
                         })?;
                     entries.push((PathBuf::from(name), bytes));
                 }
-                let snap =
-                    snapshot_bytes(cache, entries).map_err(|message| InterfaceError::Header {
-                        path: paths.first().cloned().unwrap_or_default(),
-                        message,
-                    })?;
+                let snap = snapshot_bytes(cache, entries).map_err(|e| InterfaceError::Header {
+                    path: paths.first().cloned().unwrap_or_default(),
+                    message: e.to_string(),
+                })?;
                 let key = hash_parts([b"interface-headers-v1".as_slice(), snap.hash.as_bytes()]);
                 Ok(Interface {
                     kind: Kind::Headers(snap),
