@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 
 use super::builds::{Builds, Toolchain};
 use super::component;
-use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
+use super::error::{
+    failed_side, sandbox_message, BuildError, BuildFailure, CompileError, Tool, ToolchainError,
+};
 use super::host_paths;
 use super::process::{
     failure_log, run_tool, shared_libraries, which, Confinement, Policy, ToolError, ToolLimits,
@@ -22,7 +24,7 @@ use super::process::{
 };
 use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot::Snapshot;
-use super::symbols::{interposition_error, ObjectSymbols, SystemSymbols};
+use super::symbols::{interposition_error, ObjectSymbols, SymbolsError, SystemSymbols};
 use super::wit::Side;
 use super::Language;
 use crate::sandbox::{hash_parts, CompileSide, Program, SandboxError};
@@ -81,7 +83,7 @@ impl CToolchain {
                         &[headers.as_bytes(), s.interface.key().as_bytes()],
                         &out,
                     )
-                    .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))
+                    .map_err(|e| BuildError::new(side, BuildFailure::Compile, e.to_string()))
                 })
                 .collect()
         })
@@ -103,7 +105,7 @@ impl CToolchain {
                 let sources = s.snapshot.files.iter().filter(|f| is_c_source(f));
                 for (obj, f) in objects.iter().zip(sources) {
                     cc.check_object(obj, &f.display().to_string(), "a solution")
-                        .map_err(|e| BuildError::new(side, BuildFailure::Guard, e))?;
+                        .map_err(|e| BuildError::new(side, BuildFailure::Guard, e.to_string()))?;
                 }
                 Ok(())
             })
@@ -137,10 +139,10 @@ impl CToolchain {
                     &tc.build_dir("obj"),
                 )
                 .map_err(|e| {
-                    let log = interface.hint_unstated(e, t.kind);
+                    let log = interface.hint_unstated(e.to_string(), t.kind);
                     BuildError::new(side, BuildFailure::Compile, log)
                 })?;
-            let guard = |e| BuildError::new(side, BuildFailure::Guard, e);
+            let guard = |e: GuardError| BuildError::new(side, BuildFailure::Guard, e.to_string());
             cc.check_object(&obj, &t.file_name, "a test")
                 .map_err(guard)?;
             cc.check_test_names(
@@ -169,22 +171,21 @@ impl CToolchain {
         )
     }
 
-    /// Links C/C++ objects into a program, cached by the objects and the compiler; `Err` is the
-    /// log.
+    /// Links C/C++ objects into a program, cached by the objects and the compiler; a failed
+    /// link is the sandbox's [`SandboxError::Link`], with the log.
     fn link(
         &self,
         tc: &dyn Builds,
         cc: &CCompiler,
         objects: &[PathBuf],
         cxx: bool,
-    ) -> Result<Program, String> {
+    ) -> Result<Program, SandboxError> {
         let key = Self::link_key(cc, objects, cxx);
-        tc.sandbox()
-            .load_keyed(&key, || {
-                cc.link(objects, cxx)
-                    .map_err(|message| SandboxError::Link { message })
+        tc.sandbox().load_keyed(&key, || {
+            cc.link(objects, cxx).map_err(|e| SandboxError::Link {
+                message: e.to_string(),
             })
-            .map_err(sandbox_message)
+        })
     }
 }
 
@@ -205,7 +206,7 @@ impl Toolchain for CToolchain {
         let objects = self.solution_objects(tc, s)?.clone();
         let program = self
             .link(tc, cc, &objects, s.language == Language::Cpp)
-            .map_err(|e| BuildError::new(side, BuildFailure::Link, e))?;
+            .map_err(|e| BuildError::new(side, BuildFailure::Link, sandbox_message(e)))?;
         Ok(Runnable::compiled_program(program, s))
     }
 }
@@ -271,7 +272,8 @@ impl CToolchain {
                 Side::Test => cxx,
                 Side::Solution => solution_cxx,
             };
-            let module = cc.link_with(objects, side_cxx, true).map_err(|log| {
+            let module = cc.link_with(objects, side_cxx, true).map_err(|e| {
+                let log = e.to_string();
                 let blame = match side {
                     Side::Test => failed_side(&log, &t.file_name),
                     Side::Solution => CompileSide::Solution,
@@ -427,29 +429,118 @@ pub struct CCompiler {
     /// The C runtime's libraries (every symbol they define is reserved) and the C++ libraries
     /// (their strong symbols are).
     runtime_libs: (Vec<PathBuf>, Vec<PathBuf>),
-    system_symbols: OnceLock<Result<SystemSymbols, String>>,
+    system_symbols: OnceLock<Result<SystemSymbols, SymbolsError>>,
+}
+
+/// Why no C/C++ compiler for wasm32-wasi could be used here.
+#[derive(Debug, thiserror::Error)]
+pub enum CcDiscoveryError {
+    /// No candidate is installed.
+    #[error("no clang with wasi-libc, and no wasi-sdk, found")]
+    NoneFound,
+    /// Every candidate failed its probe: each flavour with why, in the order tried.
+    #[error("{}", tried.iter().map(|(flavor, e)| format!("{flavor}: {e}")).collect::<Vec<_>>().join("; "))]
+    AllFailed {
+        tried: Vec<(&'static str, ProbeError)>,
+    },
+}
+
+/// Why one candidate compiler failed its probe (it could not build a tiny C program confined,
+/// or what the guard needs of its libraries is missing).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// Asking it about itself failed.
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// Its command is not on the `PATH`.
+    #[error("{command} not found")]
+    NotFound { command: String },
+    /// Its driver does not say which linker it runs.
+    #[error("cannot tell which linker clang runs")]
+    UnknownLinker,
+    /// A C runtime library the guard reads is missing.
+    #[error("cannot find the C runtime's {lib} (needed to guard against solutions that replace library functions)")]
+    NoRuntimeLibrary { lib: &'static str },
+    /// The probe's temporary files could not be written.
+    #[error("{0}")]
+    Host(std::io::Error),
+    /// The tiny program did not compile or link.
+    #[error(transparent)]
+    Build(#[from] CompileError),
+    /// The runtime libraries' symbols could not be read.
+    #[error(transparent)]
+    Symbols(#[from] SymbolsError),
+}
+
+/// Why the guard refused an object (see `symbols.rs`), or could not read it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GuardError {
+    /// The object could not be read.
+    #[error("{}: {error}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The object's or the runtime's symbols could not be read.
+    #[error(transparent)]
+    Symbols(#[from] SymbolsError),
+    /// The object (of `who`: "a solution" or "a test") from source `file` defines `names`,
+    /// which the C runtime defines.
+    #[error("{}", interposition_error(file, names, who))]
+    Interposes {
+        file: PathBuf,
+        names: Vec<String>,
+        who: &'static str,
+    },
+    /// The test from `source_name` uses `names`, which neither the runtime nor the interface
+    /// (`interface`, described) declares.
+    #[error(
+        "{source_name}: uses {}, which neither the C/C++ library nor the interface ({interface}) \
+         declares: a test may use the library and the interface only, never a solution's \
+         other names",
+        first_names(names)
+    )]
+    BeyondInterface {
+        source_name: String,
+        names: Vec<String>,
+        interface: String,
+    },
+}
+
+/// The first five of `names`, quoted, and how many more there are.
+fn first_names(names: &[String]) -> String {
+    let shown: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+    format!(
+        "{}{}",
+        shown.join(", "),
+        if names.len() > 5 {
+            format!(" and {} more", names.len() - 5)
+        } else {
+            String::new()
+        }
+    )
 }
 
 impl CCompiler {
     /// Finds a compiler, works out what it needs to read, and proves it by building a tiny C
     /// program, confined. What it learns is cached under `cache_root`.
-    pub fn discover(cache_root: &Path) -> Result<CCompiler, String> {
+    pub fn discover(cache_root: &Path) -> Result<CCompiler, CcDiscoveryError> {
         let mut tried = Vec::new();
         for cand in candidates() {
             let flavor = cand.flavor;
             match cand.probe(cache_root) {
                 Ok(c) => return Ok(c),
-                Err(e) => tried.push(format!("{flavor}: {e}")),
+                Err(e) => tried.push((flavor, e)),
             }
         }
         Err(if tried.is_empty() {
-            "no clang with wasi-libc, and no wasi-sdk, found".into()
+            CcDiscoveryError::NoneFound
         } else {
-            tried.join("; ")
+            CcDiscoveryError::AllFailed { tried }
         })
     }
 
-    fn probe(mut self, cache_root: &Path) -> Result<CCompiler, String> {
+    fn probe(mut self, cache_root: &Path) -> Result<CCompiler, ProbeError> {
         let o = run_tool(
             Command::new(&self.cc[0])
                 .args(&self.cc[1..])
@@ -471,13 +562,13 @@ impl CCompiler {
         }
         self.confinement = self.confinement_of()?;
         self.runtime_libs = self.runtime_libraries()?;
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let dir = tempfile::tempdir().map_err(ProbeError::Host)?;
         let src = dir.path().join("probe.c");
         std::fs::write(
             &src,
             "#include <stdio.h>\nint main(void){puts(\"ok\");return 0;}\n",
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(ProbeError::Host)?;
         let obj = self.compile(&src, &[], &[], dir.path())?;
         self.link(&[obj], false)?;
         let symbols = SystemSymbols::load(&self.runtime_libs.0, &self.runtime_libs.1)?;
@@ -528,10 +619,12 @@ impl CCompiler {
 
     /// What a build may touch: the compiler's and linker's binaries (and the shared libraries
     /// they load), its resource directory, and the wasm32-wasi include and library directories.
-    fn confinement_of(&self) -> Result<Confinement, String> {
+    fn confinement_of(&self) -> Result<Confinement, ProbeError> {
         let clang = which(&self.cc[0])
             .and_then(|p| p.canonicalize().ok())
-            .ok_or_else(|| format!("{} not found", self.cc[0]))?;
+            .ok_or_else(|| ProbeError::NotFound {
+                command: self.cc[0].clone(),
+            })?;
         // The linker, as the driver would run it: the first word of `-###`'s last line.
         let o = run_tool(
             Command::new(&self.cc[0]).args(&self.cc[1..]).args([
@@ -550,7 +643,7 @@ impl CCompiler {
             .last()
             .and_then(|l| l.trim().split('"').nth(1))
             .and_then(|p| Path::new(p).canonicalize().ok())
-            .ok_or("cannot tell which linker clang runs")?;
+            .ok_or(ProbeError::UnknownLinker)?;
         let mut read = Vec::new();
         for cxx in [false, true] {
             let argv = if cxx { &self.cxx } else { &self.cc };
@@ -621,12 +714,13 @@ impl CCompiler {
         (p.is_absolute() && p.is_file()).then_some(p)
     }
 
-    fn runtime_libraries(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
+    fn runtime_libraries(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), ProbeError> {
         let mut c_runtime = Vec::new();
         for lib in ["crt1-command.o", "libc.a", "compiler-rt"] {
-            c_runtime.push(self.print_file(false, lib).ok_or_else(|| {
-                format!("cannot find the C runtime's {lib} (needed to guard against solutions that replace library functions)")
-            })?);
+            c_runtime.push(
+                self.print_file(false, lib)
+                    .ok_or(ProbeError::NoRuntimeLibrary { lib })?,
+            );
         }
         let cxx_runtime = ["libc++.a", "libc++abi.a"]
             .iter()
@@ -635,7 +729,7 @@ impl CCompiler {
         Ok((c_runtime, cxx_runtime))
     }
 
-    fn system_symbols(&self) -> Result<&SystemSymbols, String> {
+    fn system_symbols(&self) -> Result<&SystemSymbols, SymbolsError> {
         self.system_symbols
             .get_or_init(|| SystemSymbols::load(&self.runtime_libs.0, &self.runtime_libs.1))
             .as_ref()
@@ -648,9 +742,12 @@ impl CCompiler {
         &self,
         path: &Path,
         source_name: &str,
-        who: &str,
-    ) -> Result<(), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        who: &'static str,
+    ) -> Result<(), GuardError> {
+        let bytes = std::fs::read(path).map_err(|error| GuardError::Unreadable {
+            path: path.to_path_buf(),
+            error,
+        })?;
         let symbols = self.system_symbols()?;
         let bad = if who == "a test" {
             symbols.interposed_by_test(&bytes)?
@@ -660,7 +757,11 @@ impl CCompiler {
         if bad.is_empty() {
             Ok(())
         } else {
-            Err(interposition_error(Path::new(source_name), &bad, who))
+            Err(GuardError::Interposes {
+                file: PathBuf::from(source_name),
+                names: bad,
+                who,
+            })
         }
     }
 
@@ -672,25 +773,21 @@ impl CCompiler {
         source_name: &str,
         declared: &std::collections::HashSet<String>,
         interface: &str,
-    ) -> Result<(), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    ) -> Result<(), GuardError> {
+        let bytes = std::fs::read(path).map_err(|error| GuardError::Unreadable {
+            path: path.to_path_buf(),
+            error,
+        })?;
         let test = ObjectSymbols::read(&bytes)?;
         let bad = self.system_symbols()?.beyond_interface(&test, declared);
         if bad.is_empty() {
             return Ok(());
         }
-        let shown: Vec<String> = bad.iter().take(5).map(|n| format!("`{n}`")).collect();
-        Err(format!(
-            "{source_name}: uses {}{}, which neither the C/C++ library nor the interface ({interface}) \
-             declares: a test may use the library and the interface only, never a solution's \
-             other names",
-            shown.join(", "),
-            if bad.len() > 5 {
-                format!(" and {} more", bad.len() - 5)
-            } else {
-                String::new()
-            }
-        ))
+        Err(GuardError::BeyondInterface {
+            source_name: source_name.to_string(),
+            names: bad,
+            interface: interface.to_string(),
+        })
     }
 
     /// Compiles one source file to an object in `out_dir`, named by the hash of its inputs.
@@ -702,9 +799,12 @@ impl CCompiler {
         include_dirs: &[&Path],
         extra_key: &[&[u8]],
         out_dir: &Path,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, CompileError> {
         let cxx = is_cxx(src);
-        let source = std::fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
+        let source = std::fs::read(src).map_err(|error| CompileError::Io {
+            path: src.to_path_buf(),
+            error,
+        })?;
         let mut parts: Vec<&[u8]> = vec![b"c-object-v5", self.version.as_bytes(), &source];
         let name = src
             .file_name()
@@ -725,10 +825,10 @@ impl CCompiler {
         let failed = out.with_extension("failed");
         if let Ok(log) = std::fs::read_to_string(&failed) {
             // A build that failed (or hit a limit) is not tried again.
-            return Err(log);
+            return Err(CompileError::Log(log));
         }
-        std::fs::create_dir_all(out.parent().unwrap_or(out_dir)).map_err(|e| e.to_string())?;
-        let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(out.parent().unwrap_or(out_dir)).map_err(CompileError::Host)?;
+        let work = tempfile::tempdir().map_err(CompileError::Host)?;
         let tmp = work.path().join("out.o");
         let mut c = self.command(cxx);
         for d in include_dirs {
@@ -750,8 +850,8 @@ impl CCompiler {
         // `__FILE__` is mapped back to the name relative to `dir`.
         let overlay = work.path().join("vfs.yaml");
         std::fs::write(&overlay, host_paths::clang_overlay(confinement.paths()))
-            .map_err(|e| e.to_string())?;
-        let abs_dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
+            .map_err(CompileError::Host)?;
+        let abs_dir = std::path::absolute(dir).map_err(CompileError::Host)?;
         c.arg("-ivfsoverlay")
             .arg(&overlay)
             .arg(format!("-fmacro-prefix-map={}/=", abs_dir.display()));
@@ -768,19 +868,19 @@ impl CCompiler {
             Ok((true, _)) => {
                 std::fs::rename(&tmp, &out)
                     .or_else(|_| std::fs::copy(&tmp, &out).map(|_| ()))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(CompileError::Host)?;
                 return Ok(out);
             }
             Ok((false, log)) => log,
             Err(ToolError::TimedOut(m)) => format!("{m}\n{}", limits.explain()),
-            Err(ToolError::Setup(m)) => return Err(m),
+            Err(ToolError::Setup(m)) => return Err(CompileError::Setup(m)),
         };
         let _ = std::fs::write(&failed, &log);
-        Err(log)
+        Err(CompileError::Log(log))
     }
 
     /// Links objects into a command module (`_start`), confined like a compile.
-    pub fn link(&self, objects: &[PathBuf], cxx: bool) -> Result<Vec<u8>, String> {
+    pub fn link(&self, objects: &[PathBuf], cxx: bool) -> Result<Vec<u8>, CompileError> {
         self.link_with(objects, cxx, false)
     }
 
@@ -791,8 +891,8 @@ impl CCompiler {
         objects: &[PathBuf],
         cxx: bool,
         reactor: bool,
-    ) -> Result<Vec<u8>, String> {
-        let work = tempfile::tempdir().map_err(|e| e.to_string())?;
+    ) -> Result<Vec<u8>, CompileError> {
+        let work = tempfile::tempdir().map_err(CompileError::Host)?;
         let out = work.path().join("a.wasm");
         let mut c = self.command(cxx);
         c.current_dir(work.path())
@@ -819,12 +919,19 @@ impl CCompiler {
                 limits,
             },
         )
-        .map_err(|e| format!("{e}\n{}", limits.explain()))?;
+        .map_err(|e| match e {
+            ToolError::TimedOut(m) => CompileError::Log(format!("{m}\n{}", limits.explain())),
+            ToolError::Setup(m) => CompileError::Setup(format!("{m}\n{}", limits.explain())),
+        })?;
         if !o.success {
-            return Err(failure_log(&o, &limits, &confinement.scrubs()));
+            return Err(CompileError::Log(failure_log(
+                &o,
+                &limits,
+                &confinement.scrubs(),
+            )));
         }
-        let module = std::fs::read(&out).map_err(|e| e.to_string())?;
-        super::heap::with_heap_headroom(&module)
+        let module = std::fs::read(&out).map_err(CompileError::Host)?;
+        Ok(super::heap::with_heap_headroom(&module)?)
     }
 }
 

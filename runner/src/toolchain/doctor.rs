@@ -22,12 +22,18 @@ pub struct DoctorCheck {
     pub required: bool,
 }
 
-fn check(name: &str, result: Result<String, String>, fix: &str, required: bool) -> DoctorCheck {
+/// The line for `name`: what was found, or why it failed and `fix`.
+fn check<E: std::fmt::Display>(
+    name: &str,
+    result: Result<String, E>,
+    fix: &str,
+    required: bool,
+) -> DoctorCheck {
     let ok = result.is_ok();
     DoctorCheck {
         name: name.into(),
         ok,
-        detail: result.unwrap_or_else(|e| e),
+        detail: result.unwrap_or_else(|e| e.to_string()),
         fix: (!ok).then(|| fix.to_string()),
         required,
     }
@@ -55,7 +61,7 @@ pub fn doctor(tc: &Toolchains) -> Vec<DoctorCheck> {
             .map_err(|e| e.to_string()),
     };
     vec![
-        check("sandbox", Ok(sandbox), "", true),
+        check("sandbox", Ok::<_, String>(sandbox), "", true),
         check(
             "confine",
             super::process::confinement_check(),

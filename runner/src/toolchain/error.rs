@@ -3,6 +3,9 @@
 //! The helpers every language's builds share to say it are here too: which side a build log
 //! blames ([`failed_side`]), and the log of a program the sandbox refused ([`sandbox_message`]).
 
+use std::path::PathBuf;
+
+use super::heap::HeadroomError;
 use super::process;
 use crate::sandbox::{CompileSide, SandboxError, Verdict, VerdictKind};
 
@@ -27,6 +30,31 @@ pub enum ToolchainError {
     /// not be written).
     #[error("{message}")]
     Failed { message: String },
+}
+
+/// Why a compiler or linker run gave no output: the tool's log, or this machine failing around
+/// it. Callers blame the code for [`CompileError::Log`] only.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The tool failed on its input or ran past its limits: its log (kept, so the same input
+    /// is not built again).
+    #[error("{0}")]
+    Log(String),
+    /// The tool could not be started or confined (see `process.rs`).
+    #[error("{0}")]
+    Setup(String),
+    /// A file of the build could not be read or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// A temporary file or folder of the build could not be made, written or moved.
+    #[error("{0}")]
+    Host(std::io::Error),
+    /// The linked module could not be given its heap headroom.
+    #[error(transparent)]
+    Heap(#[from] HeadroomError),
 }
 
 /// The step at which a build stopped.

@@ -15,7 +15,7 @@ use std::path::{Component, Path};
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 
 /// Why a file was refused.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum FileError {
     #[error("`{0}` must be a relative path inside the test's folder")]
     NotRelative(String),

@@ -23,13 +23,18 @@ pub(super) const HEADROOM: u64 = 1 << 20;
 /// rustc's link argument for the same headroom (rust-lld's `--initial-heap`).
 pub(super) const RUST_LINK_ARG: &str = "link-arg=--initial-heap=1048576";
 
+/// A linked module whose memory could not be given its headroom (it does not parse as wasm).
+#[derive(Debug, thiserror::Error)]
+#[error("adding heap headroom to the linked module: {0}")]
+pub struct HeadroomError(reencode::Error<std::convert::Infallible>);
+
 /// A Wasm page.
 const PAGE: u64 = 1 << 16;
 
 /// `module` with its defined memory's minimum raised by [`HEADROOM`] (within its maximum, if
 /// it has one). A module that imports its memory, or whose memory is 64-bit or shared, is
 /// returned unchanged.
-pub(super) fn with_heap_headroom(module: &[u8]) -> Result<Vec<u8>, String> {
+pub(super) fn with_heap_headroom(module: &[u8]) -> Result<Vec<u8>, HeadroomError> {
     struct Headroom;
     impl Reencode for Headroom {
         type Error = std::convert::Infallible;
@@ -52,7 +57,7 @@ pub(super) fn with_heap_headroom(module: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = wasm_encoder::Module::new();
     Headroom
         .parse_core_module(&mut out, wasmparser::Parser::new(0), module)
-        .map_err(|e| format!("adding heap headroom to the linked module: {e}"))?;
+        .map_err(HeadroomError)?;
     Ok(out.finish())
 }
 

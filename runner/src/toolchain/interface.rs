@@ -84,7 +84,7 @@ impl Item {
     /// The interface `items` state, read together.
     pub(crate) fn interface(
         items: &[Item],
-    ) -> Result<super::wit_rust::RustInterface, (usize, String)> {
+    ) -> Result<super::wit_rust::RustInterface, (usize, super::wit_rust::RustItemError)> {
         super::wit_rust::RustInterface::parse(items.iter().map(|i| {
             (
                 i.name.as_str(),
@@ -97,9 +97,9 @@ impl Item {
     fn check(items: &[Item], text: impl Fn(usize) -> String) -> Result<(), InterfaceError> {
         Self::interface(items)
             .map(|_| ())
-            .map_err(|(k, message)| InterfaceError::Item {
+            .map_err(|(k, e)| InterfaceError::Item {
                 item: text(k),
-                message,
+                message: e.to_string(),
             })
     }
 
@@ -245,11 +245,10 @@ impl Interface {
                         })?;
                     entries.push((PathBuf::from(name), bytes));
                 }
-                let snap =
-                    snapshot_bytes(cache, entries).map_err(|message| InterfaceError::Header {
-                        path: paths.first().cloned().unwrap_or_default(),
-                        message,
-                    })?;
+                let snap = snapshot_bytes(cache, entries).map_err(|e| InterfaceError::Header {
+                    path: paths.first().cloned().unwrap_or_default(),
+                    message: e.to_string(),
+                })?;
                 let key = hash_parts([b"interface-headers-v1".as_slice(), snap.hash.as_bytes()]);
                 Ok(Interface {
                     kind: Kind::Headers(snap),

@@ -34,7 +34,7 @@ impl IoToolchain {
                 tc.sandbox().cache(),
                 vec![(PathBuf::from(name), c.source.clone())],
             )
-            .map_err(|e| BuildError::new(side, BuildFailure::Host, e))?;
+            .map_err(|e| BuildError::new(side, BuildFailure::Host, e.to_string()))?;
             let lang =
                 Language::detect(std::slice::from_ref(&PathBuf::from(name))).ok_or_else(|| {
                     let log = format!("checker {name}: unknown language");
@@ -208,7 +208,7 @@ impl Toolchain for IoToolchain {
         let judged = match checker {
             None => case
                 .compare(v.stdout.as_bytes())
-                .map_err(|d| (VerdictKind::WrongAnswer, d)),
+                .map_err(|d| (VerdictKind::WrongAnswer, d.to_string())),
             Some(c) => {
                 let (judged, checker) =
                     Self::run_checker(tc, c, case, v.stdout.as_bytes(), seed, limits);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::files::{read_beneath, read_capped};
+use super::files::{read_beneath, read_capped, FileError};
 
 /// The largest I/O test file (the TOML itself).
 pub(super) const MAX_CASE_BYTES: u64 = 1 << 20;
@@ -27,6 +27,61 @@ pub(super) const MAX_CASE_BYTES: u64 = 1 << 20;
 pub(super) const MAX_DATA_BYTES: u64 = 64 << 20;
 /// The largest checker source.
 pub(super) const MAX_CHECKER_BYTES: u64 = 1 << 20;
+
+/// Why an I/O test file is invalid: the file, and the problem.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}", path.display())]
+pub struct IoCaseError {
+    pub path: PathBuf,
+    pub problem: IoCaseProblem,
+}
+
+/// What is wrong with an I/O test file (see [`IoCaseError`]).
+#[derive(Debug, thiserror::Error)]
+pub enum IoCaseProblem {
+    /// The file itself was refused (missing, too large, not a regular file).
+    #[error(transparent)]
+    File(FileError),
+    /// The file is not UTF-8.
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// The file is not valid TOML, or has unknown keys or wrong types.
+    #[error(transparent)]
+    Toml(toml::de::Error),
+    /// The file that `key` names was refused.
+    #[error("`{key}`: {error}")]
+    Named { key: &'static str, error: FileError },
+    /// Both `stdin` and `stdin_file`.
+    #[error("give `stdin` or `stdin_file`, not both")]
+    BothStdin,
+    /// Both `expected` and `expected_file`.
+    #[error("give `expected` or `expected_file`, not both")]
+    BothExpected,
+    /// Neither an expected output nor a checker.
+    #[error("an I/O test needs `expected` (or `expected_file`) or a `checker`")]
+    NoAnswer,
+}
+
+/// Where a program's output first differs from the expected output (a wrong answer's detail).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Mismatch {
+    /// Exact comparison: the first byte that differs (or where the shorter output ends).
+    #[error("output differs at byte {at}")]
+    Byte { at: usize },
+    /// The `index`th token (from 1) differs; both shown clipped to 40 characters.
+    #[error("token {index}: expected {expected:?}, got {got:?}")]
+    Token {
+        index: usize,
+        expected: String,
+        got: String,
+    },
+    /// The output ends before the `index`th expected token.
+    #[error("token {index}: expected {expected:?}, got end of output")]
+    Missing { index: usize, expected: String },
+    /// The output goes on after the expected tokens end.
+    #[error("token {index}: expected end of output, got {got:?}")]
+    Extra { index: usize, got: String },
+}
 
 /// How output is compared with the expected output.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -77,37 +132,35 @@ pub struct IoCase {
 
 impl IoCase {
     /// Parses an I/O test file; errors name the file, the key and the problem.
-    pub fn parse(path: &Path) -> Result<IoCase, String> {
-        let shown = path.display();
-        let bytes = read_capped(path, MAX_CASE_BYTES).map_err(|e| format!("{shown}: {e}"))?;
-        let text = String::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text"))?;
-        let raw: RawCase = toml::from_str(&text).map_err(|e| format!("{shown}: {e}"))?;
+    pub fn parse(path: &Path) -> Result<IoCase, IoCaseError> {
+        let invalid = |problem| IoCaseError {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let bytes =
+            read_capped(path, MAX_CASE_BYTES).map_err(|e| invalid(IoCaseProblem::File(e)))?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid(IoCaseProblem::NotUtf8))?;
+        let raw: RawCase = toml::from_str(&text).map_err(|e| invalid(IoCaseProblem::Toml(e)))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let base = if base.as_os_str().is_empty() {
             Path::new(".")
         } else {
             base
         };
-        let read = |key: &str, p: &Path, cap: u64| {
-            read_beneath(base, p, cap).map_err(|e| format!("{shown}: `{key}`: {e}"))
+        let read = |key: &'static str, p: &Path, cap: u64| {
+            read_beneath(base, p, cap).map_err(|error| invalid(IoCaseProblem::Named { key, error }))
         };
         let stdin = match (raw.stdin, raw.stdin_file) {
             (Some(s), None) => s.into_bytes(),
             (None, Some(f)) => read("stdin_file", &f, MAX_DATA_BYTES)?,
             (None, None) => Vec::new(),
-            (Some(_), Some(_)) => {
-                return Err(format!("{shown}: give `stdin` or `stdin_file`, not both"))
-            }
+            (Some(_), Some(_)) => return Err(invalid(IoCaseProblem::BothStdin)),
         };
         let expected = match (raw.expected, raw.expected_file) {
             (Some(s), None) => Some(s.into_bytes()),
             (None, Some(f)) => Some(read("expected_file", &f, MAX_DATA_BYTES)?),
             (None, None) => None,
-            (Some(_), Some(_)) => {
-                return Err(format!(
-                    "{shown}: give `expected` or `expected_file`, not both"
-                ))
-            }
+            (Some(_), Some(_)) => return Err(invalid(IoCaseProblem::BothExpected)),
         };
         let checker = match raw.checker {
             None => None,
@@ -120,9 +173,7 @@ impl IoCase {
             }),
         };
         if expected.is_none() && checker.is_none() {
-            return Err(format!(
-                "{shown}: an I/O test needs `expected` (or `expected_file`) or a `checker`"
-            ));
+            return Err(invalid(IoCaseProblem::NoAnswer));
         }
         Ok(IoCase {
             stdin,
@@ -135,7 +186,7 @@ impl IoCase {
     }
 
     /// Compares `actual` with the expected output; `Err` says where they first differ.
-    pub fn compare(&self, actual: &[u8]) -> Result<(), String> {
+    pub fn compare(&self, actual: &[u8]) -> Result<(), Mismatch> {
         let expected = self.expected.as_deref().unwrap_or_default();
         match self.compare {
             Compare::Exact => {
@@ -147,7 +198,7 @@ impl IoCase {
                         .zip(expected)
                         .position(|(a, b)| a != b)
                         .unwrap_or(actual.len().min(expected.len()));
-                    Err(format!("output differs at byte {at}"))
+                    Err(Mismatch::Byte { at })
                 }
             }
             Compare::Tokens | Compare::Float => {
@@ -161,23 +212,23 @@ impl IoCase {
                         (Some(x), Some(y))
                             if self.compare == Compare::Float && close(x, y, self.tolerance) => {}
                         (Some(x), Some(y)) => {
-                            return Err(format!(
-                                "token {i}: expected {:?}, got {:?}",
-                                clip(y),
-                                clip(x)
-                            ))
+                            return Err(Mismatch::Token {
+                                index: i,
+                                expected: clip(y),
+                                got: clip(x),
+                            })
                         }
                         (None, Some(y)) => {
-                            return Err(format!(
-                                "token {i}: expected {:?}, got end of output",
-                                clip(y)
-                            ))
+                            return Err(Mismatch::Missing {
+                                index: i,
+                                expected: clip(y),
+                            })
                         }
                         (Some(x), None) => {
-                            return Err(format!(
-                                "token {i}: expected end of output, got {:?}",
-                                clip(x)
-                            ))
+                            return Err(Mismatch::Extra {
+                                index: i,
+                                got: clip(x),
+                            })
                         }
                     }
                 }
@@ -227,7 +278,7 @@ mod tests {
         let c = case("1 2\n3\n", Compare::Tokens);
         assert!(c.compare(b"1\n2 3").is_ok());
         assert_eq!(
-            c.compare(b"1 2").unwrap_err(),
+            c.compare(b"1 2").unwrap_err().to_string(),
             "token 3: expected \"3\", got end of output"
         );
         assert!(c.compare(b"1 2 4").is_err());

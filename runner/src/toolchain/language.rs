@@ -53,18 +53,25 @@ impl Language {
     }
 }
 
+/// A language name dixit does not know (as `--language` takes it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language `{name}` (expected python, c, cpp, rust or wasm)")]
+pub struct UnknownLanguage {
+    pub name: String,
+}
+
 impl std::str::FromStr for Language {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownLanguage;
+    fn from_str(s: &str) -> Result<Self, UnknownLanguage> {
         match s {
             "python" => Ok(Language::Python),
             "c" => Ok(Language::C),
             "cpp" | "c++" => Ok(Language::Cpp),
             "rust" => Ok(Language::Rust),
             "wasm" => Ok(Language::Wasm),
-            _ => Err(format!(
-                "unknown language `{s}` (expected python, c, cpp, rust or wasm)"
-            )),
+            _ => Err(UnknownLanguage {
+                name: s.to_string(),
+            }),
         }
     }
 }

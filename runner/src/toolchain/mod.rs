@@ -57,17 +57,20 @@ mod wit_cpp;
 mod wit_rust;
 mod wit_struct;
 
-pub use c::CCompiler;
+pub use c::{CCompiler, CcDiscoveryError, ProbeError};
 pub use doctor::{doctor, DoctorCheck};
-pub use error::{BuildError, BuildFailure, Tool, ToolchainError};
+pub use error::{BuildError, BuildFailure, CompileError, Tool, ToolchainError};
 pub use files::FileError;
+pub use heap::HeadroomError;
 pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInterface};
-pub use io_case::{Checker, Compare, IoCase};
-pub use language::{solution_files, Language, TestKind};
+pub use io_case::{Checker, Compare, IoCase, IoCaseError, IoCaseProblem, Mismatch};
+pub use language::{solution_files, Language, TestKind, UnknownLanguage};
+pub use process::ToolError;
 pub use python::{
     find_componentize_py, runtime_key as python_runtime_key, COMPONENTIZE_PY_VERSION,
 };
 pub use runnable::{Runnable, Solution, Test};
 pub use rust::RustCompiler;
-pub use snapshot::Snapshot;
+pub use snapshot::{Snapshot, SnapshotError};
+pub use symbols::{ArchiveProblem, SymbolsError};
 pub use toolchains::Toolchains;

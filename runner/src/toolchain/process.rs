@@ -169,20 +169,14 @@ pub(crate) const PROBE: Policy<'static> = Policy::Trusted {
 };
 
 /// Why a tool produced no output to judge.
-#[derive(Debug)]
-pub(crate) enum ToolError {
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
     /// It could not be started or confined: a problem of this machine, worth trying again.
+    #[error("{0}")]
     Setup(String),
     /// It ran past its time (and was killed): a verdict on its input, not to be tried again.
+    #[error("{0}")]
     TimedOut(String),
-}
-
-impl std::fmt::Display for ToolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ToolError::Setup(m) | ToolError::TimedOut(m) => f.write_str(m),
-        }
-    }
 }
 
 impl From<ToolError> for String {
@@ -209,7 +203,8 @@ pub(crate) fn run_tool(cmd: &mut Command, policy: Policy<'_>) -> Result<ToolOutp
             std::thread::scope(|scope| {
                 scope
                     .spawn(|| {
-                        confine_this_thread(confinement).map_err(ToolError::Setup)?;
+                        confine_this_thread(confinement)
+                            .map_err(|e| ToolError::Setup(e.to_string()))?;
                         cmd.env_clear()
                             .envs(confinement.env.iter().map(|(k, v)| (k, v)));
                         spawn_and_wait(cmd, Some(limits), limits.wall)
@@ -221,9 +216,32 @@ pub(crate) fn run_tool(cmd: &mut Command, policy: Policy<'_>) -> Result<ToolOutp
     }
 }
 
+/// Why a build thread could not be confined, or confinement does not hold here.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ConfineError {
+    /// Landlock refused the ruleset.
+    #[error("cannot confine the compiler: {0}")]
+    Ruleset(landlock::RulesetError),
+    /// This kernel has no Landlock, and unconfined builds were not asked for.
+    #[error(
+        "cannot confine the compiler: this kernel has no Landlock (Linux ≥ 6.2 with Landlock \
+         enabled is needed); set {UNCONFINED_ENV}=1 to build untrusted code unconfined"
+    )]
+    NoLandlock,
+    /// A confined thread could still read `/etc/passwd` (`dixit toolchain doctor`'s check).
+    #[error(
+        "Landlock does not confine builds here ({status:?}); set {UNCONFINED_ENV}=1 \
+         to build untrusted code unconfined"
+    )]
+    NotConfining { status: landlock::LandlockStatus },
+    /// The thread of the check panicked.
+    #[error("the confinement check panicked")]
+    CheckPanicked,
+}
+
 /// Proves that confinement works here: a thread confined to nothing tries to read `/etc/passwd`
 /// (for `dixit toolchain doctor`).
-pub(super) fn confinement_check() -> Result<String, String> {
+pub(super) fn confinement_check() -> Result<String, ConfineError> {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
@@ -238,18 +256,15 @@ pub(super) fn confinement_check() -> Result<String, String> {
                             other => format!("{other:?}"),
                         }
                     )),
-                    _ => Err(format!(
-                        "Landlock does not confine builds here ({status:?}); set {UNCONFINED_ENV}=1 \
-                         to build untrusted code unconfined"
-                    )),
+                    _ => Err(ConfineError::NotConfining { status }),
                 }
             })
             .join()
-            .unwrap_or_else(|_| Err("the confinement check panicked".into()))
+            .unwrap_or(Err(ConfineError::CheckPanicked))
     })
 }
 
-fn confine_this_thread(c: &Confinement) -> Result<landlock::LandlockStatus, String> {
+fn confine_this_thread(c: &Confinement) -> Result<landlock::LandlockStatus, ConfineError> {
     let abi = ABI::V6;
     let fs_all = AccessFs::from_all(abi);
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
@@ -270,17 +285,12 @@ fn confine_this_thread(c: &Confinement) -> Result<landlock::LandlockStatus, Stri
                 AccessFs::ReadFile | AccessFs::WriteFile,
             ))
         })
-        .map_err(|e| format!("cannot confine the compiler: {e}"))?;
-    let status = created
-        .restrict_self()
-        .map_err(|e| format!("cannot confine the compiler: {e}"))?;
+        .map_err(ConfineError::Ruleset)?;
+    let status = created.restrict_self().map_err(ConfineError::Ruleset)?;
     if status.ruleset == RulesetStatus::NotEnforced
         && std::env::var_os(UNCONFINED_ENV).is_none_or(|v| v != "1")
     {
-        return Err(format!(
-            "cannot confine the compiler: this kernel has no Landlock (Linux ≥ 6.2 with Landlock \
-             enabled is needed); set {UNCONFINED_ENV}=1 to build untrusted code unconfined"
-        ));
+        return Err(ConfineError::NoLandlock);
     }
     Ok(status.landlock)
 }

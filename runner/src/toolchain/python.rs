@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use super::builds::{Builds, Toolchain};
 use super::error::{BuildError, BuildFailure, Tool, ToolchainError};
-use super::process::{run_tool, which, Policy};
+use super::process::{run_tool, which, Policy, ToolError};
 use super::runnable::{once, Runnable, Solution, Test};
 use super::sdk;
-use super::snapshot::Snapshot;
+use super::snapshot::{Snapshot, SnapshotError};
 use crate::sandbox::{
     dixit_home, flatten, hash_parts, CompileSide, Completion, Entry, Preopen, Program, RuntimeMode,
     Sandbox, SandboxError, Server,
@@ -201,7 +201,9 @@ fn load_runtime(sandbox: &Sandbox) -> Result<Program, ToolchainError> {
                 message: String::new(),
             });
         };
-        build_runtime(sandbox, &tool).map_err(|message| SandboxError::Invalid { message })
+        build_runtime(sandbox, &tool).map_err(|e| SandboxError::Invalid {
+            message: e.to_string(),
+        })
     });
     match loaded {
         Ok(p) => Ok(p),
@@ -217,9 +219,46 @@ fn load_runtime(sandbox: &Sandbox) -> Result<Program, ToolchainError> {
     }
 }
 
+/// Why componentize-py did not build the Python runtime.
+#[derive(Debug, thiserror::Error)]
+enum RuntimeBuildError {
+    /// dixit's SDK (the runner the runtime is built from) could not be written.
+    #[error(transparent)]
+    Sdk(#[from] SnapshotError),
+    /// The build's temporary folder could not be made.
+    #[error("temp dir: {0}")]
+    TempDir(std::io::Error),
+    /// componentize-py could not be started or ran past its time.
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// componentize-py failed: its output.
+    #[error("componentize-py failed:\n{log}")]
+    Componentize { log: String },
+    /// What componentize-py wrote could not be read.
+    #[error("{}: {error}", path.display())]
+    Output {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+/// Why the reproducibility shim was not built (the runtime is then built without it).
+#[derive(Debug, thiserror::Error)]
+enum ShimError {
+    /// No C compiler for the host is on the `PATH`.
+    #[error("no host C compiler (cc, gcc, clang)")]
+    NoHostCompiler,
+    /// The compiler could not be started or ran past its time.
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// The compiler failed: its diagnostics.
+    #[error("{stderr}")]
+    Failed { stderr: String },
+}
+
 /// Builds the runtime with componentize-py and merges its core modules (see
 /// [`crate::sandbox::flatten`]); the sandbox records the digest of what it compiles.
-fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, String> {
+fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, RuntimeBuildError> {
     let bytes = componentize(sandbox, tool)?;
     Ok(match flatten(&bytes) {
         Ok(flat) => flat,
@@ -233,9 +272,9 @@ fn build_runtime(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, S
 }
 
 /// The runtime component as componentize-py writes it.
-fn componentize(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, String> {
+fn componentize(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, RuntimeBuildError> {
     let sdk = sdk::Sdk::materialize(sandbox.cache())?;
-    let work = tempfile::tempdir().map_err(|e| format!("temp dir: {e}"))?;
+    let work = tempfile::tempdir().map_err(RuntimeBuildError::TempDir)?;
     let out = work.path().join("runtime.wasm");
     tracing::info!("building the Python runtime with {} (once)", tool.display());
     let mut cmd = Command::new(tool);
@@ -264,20 +303,22 @@ fn componentize(sandbox: &Sandbox, tool: &std::path::Path) -> Result<Vec<u8>, St
         },
     )?;
     if !o.success {
-        return Err(format!("componentize-py failed:\n{}{}", o.stdout, o.stderr));
+        return Err(RuntimeBuildError::Componentize {
+            log: format!("{}{}", o.stdout, o.stderr),
+        });
     }
-    std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()))
+    std::fs::read(&out).map_err(|error| RuntimeBuildError::Output { path: out, error })
 }
 
 /// Compiles `guest-sdk/build/reproducible.c` (see there) into a shared library with the host's C
 /// compiler.
-fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, String> {
+fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, ShimError> {
     let src = sdk.path("build/reproducible.c");
     let lib = dir.join("libdixit_reproducible.so");
     let cc = ["cc", "gcc", "clang"]
         .into_iter()
         .find_map(which)
-        .ok_or("no host C compiler (cc, gcc, clang)")?;
+        .ok_or(ShimError::NoHostCompiler)?;
     let o = run_tool(
         Command::new(cc)
             .args(["-O2", "-shared", "-fPIC", "-o"])
@@ -289,7 +330,7 @@ fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, S
         },
     )?;
     if !o.success {
-        return Err(o.stderr);
+        return Err(ShimError::Failed { stderr: o.stderr });
     }
     Ok(lib)
 }

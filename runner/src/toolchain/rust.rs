@@ -12,7 +12,9 @@ use std::sync::OnceLock;
 
 use super::builds::{Builds, Toolchain};
 use super::component::{self, ComponentError};
-use super::error::{failed_side, sandbox_message, BuildError, BuildFailure, Tool, ToolchainError};
+use super::error::{
+    failed_side, sandbox_message, BuildError, BuildFailure, CompileError, Tool, ToolchainError,
+};
 use super::heap;
 use super::interface::Item as InterfaceItem;
 use super::process::{
@@ -86,7 +88,7 @@ impl RustToolchain {
                         externs: &[],
                     },
                 )
-                .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))
+                .map_err(|e| BuildError::new(side, BuildFailure::Compile, e.to_string()))
         })
     }
 
@@ -159,7 +161,7 @@ impl RustToolchain {
                     externs: &[],
                 },
             )
-            .map_err(|e| BuildError::new(side, BuildFailure::Interface, e))
+            .map_err(|e| BuildError::new(side, BuildFailure::Interface, e.to_string()))
     }
 
     /// dixit's guest crate (`dixit`: the panic hook tests install).
@@ -179,22 +181,22 @@ impl RustToolchain {
                     externs: &[],
                 },
             )
-            .map_err(|e| BuildError::new(side, BuildFailure::Host, e))
+            .map_err(|e| BuildError::new(side, BuildFailure::Host, e.to_string()))
     }
 
     /// The binary cached under `key`, built by `build` (given where a failed build's log is
-    /// kept) on a miss; `Err` is the log.
+    /// kept) on a miss; a failed build is the sandbox's [`SandboxError::Link`], with the log.
     fn binary(
         tc: &dyn Builds,
         key: &str,
-        build: impl FnOnce(&Path) -> Result<Vec<u8>, String>,
-    ) -> Result<Program, String> {
+        build: impl FnOnce(&Path) -> Result<Vec<u8>, CompileError>,
+    ) -> Result<Program, SandboxError> {
         let failed = tc.sandbox().cache().path("buildfail", key, "log");
-        tc.sandbox()
-            .load_keyed(key, || {
-                build(&failed).map_err(|message| SandboxError::Link { message })
+        tc.sandbox().load_keyed(key, || {
+            build(&failed).map_err(|e| SandboxError::Link {
+                message: e.to_string(),
             })
-            .map_err(sandbox_message)
+        })
     }
 }
 
@@ -232,7 +234,7 @@ impl Toolchain for RustToolchain {
         let program = Self::binary(tc, &key, |failed| {
             rustc.binary(&root, &s.snapshot.dir, &[], failed)
         })
-        .map_err(|e| BuildError::new(side, BuildFailure::Compile, e))?;
+        .map_err(|e| BuildError::new(side, BuildFailure::Compile, sandbox_message(e)))?;
         Ok(Runnable::compiled_program(program, s))
     }
 }
@@ -270,9 +272,9 @@ impl RustToolchain {
         let failed: std::cell::RefCell<Option<BuildError>> = Default::default();
         let mut build_test = || -> Result<Vec<u8>, SandboxError> {
             let built = (|| {
-                let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+                let dir = tempfile::tempdir().map_err(CompileError::Host)?;
                 let root = dir.path().join("dixit_test_main.rs");
-                std::fs::write(&root, test_root(&test_path)).map_err(|e| e.to_string())?;
+                std::fs::write(&root, test_root(&test_path)).map_err(CompileError::Host)?;
                 rustc.binary(
                     &root,
                     &t.snapshot.dir,
@@ -280,8 +282,8 @@ impl RustToolchain {
                     &failed_log,
                 )
             })();
-            let bytes = built.map_err(|log| {
-                let log = s.interface.hint_unstated(log, t.kind);
+            let bytes = built.map_err(|e| {
+                let log = s.interface.hint_unstated(e.to_string(), t.kind);
                 let side = failed_side(&log, &t.file_name);
                 *failed.borrow_mut() =
                     Some(BuildError::new(side, BuildFailure::Compile, log.clone()));
@@ -447,9 +449,9 @@ impl RustCompiler {
         reads: &[&Path],
         work: &Path,
         failed: &Path,
-    ) -> Result<(), String> {
+    ) -> Result<(), CompileError> {
         if let Ok(log) = std::fs::read_to_string(failed) {
-            return Err(log);
+            return Err(CompileError::Log(log));
         }
         let confinement = self
             .confinement
@@ -465,13 +467,13 @@ impl RustCompiler {
             Ok(o) if o.success => return Ok(()),
             Ok(o) => trim(&failure_log(&o, &limits, &confinement.scrubs())),
             Err(ToolError::TimedOut(m)) => format!("{m}\n{}", limits.explain()),
-            Err(ToolError::Setup(m)) => return Err(m),
+            Err(ToolError::Setup(m)) => return Err(CompileError::Setup(m)),
         };
         if let Some(d) = failed.parent() {
             let _ = std::fs::create_dir_all(d);
         }
         let _ = std::fs::write(failed, &log);
-        Err(log)
+        Err(CompileError::Log(log))
     }
 
     /// Compiles a library crate `name` from `root` into `out_dir` (cached by `key_parts`). A
@@ -485,7 +487,7 @@ impl RustCompiler {
         key_parts: &[&[u8]],
         out_dir: &Path,
         opts: &LibOptions,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, CompileError> {
         let kind = [u8::from(opts.safe), opts.crate_type as u8];
         let mut parts: Vec<&[u8]> = vec![
             b"rust-lib-v7",
@@ -509,8 +511,11 @@ impl RustCompiler {
             return Ok(out);
         }
         let failed = out_dir.join(&key[..2]).join(format!("{key}.failed"));
-        std::fs::create_dir_all(out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-        let tmp = tempfile::tempdir_in(out_dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(out_dir).map_err(|error| CompileError::Io {
+            path: out_dir.to_path_buf(),
+            error,
+        })?;
+        let tmp = tempfile::tempdir_in(out_dir).map_err(CompileError::Host)?;
         let mut c = self.rustc();
         c.args(["--crate-type", crate_type, "--crate-name", name]);
         if opts.safe {
@@ -540,7 +545,7 @@ impl RustCompiler {
             .arg("-o")
             .arg(tmp.path().join(&file));
         self.run(&mut c, &reads, tmp.path(), &failed)?;
-        std::fs::create_dir_all(dir.parent().unwrap_or(out_dir)).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(dir.parent().unwrap_or(out_dir)).map_err(CompileError::Host)?;
         let kept = tmp.keep();
         if std::fs::rename(&kept, &dir).is_err() {
             let _ = std::fs::remove_dir_all(&kept);
@@ -558,8 +563,8 @@ impl RustCompiler {
         sources: &Path,
         externs: &[(&str, &Path)],
         failed: &Path,
-    ) -> Result<Vec<u8>, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    ) -> Result<Vec<u8>, CompileError> {
+        let dir = tempfile::tempdir().map_err(CompileError::Host)?;
         let out = dir.path().join("bin.wasm");
         let mut c = self.rustc();
         c.args(["-C", STACK_ARG, "-C", heap::RUST_LINK_ARG])
@@ -580,7 +585,7 @@ impl RustCompiler {
         }
         c.arg(root).arg("-o").arg(&out);
         self.run(&mut c, &reads, dir.path(), failed)?;
-        std::fs::read(&out).map_err(|e| e.to_string())
+        std::fs::read(&out).map_err(CompileError::Host)
     }
 }
 

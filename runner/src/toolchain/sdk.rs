@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::snapshot::{snapshot_bytes, Snapshot};
+use super::snapshot::{snapshot_bytes, Snapshot, SnapshotError};
 use crate::sandbox::ArtifactCache;
 
 /// (relative path, contents) of every guest-SDK file.
@@ -50,7 +50,8 @@ pub(crate) struct Sdk {
 }
 
 impl Sdk {
-    pub(super) fn materialize(cache: &ArtifactCache) -> Result<Sdk, String> {
+    /// Writes the SDK's files into the cache (once: the copy is named by its content).
+    pub(super) fn materialize(cache: &ArtifactCache) -> Result<Sdk, SnapshotError> {
         let entries = FILES
             .iter()
             .map(|(p, c)| (PathBuf::from(p), c.as_bytes().to_vec()))

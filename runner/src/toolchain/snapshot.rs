@@ -6,9 +6,10 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::files::{read_beneath, read_capped};
+use super::files::{read_beneath, read_capped, FileError};
 use crate::sandbox::ArtifactCache;
 
 /// Snapshot size bounds: a solution is source code, not a dataset.
@@ -19,6 +20,40 @@ pub(super) const MAX_TEST_BYTES: u64 = 4 << 20;
 /// The modification (and access) time of every snapshot file: 2026-01-01T00:00:00Z, where the
 /// guests' virtual clock starts.
 const FIXED_MTIME_S: u64 = 1_767_225_600;
+
+/// Why files could not be snapshotted: too many or too large, refused, or this machine failing
+/// to read or write them.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// A file or folder that could not be read, listed or written.
+    #[error("{}: {error}", path.display())]
+    Io {
+        path: PathBuf,
+        error: Arc<std::io::Error>,
+    },
+    /// A folder holding more than [`MAX_FILES`] files.
+    #[error("{}: more than {MAX_FILES} files", dir.display())]
+    TooManyFiles { dir: PathBuf },
+    /// A folder whose files add up to more than [`MAX_BYTES`].
+    #[error("{}: more than {} MiB of files", dir.display(), MAX_BYTES >> 20)]
+    TooManyBytes { dir: PathBuf },
+    /// A file of a folder that was refused (see `files.rs`).
+    #[error("{}: {error}", dir.display())]
+    Refused { dir: PathBuf, error: FileError },
+    /// A single file that was refused (see `files.rs`).
+    #[error(transparent)]
+    File(FileError),
+}
+
+impl SnapshotError {
+    /// The closure that turns an I/O error on `path` into a [`SnapshotError::Io`].
+    fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SnapshotError + '_ {
+        move |e| SnapshotError::Io {
+            path: path.to_path_buf(),
+            error: Arc::new(e),
+        }
+    }
+}
 
 /// A private read-only copy of some files, named by the hash of their paths and contents.
 #[derive(Clone, Debug)]
@@ -34,7 +69,7 @@ pub struct Snapshot {
 /// Copies the regular files under `src` (hidden entries and symlinks skipped: a symlink could
 /// point outside) into the cache. The sizes of all files are summed from their metadata before
 /// any is read, and each is read beneath `src` with no symlink on the way.
-pub(super) fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, String> {
+pub(super) fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot, SnapshotError> {
     let mut files = Vec::new();
     collect(src, Path::new(""), &mut files)?;
     files.sort();
@@ -42,21 +77,22 @@ pub(super) fn snapshot_dir(cache: &ArtifactCache, src: &Path) -> Result<Snapshot
     for rel in &files {
         let p = src.join(rel);
         let len = fs::symlink_metadata(&p)
-            .map_err(|e| format!("{}: {e}", p.display()))?
+            .map_err(SnapshotError::io(&p))?
             .len();
         total = total.saturating_add(len);
         if total > MAX_BYTES {
-            return Err(format!(
-                "{}: more than {} MiB of files",
-                src.display(),
-                MAX_BYTES >> 20
-            ));
+            return Err(SnapshotError::TooManyBytes {
+                dir: src.to_path_buf(),
+            });
         }
     }
     let mut entries = Vec::with_capacity(files.len());
     let mut left = MAX_BYTES;
     for rel in &files {
-        let bytes = read_beneath(src, rel, left).map_err(|e| format!("{}: {e}", src.display()))?;
+        let bytes = read_beneath(src, rel, left).map_err(|error| SnapshotError::Refused {
+            dir: src.to_path_buf(),
+            error,
+        })?;
         left -= bytes.len() as u64;
         entries.push((rel.clone(), bytes));
     }
@@ -69,8 +105,8 @@ pub(super) fn snapshot_file(
     cache: &ArtifactCache,
     src: &Path,
     name: &str,
-) -> Result<Snapshot, String> {
-    let bytes = read_capped(src, MAX_TEST_BYTES).map_err(|e| e.to_string())?;
+) -> Result<Snapshot, SnapshotError> {
+    let bytes = read_capped(src, MAX_TEST_BYTES).map_err(SnapshotError::File)?;
     materialize(cache, vec![(PathBuf::from(name), bytes)])
 }
 
@@ -78,29 +114,31 @@ pub(super) fn snapshot_file(
 pub(super) fn snapshot_bytes(
     cache: &ArtifactCache,
     entries: Vec<(PathBuf, Vec<u8>)>,
-) -> Result<Snapshot, String> {
+) -> Result<Snapshot, SnapshotError> {
     materialize(cache, entries)
 }
 
-fn collect(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn collect(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), SnapshotError> {
     let dir = root.join(rel);
-    let rd = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let rd = fs::read_dir(&dir).map_err(SnapshotError::io(&dir))?;
     for entry in rd {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entry = entry.map_err(SnapshotError::io(&dir))?;
         let name = entry.file_name();
         if name.to_string_lossy().starts_with('.') || name == "__pycache__" {
             continue;
         }
         let ft = entry
             .file_type()
-            .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            .map_err(SnapshotError::io(&entry.path()))?;
         let child = rel.join(&name);
         if ft.is_dir() {
             collect(root, &child, out)?;
         } else if ft.is_file() {
             out.push(child);
             if out.len() > MAX_FILES {
-                return Err(format!("{}: more than {MAX_FILES} files", root.display()));
+                return Err(SnapshotError::TooManyFiles {
+                    dir: root.to_path_buf(),
+                });
             }
         }
     }
@@ -110,7 +148,7 @@ fn collect(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<(), String
 fn materialize(
     cache: &ArtifactCache,
     entries: Vec<(PathBuf, Vec<u8>)>,
-) -> Result<Snapshot, String> {
+) -> Result<Snapshot, SnapshotError> {
     let parts: Vec<Vec<u8>> = std::iter::once(b"snapshot-v2".to_vec())
         .chain(
             entries
@@ -123,14 +161,14 @@ fn materialize(
     let files: Vec<PathBuf> = entries.iter().map(|(p, _)| p.clone()).collect();
     if !dir.is_dir() {
         let parent = dir.parent().unwrap_or(cache.root());
-        fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        let tmp = tempfile::tempdir_in(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        fs::create_dir_all(parent).map_err(SnapshotError::io(parent))?;
+        let tmp = tempfile::tempdir_in(parent).map_err(SnapshotError::io(parent))?;
         for (rel, bytes) in &entries {
             let p = tmp.path().join(rel);
             if let Some(d) = p.parent() {
-                fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+                fs::create_dir_all(d).map_err(SnapshotError::io(d))?;
             }
-            fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+            fs::write(&p, bytes).map_err(SnapshotError::io(&p))?;
             fix_times(&p)?;
         }
         // Directories last, deepest first: adding an entry changes a directory's time.
@@ -153,11 +191,11 @@ fn materialize(
 }
 
 /// Sets a file's (or directory's) access and modification times to [`FIXED_MTIME_S`].
-fn fix_times(p: &Path) -> Result<(), String> {
+fn fix_times(p: &Path) -> Result<(), SnapshotError> {
     let t = SystemTime::UNIX_EPOCH + Duration::from_secs(FIXED_MTIME_S);
     fs::File::open(p)
         .and_then(|f| f.set_times(fs::FileTimes::new().set_accessed(t).set_modified(t)))
-        .map_err(|e| format!("{}: {e}", p.display()))
+        .map_err(SnapshotError::io(p))
 }
 
 #[cfg(test)]

@@ -18,8 +18,46 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use wasmparser::{KnownCustom, Linking, Parser, Payload, SymbolFlags, SymbolInfo, TypeRef};
+
+/// Why the symbols of an object or a system library could not be read.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum SymbolsError {
+    /// A system library that could not be read.
+    #[error("{}: {error}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        error: Arc<std::io::Error>,
+    },
+    /// A system library that is an `ar` archive this reader cannot split.
+    #[error("{}: {problem}", path.display())]
+    Archive {
+        path: PathBuf,
+        problem: ArchiveProblem,
+    },
+    /// The system libraries define nothing: not the wasm32-wasi libraries dixit expects.
+    #[error("no symbols found in the system libraries")]
+    NoSystemSymbols,
+    /// Bytes that do not parse as WebAssembly.
+    #[error("not a wasm object: {0}")]
+    NotWasm(wasmparser::BinaryReaderError),
+    /// A wasm object whose imports or `linking` section do not parse.
+    #[error("{0}")]
+    Malformed(wasmparser::BinaryReaderError),
+}
+
+/// What is wrong with an `ar` archive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArchiveProblem {
+    /// A member's header does not give its size.
+    #[error("a corrupt archive member header")]
+    Header,
+    /// A member's size reaches past the end of the file.
+    #[error("an archive member runs past the end")]
+    Truncated,
+}
 
 /// A symbol an object defines (globally or weakly; local symbols are private to the object).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +77,7 @@ pub(crate) struct ObjectSymbols {
 
 impl ObjectSymbols {
     /// Reads the symbol table of one wasm relocatable object.
-    pub(super) fn read(object: &[u8]) -> Result<ObjectSymbols, String> {
+    pub(super) fn read(object: &[u8]) -> Result<ObjectSymbols, SymbolsError> {
         symbol_table(object)
     }
 }
@@ -84,13 +122,20 @@ impl SystemSymbols {
     pub(super) fn load(
         c_runtime: &[PathBuf],
         cxx_runtime: &[PathBuf],
-    ) -> Result<SystemSymbols, String> {
+    ) -> Result<SystemSymbols, SymbolsError> {
         let mut names = HashSet::new();
         let mut cxx_weak = HashSet::new();
         for (paths, weak_too) in [(c_runtime, true), (cxx_runtime, false)] {
             for p in paths {
-                let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                for member in objects_of(&bytes).map_err(|e| format!("{}: {e}", p.display()))? {
+                let bytes = std::fs::read(p).map_err(|e| SymbolsError::Unreadable {
+                    path: p.clone(),
+                    error: Arc::new(e),
+                })?;
+                let members = objects_of(&bytes).map_err(|problem| SymbolsError::Archive {
+                    path: p.clone(),
+                    problem,
+                })?;
+                for member in members {
                     // A member that is not a wasm object (an archive index, say) defines nothing.
                     for d in defined_symbols(member).unwrap_or_default() {
                         if weak_too || !d.weak {
@@ -103,7 +148,7 @@ impl SystemSymbols {
             }
         }
         if names.is_empty() {
-            return Err("no symbols found in the system libraries".into());
+            return Err(SymbolsError::NoSystemSymbols);
         }
         cxx_weak.retain(|n| !names.contains(n));
         Ok(SystemSymbols { names, cxx_weak })
@@ -116,7 +161,7 @@ impl SystemSymbols {
 
     /// The symbols a test's object defines that it may not: what the runtime reserves, except
     /// the test's own entry (`main` and the aliases clang gives it).
-    pub(super) fn interposed_by_test(&self, object: &[u8]) -> Result<Vec<String>, String> {
+    pub(super) fn interposed_by_test(&self, object: &[u8]) -> Result<Vec<String>, SymbolsError> {
         let mut bad = self.interposed(object)?;
         bad.retain(|n| !TEST_ENTRY_NAMES.contains(&n.as_str()));
         Ok(bad)
@@ -150,7 +195,7 @@ impl SystemSymbols {
     }
 
     /// The symbols `object` defines that it may not: library symbols and linker names, sorted.
-    pub(super) fn interposed(&self, object: &[u8]) -> Result<Vec<String>, String> {
+    pub(super) fn interposed(&self, object: &[u8]) -> Result<Vec<String>, SymbolsError> {
         let mut bad: Vec<String> = defined_symbols(object)?
             .into_iter()
             .map(|d| d.name)
@@ -210,20 +255,20 @@ pub(crate) fn interposition_error(file: &Path, names: &[String], who: &str) -> S
 }
 
 /// The defined, non-local symbols of one wasm relocatable object.
-pub(crate) fn defined_symbols(object: &[u8]) -> Result<Vec<Defined>, String> {
+pub(crate) fn defined_symbols(object: &[u8]) -> Result<Vec<Defined>, SymbolsError> {
     Ok(symbol_table(object)?.defined)
 }
 
 /// The defined (non-local) and undefined symbols of one wasm relocatable object. An undefined
 /// function or global without an explicit name is named by its import.
-fn symbol_table(object: &[u8]) -> Result<ObjectSymbols, String> {
+fn symbol_table(object: &[u8]) -> Result<ObjectSymbols, SymbolsError> {
     let mut out = ObjectSymbols::default();
     let (mut funcs, mut globals, mut tags, mut tables) = (vec![], vec![], vec![], vec![]);
     for payload in Parser::new(0).parse_all(object) {
-        let payload = payload.map_err(|e| format!("not a wasm object: {e}"))?;
+        let payload = payload.map_err(SymbolsError::NotWasm)?;
         if let Payload::ImportSection(imports) = &payload {
             for import in imports.clone().into_imports() {
-                let import = import.map_err(|e| e.to_string())?;
+                let import = import.map_err(SymbolsError::Malformed)?;
                 let name = import.name.to_string();
                 match import.ty {
                     TypeRef::Func(_) | TypeRef::FuncExact(_) => funcs.push(name),
@@ -242,12 +287,12 @@ fn symbol_table(object: &[u8]) -> Result<ObjectSymbols, String> {
             continue;
         };
         for sub in reader.subsections() {
-            let Linking::SymbolTable(table) = sub.map_err(|e| e.to_string())? else {
+            let Linking::SymbolTable(table) = sub.map_err(SymbolsError::Malformed)? else {
                 continue;
             };
             for sym in table {
                 let imported = |names: &[String], index: u32| names.get(index as usize).cloned();
-                let (flags, name) = match sym.map_err(|e| e.to_string())? {
+                let (flags, name) = match sym.map_err(SymbolsError::Malformed)? {
                     SymbolInfo::Func { flags, name, index } => (
                         flags,
                         name.map(str::to_string).or_else(|| imported(&funcs, index)),
@@ -288,7 +333,7 @@ fn symbol_table(object: &[u8]) -> Result<ObjectSymbols, String> {
 }
 
 /// The wasm objects in a file: the file itself, or the members of an `ar` archive.
-fn objects_of(bytes: &[u8]) -> Result<Vec<&[u8]>, String> {
+fn objects_of(bytes: &[u8]) -> Result<Vec<&[u8]>, ArchiveProblem> {
     const MAGIC: &[u8] = b"!<arch>\n";
     if !bytes.starts_with(MAGIC) {
         return Ok(vec![bytes]);
@@ -300,10 +345,10 @@ fn objects_of(bytes: &[u8]) -> Result<Vec<&[u8]>, String> {
         let size: usize = std::str::from_utf8(&header[48..58])
             .ok()
             .and_then(|s| s.trim().parse().ok())
-            .ok_or("a corrupt archive member header")?;
+            .ok_or(ArchiveProblem::Header)?;
         let start = at + 60;
         let end = start.checked_add(size).filter(|e| *e <= bytes.len());
-        let end = end.ok_or("an archive member runs past the end")?;
+        let end = end.ok_or(ArchiveProblem::Truncated)?;
         // GNU's symbol index (`/`) and long-name table (`//`) are not objects.
         if !header.starts_with(b"/ ") && !header.starts_with(b"// ") {
             members.push(&bytes[start..end]);

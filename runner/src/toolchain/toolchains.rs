@@ -17,7 +17,7 @@ use super::python::PythonToolchain;
 use super::runnable::{once, Runnable, Solution, Test};
 use super::rust::RustToolchain;
 use super::sdk::Sdk;
-use super::snapshot;
+use super::snapshot::{self, SnapshotError};
 use super::{Language, TestKind};
 use crate::execution::{Executor, Isolation};
 use crate::sandbox::{CompileSide, Limits, Program, RunEnd, RunOutcome, Sandbox, Server, Verdict};
@@ -26,7 +26,7 @@ use crate::sandbox::{CompileSide, Limits, Program, RunEnd, RunOutcome, Sandbox, 
 /// first use and kept for the life of the value; `&Toolchains` is shared by worker threads.
 pub struct Toolchains {
     sandbox: Arc<Sandbox>,
-    sdk: OnceLock<Result<Sdk, String>>,
+    sdk: OnceLock<Result<Sdk, SnapshotError>>,
     python: PythonToolchain,
     c: CToolchain,
     rust: RustToolchain,
@@ -88,12 +88,12 @@ impl Toolchains {
     }
 
     /// dixit's guest SDK, written to the cache on first use.
-    pub(super) fn sdk(&self) -> Result<&Sdk, String> {
+    pub(super) fn sdk(&self) -> Result<&Sdk, SnapshotError> {
         once(&self.sdk, || Sdk::materialize(self.sandbox.cache()))
     }
 
     /// The directory holding `dixit.h` (for building a test natively, as the benchmark does).
-    pub fn c_include_dir(&self) -> Result<PathBuf, String> {
+    pub fn c_include_dir(&self) -> Result<PathBuf, SnapshotError> {
         Ok(self.sdk()?.path("c/include"))
     }
 
@@ -114,7 +114,8 @@ impl Toolchains {
                 dir.display()
             )));
         }
-        let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir).map_err(sources)?;
+        let snapshot = snapshot::snapshot_dir(self.sandbox.cache(), dir)
+            .map_err(|e| sources(e.to_string()))?;
         let language = match language {
             Some(l) => l,
             None => Language::detect(&snapshot.files).ok_or_else(|| {
@@ -173,12 +174,12 @@ impl Toolchains {
             .map(|n| n.to_string_lossy().into_owned())
             .ok_or_else(|| sources(format!("{}: not a file", path.display())))?;
         let io = if kind == TestKind::Io {
-            Some(IoCase::parse(path).map_err(sources)?)
+            Some(IoCase::parse(path).map_err(|e| sources(e.to_string()))?)
         } else {
             None
         };
-        let snapshot =
-            snapshot::snapshot_file(self.sandbox.cache(), path, &file_name).map_err(sources)?;
+        let snapshot = snapshot::snapshot_file(self.sandbox.cache(), path, &file_name)
+            .map_err(|e| sources(e.to_string()))?;
         Ok(Test {
             path: path.to_path_buf(),
             kind,
@@ -314,7 +315,7 @@ impl Builds for Toolchains {
 
     fn sdk_for(&self, side: CompileSide) -> Result<&Sdk, BuildError> {
         self.sdk()
-            .map_err(|e| BuildError::new(side, BuildFailure::Host, e))
+            .map_err(|e| BuildError::new(side, BuildFailure::Host, e.to_string()))
     }
 
     fn build_dir(&self, what: &str) -> PathBuf {

@@ -25,7 +25,7 @@
 
 use std::fmt::Write as _;
 
-use super::wit_struct::{struct_definitions, FieldReader, Records};
+use super::wit_struct::{struct_definitions, FieldReader, Records, StructError};
 
 /// Why a header's declaration cannot cross between two components.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -198,18 +198,14 @@ impl FieldReader for CFields {
         recs: &mut Records<'_, CField>,
         before: usize,
         ty: &[String],
-    ) -> Result<CField, String> {
+    ) -> Result<CField, StructError> {
         let words: Vec<&str> = ty
             .iter()
             .map(String::as_str)
             .filter(|t| !QUALIFIERS.contains(t))
             .collect();
         if words.contains(&"*") {
-            return Err(
-                "a pointer field cannot be copied: a struct crosses with numbers, \
-                        `bool` and structs of those as its fields"
-                    .into(),
-            );
+            return Err(StructError::CPointer);
         }
         if let Some(scalar) = Scalar::of_words(&words) {
             return Ok(CField::Scalar {
@@ -219,11 +215,7 @@ impl FieldReader for CFields {
         }
         match recs.resolve(&words, false, self, before)? {
             Some(r) => Ok(CField::Record(r)),
-            None => Err(
-                "only numbers, `bool` and structs defined before this one cross as \
-                         a struct's fields"
-                    .into(),
-            ),
+            None => Err(StructError::CField),
         }
     }
 }
@@ -948,7 +940,7 @@ fn declaration(
         let base = words.join(" ");
         let record = recs
             .resolve(&words, false, &CFields, recs.struct_count())
-            .map_err(|why| bad(&why))?;
+            .map_err(|why| bad(&why.to_string()))?;
         if let Some(rec) = record {
             let len = raw.get(k + 1).and_then(|n| length_type(&split_param(n).0));
             match (stars, is_const, len) {
@@ -1065,7 +1057,7 @@ fn ret_type(
     if stars == 0 {
         if let Some(rec) = recs
             .resolve(&words, false, &CFields, recs.struct_count())
-            .map_err(refused)?
+            .map_err(|e| refused(e.to_string()))?
         {
             return Ok(Ret::Record {
                 c: words.join(" "),

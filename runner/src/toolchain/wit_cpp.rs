@@ -22,7 +22,7 @@
 use std::fmt::Write as _;
 
 use super::wit::{declarations, record_name, tokenize_header, Scalar, Side, WitError};
-use super::wit_struct::{struct_definitions, FieldReader, Records};
+use super::wit_struct::{struct_definitions, FieldReader, Records, StructError};
 
 /// A C++ type that crosses by value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,16 +90,12 @@ impl FieldReader for CppFields {
         recs: &mut Records<'_, CppType>,
         before: usize,
         ty: &[String],
-    ) -> Result<CppType, String> {
+    ) -> Result<CppType, StructError> {
         let toks: Vec<&str> = ty.iter().map(String::as_str).collect();
         if toks.contains(&"*") || toks.contains(&"&") {
-            return Err("a pointer or reference field cannot be copied; hold the value".into());
+            return Err(StructError::CppPointer);
         }
-        parse_type(&toks, recs, before)?.ok_or_else(|| {
-            "only numbers, `bool`, `string`, `vector`, `pair`, `map`, `optional` and structs \
-             defined before this one cross as a struct's fields"
-                .into()
-        })
+        parse_type(&toks, recs, before)?.ok_or(StructError::CppField)
     }
 }
 
@@ -204,7 +200,7 @@ fn cpp_declaration(
             instead,
         };
         let ty = parse_type(&ret_tokens, recs, recs.struct_count())
-            .map_err(refused)?
+            .map_err(|e| refused(e.to_string()))?
             .ok_or_else(|| {
                 refused(
                     "return a number, `bool`, `string`, a struct the header defines, or a \
@@ -272,7 +268,7 @@ fn cpp_declaration(
         let ty = if ty_tokens.contains(&"*") {
             None
         } else {
-            parse_type(&ty_tokens, recs, recs.struct_count()).map_err(refused)?
+            parse_type(&ty_tokens, recs, recs.struct_count()).map_err(|e| refused(e.to_string()))?
         };
         let ty = ty.ok_or_else(|| {
             refused(if ty_tokens.contains(&"*") {
@@ -296,7 +292,7 @@ fn parse_type(
     tokens: &[&str],
     recs: &mut Records<'_, CppType>,
     limit: usize,
-) -> Result<Option<CppType>, String> {
+) -> Result<Option<CppType>, StructError> {
     let toks: Vec<&str> = tokens
         .iter()
         .copied()
@@ -312,7 +308,7 @@ fn parse_at(
     pos: &mut usize,
     recs: &mut Records<'_, CppType>,
     limit: usize,
-) -> Result<Option<CppType>, String> {
+) -> Result<Option<CppType>, StructError> {
     let Some(head) = toks.get(*pos).copied() else {
         return Ok(None);
     };
@@ -402,7 +398,7 @@ fn type_args(
     n: usize,
     recs: &mut Records<'_, CppType>,
     limit: usize,
-) -> Result<Option<Vec<CppType>>, String> {
+) -> Result<Option<Vec<CppType>>, StructError> {
     if toks.get(*pos) != Some(&"<") {
         return Ok(None);
     }

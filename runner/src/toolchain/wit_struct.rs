@@ -312,6 +312,46 @@ fn is_ident(t: &str) -> bool {
         && t.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// Why a struct a function uses cannot cross (said after the struct's name, as the reason).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StructError {
+    /// Its definition is not plain public data (a base class, a member function, a bit-field):
+    /// why, as reading the header found it.
+    #[error("{0}")]
+    Definition(String),
+    /// It has no fields.
+    #[error("a struct with no fields carries nothing")]
+    NoFields,
+    /// One of its fields cannot cross.
+    #[error("its field `{name}` (`{ty}`): {why}")]
+    Field {
+        name: String,
+        ty: String,
+        why: Box<StructError>,
+    },
+    /// A C struct's pointer field.
+    #[error(
+        "a pointer field cannot be copied: a struct crosses with numbers, \
+         `bool` and structs of those as its fields"
+    )]
+    CPointer,
+    /// A C struct's field of any other type that does not cross.
+    #[error(
+        "only numbers, `bool` and structs defined before this one cross as \
+         a struct's fields"
+    )]
+    CField,
+    /// A C++ struct's pointer or reference field.
+    #[error("a pointer or reference field cannot be copied; hold the value")]
+    CppPointer,
+    /// A C++ struct's field of any other type that does not cross.
+    #[error(
+        "only numbers, `bool`, `string`, `vector`, `pair`, `map`, `optional` and structs \
+         defined before this one cross as a struct's fields"
+    )]
+    CppField,
+}
+
 /// How a language reads a struct field's type (C: numbers and structs; C++: any type that
 /// crosses). `recs` resolves a struct the field names; `before` is the struct being read (a
 /// field may only name a struct defined before it, so no record contains itself).
@@ -322,7 +362,7 @@ pub(crate) trait FieldReader {
         recs: &mut Records<'_, Self::Field>,
         before: usize,
         ty: &[String],
-    ) -> Result<Self::Field, String>;
+    ) -> Result<Self::Field, StructError>;
 }
 
 /// The records an interface's functions use, resolved from the header's structs on first use
@@ -353,7 +393,7 @@ impl<'a, F> Records<'a, F> {
         bare: bool,
         reader: &R,
         limit: usize,
-    ) -> Result<Option<usize>, String> {
+    ) -> Result<Option<usize>, StructError> {
         let raw = self.raw;
         let limit = limit.min(raw.len());
         let Some(at) = raw[..limit].iter().position(|s| s.named_by(words, bare)) else {
@@ -364,16 +404,18 @@ impl<'a, F> Records<'a, F> {
         }
         let s = &raw[at];
         if let Some(why) = &s.refused {
-            return Err(why.clone());
+            return Err(StructError::Definition(why.clone()));
         }
         if s.fields.is_empty() {
-            return Err("a struct with no fields carries nothing".into());
+            return Err(StructError::NoFields);
         }
         let mut fields = Vec::new();
         for (ty, name) in &s.fields {
-            let f = reader
-                .field(self, at, ty)
-                .map_err(|e| format!("its field `{name}` (`{}`): {e}", ty.join(" ")))?;
+            let f = reader.field(self, at, ty).map_err(|e| StructError::Field {
+                name: name.clone(),
+                ty: ty.join(" "),
+                why: Box::new(e),
+            })?;
             fields.push((name.clone(), f));
         }
         self.records.push((at, fields));
