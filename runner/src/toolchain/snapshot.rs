@@ -31,10 +31,10 @@ pub enum SnapshotError {
         path: PathBuf,
         error: Arc<std::io::Error>,
     },
-    /// A folder holding more than [`MAX_FILES`] files.
+    /// A folder holding more than `MAX_FILES` files.
     #[error("{}: more than {MAX_FILES} files", dir.display())]
     TooManyFiles { dir: PathBuf },
-    /// A folder whose files add up to more than [`MAX_BYTES`].
+    /// A folder whose files add up to more than `MAX_BYTES`.
     #[error("{}: more than {} MiB of files", dir.display(), MAX_BYTES >> 20)]
     TooManyBytes { dir: PathBuf },
     /// A file of a folder that was refused (see `files.rs`).
