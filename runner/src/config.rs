@@ -219,6 +219,96 @@ impl std::str::FromStr for ProtocolName {
     }
 }
 
+/// One arm of a comparison: a protocol, with some keys of its own table set otherwise than the
+/// projects set them (`dixit:max_calls=7`, `dixit:coders=5:testers=3`), so that one protocol
+/// can be compared with itself under other settings. Its text is the arm's name in tables,
+/// kept cells and reports; a plain protocol name is an arm with no settings.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Arm(String);
+
+impl Arm {
+    /// An arm as written (unchecked: [`str::parse`] checks a name given by a user).
+    pub fn new(name: impl Into<String>) -> Arm {
+        Arm(name.into())
+    }
+
+    /// The protocol this arm runs.
+    pub fn protocol(&self) -> ProtocolName {
+        ProtocolName::new(self.0.split(':').next().unwrap_or_default())
+    }
+
+    /// The keys it sets in the protocol's table, in order, each with its TOML value.
+    pub fn settings(&self) -> Vec<(String, toml::Value)> {
+        self.0
+            .split(':')
+            .skip(1)
+            .filter_map(|kv| Arm::setting(kv).ok())
+            .collect()
+    }
+
+    /// The name in tables and reports.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// `KEY=VALUE`: a key as protocol tables name them and a TOML value (`7`, `true`,
+    /// `"srank"`).
+    fn setting(kv: &str) -> Result<(String, toml::Value), String> {
+        let Some((key, value)) = kv.split_once('=') else {
+            return Err(format!("`{kv}` is not KEY=VALUE"));
+        };
+        let key_ok = key.starts_with(|c: char| c.is_ascii_lowercase())
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !key_ok {
+            return Err(format!(
+                "`{key}` is not a setting's name (lowercase letters, digits, `_`)"
+            ));
+        }
+        let mut table: toml::Table = format!("v = {value}")
+            .parse()
+            .map_err(|_| format!("`{value}` (of {key}) is not a TOML value: quote a string"))?;
+        let v = table.remove("v").expect("parsed as v = …");
+        if v.is_table() || v.is_array() {
+            return Err(format!(
+                "`{value}` (of {key}): only a number, boolean or string"
+            ));
+        }
+        Ok((key.to_string(), v))
+    }
+}
+
+impl From<ProtocolName> for Arm {
+    fn from(p: ProtocolName) -> Arm {
+        Arm(p.0)
+    }
+}
+
+impl std::fmt::Display for Arm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::str::FromStr for Arm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut parts = s.split(':');
+        parts.next().unwrap_or_default().parse::<ProtocolName>()?;
+        let mut seen = Vec::new();
+        for kv in parts {
+            let (key, _) = Arm::setting(kv)?;
+            if seen.contains(&key) {
+                return Err(format!("`{s}` sets {key} twice"));
+            }
+            seen.push(key);
+        }
+        Ok(Arm(s.to_string()))
+    }
+}
+
 /// `[protocol]`: which protocol runs, and what every protocol shares.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ProtocolSection {
@@ -916,6 +1006,55 @@ impl Project {
         let mut project = self.clone();
         project.config = self.config.with_protocol(p);
         project
+    }
+
+    /// This project with `settings` set in the `[table]` of its `dixit.toml` (a comparison's
+    /// [`Arm`]): the text says so too, so the run's journal records what it ran with, comments
+    /// and all else kept. An error names the key when the table is not a table or the result
+    /// does not check.
+    pub fn with_settings(
+        &self,
+        table: &str,
+        settings: &[(String, toml::Value)],
+    ) -> Result<Project, ConfigError> {
+        if settings.is_empty() {
+            return Ok(self.clone());
+        }
+        let path = self.dir.join("dixit.toml");
+        let mut doc: toml_edit::DocumentMut =
+            self.config_text
+                .parse()
+                .map_err(|e: toml_edit::TomlError| ConfigError::Invalid {
+                    path: path.clone(),
+                    key: table.into(),
+                    line: None,
+                    message: e.to_string(),
+                })?;
+        if !doc.contains_key(table) {
+            doc[table] = toml_edit::table();
+        }
+        for (key, value) in settings {
+            let Some(t) = doc[table].as_table_like_mut() else {
+                return Err(ConfigError::Invalid {
+                    path: path.clone(),
+                    key: format!("{table}.{key}"),
+                    line: None,
+                    message: format!("`{table}` is not a table"),
+                });
+            };
+            let v: toml_edit::Value = value
+                .to_string()
+                .parse()
+                .expect("a TOML value prints as one");
+            t.insert(key, toml_edit::Item::Value(v));
+        }
+        let mut project = self.clone();
+        project.config_text = doc.to_string();
+        let mut config = Config::parse(&project.config_text, &path)?;
+        config.protocol.name = self.config.protocol.name.clone();
+        config.policy.name = self.config.policy.name;
+        project.config = config;
+        Ok(project)
     }
 
     /// This project under decision policy `p` (`dixit run --policy`, `dixit compare --policy`):

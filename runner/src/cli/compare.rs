@@ -14,7 +14,7 @@ use super::exit::{self, CliError, CliResult};
 use super::task::shard_dir_files;
 use super::{signals, toolchains, GlobalArgs};
 use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
-use crate::config::ProtocolName;
+use crate::config::Arm;
 use crate::engine::{self, Interrupt, Quiet};
 use crate::eval::Shard;
 use crate::report::compare_page::{render_compare_page, COMPARE_PAGE};
@@ -29,10 +29,11 @@ pub struct CompareArgs {
     /// Project folders (each with dixit.toml and spec.md).
     #[arg(required_unless_present = "merge")]
     pub projects: Vec<PathBuf>,
-    /// The protocols to run on each project, comma-separated [default: every protocol, as
-    /// `dixit protocols` lists them].
+    /// The protocols to run on each project, comma-separated; `NAME:KEY=VALUE[:KEY=VALUE]`
+    /// runs one with keys of its table set otherwise, as an arm of its own
+    /// (`dixit:max_calls=7`) [default: every protocol, as `dixit protocols` lists them].
     #[arg(long, value_delimiter = ',')]
-    pub protocols: Vec<ProtocolName>,
+    pub protocols: Vec<Arm>,
     /// A file naming the held-out projects (one name or path a line): reported apart from the
     /// development projects.
     #[arg(long, value_name = "FILE")]
@@ -95,14 +96,12 @@ pub(super) fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
             }
         }
         let eligible = taking_part(&a.projects, g.quiet)?;
-        for p in &a.protocols {
-            crate::protocol::named(p).map_err(CliError::usage)?;
+        for arm in &a.protocols {
+            crate::protocol::named(&arm.protocol()).map_err(CliError::usage)?;
+            check_settings(arm, eligible.first())?;
         }
         let protocols = if a.protocols.is_empty() {
-            crate::protocol::names()
-                .into_iter()
-                .map(ProtocolName::new)
-                .collect()
+            crate::protocol::names().into_iter().map(Arm::new).collect()
         } else {
             a.protocols.clone()
         };
@@ -250,7 +249,7 @@ fn save(dir: &Path, report: &CompareReport) -> Result<(), CliError> {
         let page = render_compare_page(
             report,
             dir,
-            &|p| crate::protocol::get(p.as_str()).map(|p| p.shipped_rule()),
+            &|p| crate::protocol::get(p.protocol().as_str()).map(|p| p.shipped_rule()),
             &Provenance::now(),
         )
         .map_err(|e| CliError::new(exit::INTERNAL, e))?;
@@ -310,6 +309,27 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
         }
         _ => CliError::usage(e),
     })
+}
+
+/// An arm that sets some of its protocol's keys is checked on the first project before any
+/// cell runs, so a misspelt key or a value out of range is one usage error, not a skipped cell
+/// per project.
+fn check_settings(arm: &Arm, first: Option<&PathBuf>) -> Result<(), CliError> {
+    let (settings, Some(dir)) = (arm.settings(), first) else {
+        return Ok(());
+    };
+    if settings.is_empty() {
+        return Ok(());
+    }
+    let protocol = arm.protocol();
+    crate::config::Project::load(dir)
+        .and_then(|p| {
+            let p = p
+                .with_protocol(protocol.clone())
+                .with_settings(protocol.as_str(), &settings)?;
+            crate::protocol::select(&p.config).map(|_| ())
+        })
+        .map_err(|e| CliError::usage(format!("--protocols {arm}: {e}")))
 }
 
 /// The projects that take part: a project an import flagged (its reference fails its own

@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::config::{PolicyName, Project, ProtocolName};
+use crate::config::{Arm, PolicyName, Project};
 use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
@@ -39,14 +39,14 @@ pub enum CompareError {
     Missing {
         index: usize,
         project: String,
-        protocol: ProtocolName,
+        protocol: Arm,
     },
 }
 
 /// What to compare.
 pub struct Plan {
     pub projects: Vec<PathBuf>,
-    pub protocols: Vec<ProtocolName>,
+    pub protocols: Vec<Arm>,
     /// Project names (folder names or paths as given) that are held out.
     pub holdout: Vec<String>,
     pub shard: Option<Shard>,
@@ -93,7 +93,7 @@ struct KeptCell {
 /// every file of the project (its `runs/` aside: the cells write there), by path and content,
 /// the protocol's name, and the policy it runs under when the comparison sets one other than a
 /// person.
-fn cell_key(dir: &Path, protocol: &ProtocolName, policy: Option<PolicyName>) -> String {
+fn cell_key(dir: &Path, protocol: &Arm, policy: Option<PolicyName>) -> String {
     fn walk(root: &Path, dir: &Path, h: &mut Sha256) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -128,7 +128,7 @@ fn cell_key(dir: &Path, protocol: &ProtocolName, policy: Option<PolicyName>) -> 
 /// Where the cell of `project` under `protocol` is kept: `DIR/<protocol>/<project>.json`, by name
 /// rather than by place in the plan, so that a comparison with more projects or protocols than
 /// an earlier one in the same `--out` reuses the cells they share.
-fn cell_file(cells_dir: &Path, project: &str, protocol: &ProtocolName) -> PathBuf {
+fn cell_file(cells_dir: &Path, project: &str, protocol: &Arm) -> PathBuf {
     cells_dir
         .join(crate::file_name::encode(protocol.as_str()))
         .join(format!("{}.json", crate::file_name::encode(project)))
@@ -136,7 +136,7 @@ fn cell_file(cells_dir: &Path, project: &str, protocol: &ProtocolName) -> PathBu
 
 /// The kept result of the cell of `project` under `protocol`, if it is there and ran on the
 /// same project files.
-fn kept(cells_dir: &Path, project: &str, protocol: &ProtocolName, key: &str) -> Option<Cell> {
+fn kept(cells_dir: &Path, project: &str, protocol: &Arm, key: &str) -> Option<Cell> {
     let text = std::fs::read_to_string(cell_file(cells_dir, project, protocol)).ok()?;
     let k: KeptCell = serde_json::from_str(&text).ok()?;
     (k.key == key && k.cell.project == project && &k.cell.protocol == protocol).then_some(k.cell)
@@ -212,7 +212,7 @@ pub async fn compare(
     progress: &dyn Progress,
     interrupt: Interrupt,
 ) -> CompareReport {
-    let todo: Vec<(usize, &PathBuf, &ProtocolName)> = plan
+    let todo: Vec<(usize, &PathBuf, &Arm)> = plan
         .projects
         .iter()
         .flat_map(|dir| plan.protocols.iter().map(move |p| (dir, p)))
@@ -439,7 +439,7 @@ pub fn settings_of(config: &crate::config::Config, protocol: &dyn Protocol) -> O
 
 async fn run_cell(
     dir: &Path,
-    protocol: &ProtocolName,
+    protocol: &Arm,
     plan: &Plan,
     toolchains: &Arc<Toolchains>,
     backends: &BackendFactory,
@@ -447,7 +447,9 @@ async fn run_cell(
     interrupt: &Interrupt,
 ) -> CellResult {
     let selected = Project::load(dir).and_then(|p| {
-        let mut p = p.with_protocol(protocol.clone());
+        let mut p = p
+            .with_protocol(protocol.protocol())
+            .with_settings(protocol.protocol().as_str(), &protocol.settings())?;
         if let Some(policy) = plan.policy {
             p = p.with_policy(policy);
         }
@@ -539,8 +541,60 @@ fn exit_name(class: ExitClass) -> &'static str {
 }
 
 /// Joins shard reports into the report of the whole comparison: they must cover the same
-/// projects and protocols, and every cell exactly once.
+/// projects and protocols, and every cell exactly once. Whole comparisons of the same projects
+/// with no arm in common (run at different times, e.g. a protocol under other settings beside
+/// an earlier comparison) join into one with every arm, in the order given.
 pub fn merge(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
+    let disjoint = |a: &CompareReport, b: &CompareReport| {
+        a.projects == b.projects && !a.protocols.iter().any(|p| b.protocols.contains(p))
+    };
+    if parts.len() > 1
+        && parts
+            .iter()
+            .enumerate()
+            .all(|(i, a)| parts[i + 1..].iter().all(|b| disjoint(a, b)))
+    {
+        return join_arms(parts);
+    }
+    merge_shards(parts)
+}
+
+/// Whole comparisons of the same projects, each with its own arms, as one: cells numbered
+/// project-major again over all the arms.
+fn join_arms(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
+    let wholes: Vec<CompareReport> = parts
+        .into_iter()
+        .map(|p| merge_shards(vec![p]))
+        .collect::<Result<_, _>>()?;
+    let projects = wholes[0].projects.clone();
+    let protocols: Vec<Arm> = wholes
+        .iter()
+        .flat_map(|w| w.protocols.iter().cloned())
+        .collect();
+    let mut cells: Vec<Cell> = wholes.into_iter().flat_map(|w| w.cells).collect();
+    for c in &mut cells {
+        let project = projects.iter().position(|p| *p == c.project);
+        let arm = protocols.iter().position(|p| *p == c.protocol);
+        let (Some(project), Some(arm)) = (project, arm) else {
+            return Err(CompareError::Mismatch(format!(
+                "cell {} ({}, {}) is not among its report's projects and protocols",
+                c.index, c.project, c.protocol
+            )));
+        };
+        c.index = project * protocols.len() + arm;
+    }
+    cells.sort_by_key(|c| c.index);
+    Ok(CompareReport {
+        format: COMPARE_FORMAT.into(),
+        projects,
+        protocols,
+        shard: None,
+        cells,
+    })
+}
+
+/// Shards of one comparison joined: the same projects and protocols, every cell exactly once.
+fn merge_shards(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
     let first = parts
         .first()
         .ok_or_else(|| CompareError::Mismatch("no reports given".into()))?;
@@ -592,7 +646,7 @@ pub fn merge(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
 mod tests {
     use super::*;
 
-    fn cell(index: usize, project: &str, protocol: ProtocolName) -> Cell {
+    fn cell(index: usize, project: &str, protocol: Arm) -> Cell {
         Cell {
             index,
             project: project.into(),
@@ -606,7 +660,7 @@ mod tests {
         CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: vec!["a".into(), "b".into()],
-            protocols: vec![ProtocolName::new("one"), ProtocolName::new("two")],
+            protocols: vec![Arm::new("one"), Arm::new("two")],
             shard: Some(shard),
             cells,
         }
@@ -618,17 +672,11 @@ mod tests {
         let s2 = Shard { index: 2, count: 2 };
         let a = report(
             s1,
-            vec![
-                cell(0, "a", ProtocolName::new("one")),
-                cell(2, "b", ProtocolName::new("one")),
-            ],
+            vec![cell(0, "a", Arm::new("one")), cell(2, "b", Arm::new("one"))],
         );
         let b = report(
             s2,
-            vec![
-                cell(1, "a", ProtocolName::new("two")),
-                cell(3, "b", ProtocolName::new("two")),
-            ],
+            vec![cell(1, "a", Arm::new("two")), cell(3, "b", Arm::new("two"))],
         );
         let m = merge(vec![b.clone(), a.clone()]).unwrap();
         assert_eq!(
@@ -664,7 +712,7 @@ prompt_variant = "terse"
 [[coder]]
 model = "m-2"
 "#;
-        let codet = ProtocolName::new("codet");
+        let codet = Arm::new("codet");
         let config = crate::config::Config::parse(text, Path::new("dixit.toml"))
             .unwrap()
             .with_protocol(codet.clone());
@@ -682,7 +730,7 @@ model = "m-2"
         let all = lines.join("\n").to_lowercase();
         assert!(!all.contains("secret"), "{all}");
 
-        let single = ProtocolName::new("single");
+        let single = Arm::new("single");
         let lines = settings_of(
             &config.with_protocol(single.clone()),
             crate::protocol::named(&single).unwrap(),

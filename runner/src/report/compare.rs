@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::format::percent;
-use crate::config::ProtocolName;
+use crate::config::Arm;
 use crate::english::plural;
 use crate::eval::Shard;
 use crate::outcome::Metric;
@@ -92,7 +92,7 @@ pub struct Cell {
     /// Its number in the full comparison (project-major).
     pub index: usize,
     pub project: String,
-    pub protocol: ProtocolName,
+    pub protocol: Arm,
     /// Whether the project is held out (`--holdout`): reported apart from the development ones.
     pub holdout: bool,
     pub result: CellResult,
@@ -103,7 +103,7 @@ pub struct Cell {
 pub struct CompareReport {
     pub format: String,
     pub projects: Vec<String>,
-    pub protocols: Vec<ProtocolName>,
+    pub protocols: Vec<Arm>,
     /// The shard this report covers, if it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -483,7 +483,7 @@ pub(super) type SettingsSets = Vec<(Vec<String>, usize)>;
 /// Each protocol's settings over its cells that ran and carry them: every distinct set of
 /// lines with the number of runs that had it, the most common first; protocols with none are
 /// left out.
-pub(super) fn protocol_settings(r: &CompareReport) -> Vec<(ProtocolName, SettingsSets)> {
+pub(super) fn protocol_settings(r: &CompareReport) -> Vec<(Arm, SettingsSets)> {
     r.protocols
         .iter()
         .filter_map(|p| {
@@ -509,7 +509,7 @@ pub(super) fn protocol_settings(r: &CompareReport) -> Vec<(ProtocolName, Setting
 
 /// Each protocol's seed measures ([`crate::report::metric`]) totalled over its development
 /// cells that ran and carry them; protocols with none are left out.
-pub(super) fn seed_metrics(r: &CompareReport) -> Vec<(ProtocolName, Vec<(String, Total)>)> {
+pub(super) fn seed_metrics(r: &CompareReport) -> Vec<(Arm, Vec<(String, Total)>)> {
     r.protocols
         .iter()
         .filter_map(|p| {
@@ -530,7 +530,7 @@ pub(super) fn seed_metrics(r: &CompareReport) -> Vec<(ProtocolName, Vec<(String,
 
 /// The last column of a protocol's totals: the runs that stopped for a person or at a cap, and
 /// the cells that did not run, counted so that none is hidden in a rate.
-fn stops_note(r: &CompareReport, p: &ProtocolName, holdout: bool, skipped: usize) -> String {
+fn stops_note(r: &CompareReport, p: &Arm, holdout: bool, skipped: usize) -> String {
     let count = |exit: &str| {
         r.cells
             .iter()
@@ -586,8 +586,8 @@ fn rate_cell(r: &Rate) -> String {
 /// Every other protocol against [`CONTROL`] on the projects where both shipped an
 /// implementation judged by hidden tests (development projects only: held-out ones are for a
 /// separate check).
-pub(super) fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paired)> {
-    let judged = |project: &str, protocol: &ProtocolName| {
+pub(super) fn paired_with_control(r: &CompareReport) -> Vec<(Arm, Paired)> {
+    let judged = |project: &str, protocol: &Arm| {
         r.cells.iter().find_map(|c| match &c.result {
             CellResult::Ran(run)
                 if c.project == project && &c.protocol == protocol && !c.holdout =>
@@ -597,7 +597,7 @@ pub(super) fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paire
             _ => None,
         })
     };
-    let control = ProtocolName::new(CONTROL);
+    let control = Arm::new(CONTROL);
     if !r.protocols.contains(&control) {
         return Vec::new();
     }
@@ -616,7 +616,7 @@ pub(super) fn paired_with_control(r: &CompareReport) -> Vec<(ProtocolName, Paire
 }
 
 /// The totals of `protocol` over the development (`holdout` false) or held-out projects.
-pub(crate) fn totals(r: &CompareReport, protocol: &ProtocolName, holdout: bool) -> Totals {
+pub(crate) fn totals(r: &CompareReport, protocol: &Arm, holdout: bool) -> Totals {
     let mut t = Totals::default();
     for c in r
         .cells
@@ -639,7 +639,7 @@ mod tests {
         Cell {
             index: 0,
             project: project.into(),
-            protocol: ProtocolName::new(protocol),
+            protocol: Arm::new(protocol),
             holdout: false,
             result: CellResult::Ran(CellRun {
                 run_id: "r".into(),
@@ -679,7 +679,7 @@ mod tests {
         let r = CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: vec![],
-            protocols: vec![ProtocolName::new("dixit"), ProtocolName::new("debate")],
+            protocols: vec![Arm::new("dixit"), Arm::new("debate")],
             shard: None,
             cells: vec![
                 ran("p\x1b[2J", "dixit", "converged: all too easy", "/runs/p/1"),
@@ -687,7 +687,7 @@ mod tests {
                 Cell {
                     index: 2,
                     project: "p".into(),
-                    protocol: ProtocolName::new("blind"),
+                    protocol: Arm::new("blind"),
                     holdout: false,
                     result: CellResult::Skipped {
                         why: "no hidden/ folder: blind needs one to answer pass or fail".into(),
@@ -752,7 +752,7 @@ mod tests {
         let r = CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: (1..=10).map(|k| format!("p{k}")).collect(),
-            protocols: vec![ProtocolName::new("single"), ProtocolName::new("dixit")],
+            protocols: vec![Arm::new("single"), Arm::new("dixit")],
             shard: None,
             cells,
         };
@@ -791,7 +791,7 @@ mod tests {
         let r = CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: (1..=4).map(|k| format!("p{k}")).collect(),
-            protocols: vec![ProtocolName::new("single"), ProtocolName::new("dixit")],
+            protocols: vec![Arm::new("single"), Arm::new("dixit")],
             shard: None,
             cells: vec![
                 with(1, "dixit", Some(b)),

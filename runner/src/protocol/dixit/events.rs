@@ -29,6 +29,26 @@ impl Named for Stalled {
     const NAME: &'static str = "stalled";
 }
 
+/// `[dixit] max_calls`: the run made every call it may; it ships by the evidence so far.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spent {
+    /// The cap it reached.
+    pub calls: u32,
+}
+
+impl Named for Spent {
+    const NAME: &'static str = "spent";
+}
+
+/// `[dixit] max_calls`: the coders' programs are the same, byte for byte, so no test can
+/// separate them and no further call can change what ships.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Identical {}
+
+impl Named for Identical {
+    const NAME: &'static str = "identical";
+}
+
 /// Coders could not pass the suite after their retries: a person should look at these tests
 /// (perhaps they are wrong).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

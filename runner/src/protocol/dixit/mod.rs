@@ -15,7 +15,7 @@ use crate::engine::{
 };
 use crate::journal::{Choice, Event, StopReason, RUN_LANE};
 use crate::toolchain::Solution;
-use events::{CannotPass, Converged, HumanNeeded, Stalled};
+use events::{CannotPass, Converged, HumanNeeded, Identical, Spent, Stalled};
 
 use futures::future::BoxFuture;
 
@@ -99,6 +99,8 @@ pub struct Tester {
     pub too_hard_tests: Option<[Proposal; 2]>,
     /// How its proposals of the current round were classified (for "converged or stalled").
     pub classified: Vec<(String, Class)>,
+    /// The calls it may still make this round under `[dixit] max_calls` (`None`: no cap).
+    pub calls: Option<u32>,
 }
 
 impl Tester {
@@ -109,6 +111,7 @@ impl Tester {
             before_test_2: None,
             too_hard_tests: None,
             classified: Vec::new(),
+            calls: None,
         }
     }
 
@@ -116,8 +119,16 @@ impl Tester {
         self.too_hard_tests.is_some()
     }
 
+    /// Whether its share of `[dixit] max_calls` leaves it a call this round.
+    fn may_propose(&self) -> bool {
+        self.calls != Some(0)
+    }
+
     /// `tester.propose_test(prompt)`.
     async fn propose(&mut self, ctx: &Ctx, purpose: &str, prompt: &str) -> Result<Proposal, Halt> {
+        if let Some(n) = &mut self.calls {
+            *n = n.saturating_sub(1);
+        }
         ask_test(ctx, &mut self.agent, purpose, prompt).await
     }
 
@@ -260,7 +271,12 @@ pub async fn main(
     let solve_prompt = ctx
         .prompts
         .render("coder_solve", &[("spec", ctx.spec.trim())])?;
-    let max_rounds = Settings::of(ctx)?.max_rounds;
+    let Settings {
+        max_rounds,
+        max_coder_retries,
+        max_calls,
+        ..
+    } = Settings::of(ctx)?;
     first_halt(
         join_all(
             coders
@@ -281,16 +297,39 @@ pub async fn main(
             },
         )?;
 
+        // DEVIATION (`[dixit] max_calls`): once no further call can change what ships, or none
+        // is left, the run ends and ships by the evidence it has.
+        if let Some(left) = calls_left(ctx, max_calls) {
+            if same_program(coders, &left_behind) {
+                return Ok((StopReason::own(&Identical {}), round));
+            }
+            if left == 0 {
+                let calls = max_calls.unwrap_or_default();
+                return Ok((StopReason::own(&Spent { calls }), round));
+            }
+        }
+
         let active = |c: &&mut Coder| !left_behind.contains(&c.agent.name);
-        let ensured = first_halt(
-            join_all(
-                coders
-                    .iter_mut()
-                    .filter(active)
-                    .map(|c| ensure_passes(ctx, c, suite)),
-            )
-            .await,
-        )?;
+        let ensured = if max_calls.is_none() {
+            first_halt(
+                join_all(
+                    coders
+                        .iter_mut()
+                        .filter(active)
+                        .map(|c| ensure_passes(ctx, c, suite, max_coder_retries)),
+                )
+                .await,
+            )?
+        } else {
+            // Under a cap, fixes come first (they are where the coders disagree), one coder
+            // after another in agent order, each with what the ones before it left.
+            let mut ensured = Vec::new();
+            for c in coders.iter_mut().filter(active) {
+                let left = calls_left(ctx, max_calls).unwrap_or_default();
+                ensured.push(ensure_passes(ctx, c, suite, max_coder_retries.min(left)).await?);
+            }
+            ensured
+        };
         // DEVIATION: every coder gets its chance to pass before the stop, which names all those
         // that cannot (the seed returns at the first).
         let cannot_pass: Vec<CannotPass> = coders
@@ -317,8 +356,10 @@ pub async fn main(
                 }
             }
         }
-        for t in testers.iter_mut() {
+        let shares = calls_left(ctx, max_calls).map(|left| shares(left, testers.len()));
+        for (k, t) in testers.iter_mut().enumerate() {
             t.classified.clear();
+            t.calls = shares.as_ref().map(|s| s[k]);
         }
 
         let pool: Vec<Arc<Solution>> = coders
@@ -347,6 +388,15 @@ pub async fn main(
             .collect();
         if new_tests.is_empty() {
             let stop = converged_or_stalled(testers);
+            // The cap, not the coders' agreement, ended a round whose testers had no call left.
+            if calls_left(ctx, max_calls) == Some(0)
+                && stop
+                    .decided()
+                    .is_some_and(|s| s.read::<Converged>().is_some())
+            {
+                let calls = max_calls.unwrap_or_default();
+                return Ok((StopReason::own(&Spent { calls }), round));
+            }
             if stop
                 .decided()
                 .is_some_and(|s| s.read::<Stalled>().is_some())
@@ -362,6 +412,36 @@ pub async fn main(
         suite.admit(ctx, new_tests)?;
     }
     Ok((StopReason::RoundCap { rounds: max_rounds }, max_rounds))
+}
+
+/// The calls the run may still make under `[dixit] max_calls` (`None`: no cap). Every call
+/// of the run counts, as its budget recorded it (a resumed or replayed run counts the
+/// recorded ones again as it re-executes them).
+fn calls_left(ctx: &Ctx, max_calls: Option<u32>) -> Option<u32> {
+    let made = u32::try_from(ctx.budget.totals().0.calls).unwrap_or(u32::MAX);
+    max_calls.map(|m| m.saturating_sub(made))
+}
+
+/// `left` calls split between `n` testers in agent order: evenly, the first ones taking what
+/// does not divide.
+fn shares(left: u32, n: usize) -> Vec<u32> {
+    let n32 = u32::try_from(n.max(1)).unwrap_or(u32::MAX);
+    (0..n32)
+        .map(|k| left / n32 + u32::from(k < left % n32))
+        .take(n)
+        .collect()
+}
+
+/// Whether the coders still taking part (two at least) wrote the same program, byte for byte:
+/// their snapshots (every file by path and content) hash alike. Then the sandbox gives each
+/// test the same verdict on every one of them, so no test can change what ships.
+fn same_program(coders: &[Coder], left_behind: &[String]) -> bool {
+    let hashes: Vec<Option<&str>> = coders
+        .iter()
+        .filter(|c| !left_behind.contains(&c.agent.name))
+        .map(|c| c.solution.as_ref().ok().map(|s| s.snapshot.hash.as_str()))
+        .collect();
+    hashes.len() >= 2 && hashes[0].is_some() && hashes.iter().all(|h| *h == hashes[0])
 }
 
 /// A person's choice at a stop, applied: a wrong test leaves the suite (the coders are judged
@@ -488,13 +568,20 @@ fn converged_or_stalled(testers: &[Tester]) -> StopReason {
 /// keeps, or is shown, a worse attempt than its best, and each retry starts from the best code
 /// with a prompt naming only the tests that best attempt fails. The seed's first unguarded try
 /// is folded into the same loop: MAX_CODER_RETRIES counts every fix attempt.
-pub async fn ensure_passes(ctx: &Ctx, coder: &mut Coder, suite: &Suite) -> Result<Ensured, Halt> {
+///
+/// `retries` is MAX_CODER_RETRIES, or fewer when `[dixit] max_calls` leaves fewer calls.
+pub async fn ensure_passes(
+    ctx: &Ctx,
+    coder: &mut Coder,
+    suite: &Suite,
+    retries: u32,
+) -> Result<Ensured, Halt> {
     let judgement = coder.judge(ctx, suite).await?;
     if judgement.all_pass() {
         return Ok(Ensured::Passes);
     }
     let mut best = HighWaterMark::start(ctx, coder, judgement, Keep::Better)?;
-    for _ in 0..Settings::of(ctx)?.max_coder_retries {
+    for _ in 0..retries {
         let prompt = fix_prompt(ctx, coder, &best.best, suite)?;
         coder.solve(ctx, "fix", &prompt).await?;
         let judgement = coder.judge(ctx, suite).await?;
@@ -581,11 +668,17 @@ pub async fn propose_test(
     let name = t.agent.name.clone();
     t.before_test_1 = Some(ctx.save(&mut t.agent)?);
     for _ in 0..Settings::of(ctx)?.max_tester_retries {
+        if !t.may_propose() {
+            return Ok(None);
+        }
         let prompt = t.propose_prompt(ctx)?;
         let test_1 = t.propose(ctx, "propose", &prompt).await?;
         let classification_1 = classify_test(ctx, t, &test_1, coders).await?;
         if classification_1.class == Class::Ideal {
             return accept(ctx, t, test_1);
+        }
+        if !t.may_propose() {
+            return Ok(None);
         }
         t.before_test_2 = Some(ctx.save(&mut t.agent)?);
         let test_2 = t
@@ -655,6 +748,9 @@ pub async fn attempt_revival(
         )?;
         if classification_1.class == Class::Ideal {
             return accept(ctx, t, test_1);
+        }
+        if !t.may_propose() {
+            return Ok(None);
         }
         let test_2 = t
             .propose(ctx, "retry", &nudge(ctx, &classification_1)?)

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::events::{CannotPass, Converged, HumanNeeded, Stalled};
+use super::events::{CannotPass, Converged, HumanNeeded, Identical, Spent, Stalled};
 use super::Dixit;
 use crate::english::{and_list, plural};
 use crate::journal::{Choice, Event, ExitClass, Open};
@@ -58,6 +58,15 @@ impl ProtocolData for Dixit {
     fn describe(&self, stop: &Open) -> String {
         if stop.read::<Converged>().is_some() {
             return "converged: a round's proposals were all too easy, the coders agree on everything asked".into();
+        }
+        if let Some(Spent { calls }) = stop.read() {
+            return format!(
+                "spent: the run made the {calls} calls dixit.max_calls allows; it ships by the evidence so far"
+            );
+        }
+        if stop.read::<Identical>().is_some() {
+            return "identical: the coders wrote the same program, which no test can separate"
+                .into();
         }
         if let Some(Stalled {
             too_hard,
@@ -138,7 +147,10 @@ impl ProtocolData for Dixit {
                 .chain([Choice::Accept])
                 .collect();
         }
-        if stop.read::<Converged>().is_some() {
+        if stop.read::<Converged>().is_some()
+            || stop.read::<Spent>().is_some()
+            || stop.read::<Identical>().is_some()
+        {
             return Vec::new();
         }
         if let Some(Stalled { hibernated, .. }) = stop.read() {
@@ -161,7 +173,10 @@ impl ProtocolData for Dixit {
     }
 
     fn exit_class(&self, stop: &Open) -> ExitClass {
-        if stop.read::<Converged>().is_some() {
+        if stop.read::<Converged>().is_some()
+            || stop.read::<Spent>().is_some()
+            || stop.read::<Identical>().is_some()
+        {
             ExitClass::Done
         } else {
             ExitClass::HumanNeeded

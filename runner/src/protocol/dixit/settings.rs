@@ -25,6 +25,11 @@ pub struct Settings {
     /// The selection strategy the run ships by, from all its evidence (`engine/ship.rs`; the
     /// default is the best measured offline: docs/eval.md, "Selection strategies").
     pub ship: Strategy,
+    /// At most this many agent calls for the whole run (unset: no cap). The protocol plans its
+    /// calls to stay within it: fixes first, the rest split between the testers each round,
+    /// and no call once the coders' programs are the same (no test can separate them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_calls: Option<u32>,
 }
 
 impl Default for Settings {
@@ -37,6 +42,7 @@ impl Default for Settings {
             max_coder_retries: 3,
             max_rounds: 8,
             ship: Strategy::SrankIdealPassers,
+            max_calls: None,
         }
     }
 }
@@ -137,6 +143,19 @@ impl Settings {
         }
         if team.coders < 1 {
             return Err(config.invalid(&key("coders"), "at least one coder is needed".into()));
+        }
+        if let Some(m) = s.max_calls {
+            let least = team.coders + 1;
+            if (m as usize) < least {
+                return Err(config.invalid(
+                    &key("max_calls"),
+                    format!(
+                        "{m} leaves no call for a tester: the coders' first solutions take {} \
+                         ({least} at least)",
+                        team.coders
+                    ),
+                ));
+            }
         }
         Ok(team)
     }

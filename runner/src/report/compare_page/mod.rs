@@ -25,7 +25,7 @@ pub use model::{
 
 use super::eval_report::Provenance;
 use super::input::ReportError;
-use crate::config::ProtocolName;
+use crate::config::Arm;
 use crate::report::CompareReport;
 
 /// The comparison page's file name, in the folder of `compare.json`.
@@ -37,7 +37,7 @@ pub const COMPARE_PAGE: &str = "report.html";
 pub fn render_compare_page(
     report: &CompareReport,
     page_dir: &Path,
-    shipped_rule: &dyn Fn(&ProtocolName) -> Option<&'static str>,
+    shipped_rule: &dyn Fn(&Arm) -> Option<&'static str>,
     prov: &Provenance,
 ) -> Result<String, ReportError> {
     let model = PageModel::new(report, page_dir, shipped_rule);
@@ -89,7 +89,7 @@ mod tests {
         Cell {
             index,
             project: project.into(),
-            protocol: ProtocolName::new(protocol),
+            protocol: Arm::new(protocol),
             holdout: false,
             result,
         }
@@ -132,7 +132,7 @@ mod tests {
                 "gamma".into(),
                 "held".into(),
             ],
-            protocols: ["single", "dixit", "blind"].map(ProtocolName::new).to_vec(),
+            protocols: ["single", "dixit", "blind"].map(Arm::new).to_vec(),
             shard: None,
             cells,
         }
@@ -144,7 +144,7 @@ mod tests {
         crate::report::html::pretty(main).replace(&prov.generated, "[time]")
     }
 
-    fn rule(p: &ProtocolName) -> Option<&'static str> {
+    fn rule(p: &Arm) -> Option<&'static str> {
         (p.as_str() != "blind").then_some("the first coder")
     }
 
@@ -298,7 +298,7 @@ mod tests {
         let r = CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: (1..=12).map(|k| format!("p{k}")).collect(),
-            protocols: ["single", "dixit"].map(ProtocolName::new).to_vec(),
+            protocols: ["single", "dixit"].map(Arm::new).to_vec(),
             shard: None,
             cells,
         };

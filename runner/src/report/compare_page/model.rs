@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::link::run_page_href;
-use crate::config::ProtocolName;
+use crate::config::Arm;
 use crate::outcome::Basis;
 use crate::report::compare::{
     paired_with_control, protocol_settings, totals, Cell, CellResult, CellRun, CompareReport,
@@ -23,7 +23,7 @@ pub struct PageModel {
     pub projects: usize,
     pub held_out: usize,
     /// The protocols, in the comparison's order, each with what its runs ship (when known).
-    pub protocols: Vec<(ProtocolName, Option<&'static str>)>,
+    pub protocols: Vec<(Arm, Option<&'static str>)>,
     /// Development projects (all projects when none is held out), then held-out ones.
     pub groups: Vec<Group>,
     /// Each protocol against `CONTROL` on the development projects (none without it).
@@ -34,7 +34,7 @@ pub struct PageModel {
     pub cost: CostUnit,
     /// What each protocol's runs ran with: each distinct set of settings lines and how many
     /// runs had it (none for a comparison kept before cells carried them).
-    pub settings: Vec<(ProtocolName, SettingsSets)>,
+    pub settings: Vec<(Arm, SettingsSets)>,
 }
 
 /// Projects reported together.
@@ -53,7 +53,7 @@ pub struct Group {
 /// One protocol over a group's projects.
 #[derive(Debug)]
 pub struct ProtocolFigures {
-    pub protocol: ProtocolName,
+    pub protocol: Arm,
     /// The share of problems whose shipped implementation passes every hidden test, over the
     /// problems with hidden tests, with its 95 % Wilson interval.
     pub rate: Rate,
@@ -245,7 +245,7 @@ impl Mark {
 /// One (project, protocol) cell of the grid.
 #[derive(Debug)]
 pub struct GridCell {
-    pub protocol: ProtocolName,
+    pub protocol: Arm,
     pub mark: Mark,
     /// How the run ended, when it ran.
     pub stop: Option<StopKind>,
@@ -265,7 +265,7 @@ pub struct GridRow {
 /// One protocol against `CONTROL`, problem by problem.
 #[derive(Debug)]
 pub struct PairedRow {
-    pub protocol: ProtocolName,
+    pub protocol: Arm,
     pub paired: Paired,
 }
 
@@ -301,7 +301,7 @@ impl PageModel {
     pub fn new(
         r: &CompareReport,
         page_dir: &Path,
-        shipped_rule: &dyn Fn(&ProtocolName) -> Option<&'static str>,
+        shipped_rule: &dyn Fn(&Arm) -> Option<&'static str>,
     ) -> PageModel {
         let held: Vec<&String> = r
             .projects
@@ -427,12 +427,7 @@ fn group(
 }
 
 /// The grid cell of `cell` (none: the comparison lacks it).
-fn grid_cell(
-    cell: Option<&Cell>,
-    project: &str,
-    protocol: &ProtocolName,
-    page_dir: &Path,
-) -> GridCell {
+fn grid_cell(cell: Option<&Cell>, project: &str, protocol: &Arm, page_dir: &Path) -> GridCell {
     let at = format!("{project} × {protocol}");
     let Some(cell) = cell else {
         return GridCell {

@@ -7,7 +7,9 @@ use super::ProtocolRenderer;
 use crate::english::plural;
 use crate::journal::Open;
 use crate::outcome::Summary;
-use crate::protocol::dixit::events::{CannotPass, Converged, HumanNeeded, Stalled};
+use crate::protocol::dixit::events::{
+    CannotPass, Converged, HumanNeeded, Identical, Spent, Stalled,
+};
 use crate::protocol::dixit::part::DixitPart;
 use crate::report::html::{Cell, Column, Section, Table};
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
@@ -67,6 +69,20 @@ impl ProtocolRenderer for Renderer {
                         a href="#disagreements" { (plural(dis, "call", "calls")) }
                         " the tests made without checking them: look there before picking one." }
                 }
+            };
+        }
+        if let Some(Spent { calls }) = stop.read() {
+            return html! {
+                p { "The run made the " (calls) " calls " code { "[dixit] max_calls" } " allows. "
+                    "What it ships rests on the evidence it gathered by then: the suite of "
+                    a href="#suite" { (plural(v.suite.len(), "test", "tests")) }
+                    " and every proposal's answers, below." }
+            };
+        }
+        if stop.read::<Identical>().is_some() {
+            return html! {
+                p { "The coders wrote the same program, byte for byte: every test gives each of them the same verdict, "
+                    "so no further call could change what ships, and " code { "[dixit] max_calls" } " spends none on it." }
             };
         }
         if let Some(Stalled {
