@@ -1291,6 +1291,33 @@ mod tests {
     };
 
     #[test]
+    fn an_arm_is_a_protocol_and_the_keys_it_sets() {
+        let a: Arm = "dixit:max_calls=7:ship=\"srank\"".parse().unwrap();
+        assert_eq!(a.protocol(), ProtocolName::new("dixit"));
+        assert_eq!(
+            a.settings(),
+            [
+                ("max_calls".to_string(), toml::Value::Integer(7)),
+                ("ship".to_string(), toml::Value::String("srank".into())),
+            ]
+        );
+        let plain: Arm = "codet".parse().unwrap();
+        assert_eq!(plain, Arm::from(ProtocolName::new("codet")));
+        assert!(plain.settings().is_empty());
+        for (bad, says) in [
+            ("Dixit", "not a protocol name"),
+            ("dixit:max_calls", "not KEY=VALUE"),
+            ("dixit:Max=1", "not a setting's name"),
+            ("dixit:ship=srank", "quote a string"),
+            ("dixit:coders=[1]", "only a number"),
+            ("dixit:coders=1:coders=2", "sets coders twice"),
+        ] {
+            let e = bad.parse::<Arm>().unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn minimal_config_gets_defaults() {
         let c = Config::parse(MIN, Path::new("dixit.toml")).unwrap();
         assert_eq!(c.test_kind(), TestKind::Python);

@@ -1298,3 +1298,170 @@ fn a_run_ships_by_the_evidence_of_its_tests_and_answers() {
         "{err}"
     );
 }
+
+/// `[dixit] max_calls` as a comparison's arm (`dixit:max_calls=N`): each capped run makes at
+/// most its calls (fixes first, the rest split between the testers), stops `spent` and ships
+/// by its evidence; its journal's dixit.toml says the cap, and it replays. Coders whose programs
+/// are the same, byte for byte, stop the run at once (`identical`): no test can separate them.
+#[test]
+fn dixit_under_a_call_cap_stays_within_it_and_replays() {
+    let t = tempfile::tempdir().unwrap();
+    let p = triangle(t.path(), |c| c);
+    let out = t.path().join("runs");
+    let o = dixit(
+        &[
+            "compare",
+            p.to_str().unwrap(),
+            "--protocols",
+            "dixit,dixit:max_calls=4,dixit:max_calls=6",
+            "--json",
+            "--runs-dir",
+            out.to_str().unwrap(),
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    let calls: Vec<u64> = cells
+        .iter()
+        .map(|c| c["result"]["calls"].as_u64().unwrap())
+        .collect();
+    // Uncapped it makes 12 calls; capped, exactly what the cap allows (it never runs out of
+    // questions on this fixture).
+    assert_eq!(calls, [12, 4, 6], "{v:#}");
+    for (c, cap) in cells[1..].iter().zip(["4", "6"]) {
+        let r = &c["result"];
+        assert_eq!(c["protocol"], format!("dixit:max_calls={cap}"), "{c:#}");
+        assert!(
+            r["stop"].as_str().unwrap().starts_with(&format!(
+                "spent: the run made the {cap} calls dixit.max_calls allows"
+            )),
+            "{c:#}"
+        );
+        assert_eq!(r["exit"], "done", "{c:#}");
+        assert!(
+            r["settings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l.as_str().unwrap().contains(&format!("max_calls = {cap}"))),
+            "{c:#}"
+        );
+        let run = PathBuf::from(r["run_dir"].as_str().unwrap());
+        let j = journal(&run);
+        let config = j[0]["project"]["config"].as_str().unwrap();
+        assert!(config.contains(&format!("max_calls = {cap}")), "{config}");
+        assert_eq!(stop(&j)["reason"], "spent", "{:#}", stop(&j));
+        replays(&run);
+    }
+    // With 6 calls: 3 solutions, then 2 + 1 proposals (the first tester takes what does not
+    // divide).
+    let run = PathBuf::from(cells[2]["result"]["run_dir"].as_str().unwrap());
+    let j = journal(&run);
+    let replies = |lane: &str| events(&j, lane, "reply").len();
+    assert_eq!((replies("tester-1"), replies("tester-2")), (2, 1), "{j:#?}");
+
+    // Two coders that write the same program: no call after their solutions.
+    let same = t.path().join("same");
+    std::fs::create_dir_all(&same).unwrap();
+    let p = triangle(&same, |c| c);
+    let script = p.join("scripts/dixit.toml");
+    let text = std::fs::read_to_string(&script).unwrap();
+    let text = text.replacen(
+        "    if a == b:\n        return \"isosceles\"",
+        "    if a == b or b == c or a == c:\n        return \"isosceles\"",
+        1,
+    );
+    std::fs::write(&script, text).unwrap();
+    let o = dixit(
+        &[
+            "compare",
+            p.to_str().unwrap(),
+            "--protocols",
+            "dixit:coders=2:max_calls=5",
+            "--json",
+            "--runs-dir",
+            out.to_str().unwrap(),
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &v["cells"][0]["result"];
+    assert_eq!(r["calls"], 2, "{r:#}");
+    assert!(
+        r["stop"]
+            .as_str()
+            .unwrap()
+            .starts_with("identical: the coders wrote the same program"),
+        "{r:#}"
+    );
+    replays(&PathBuf::from(r["run_dir"].as_str().unwrap()));
+
+    // Comparisons of the same projects run apart, with no arm in common, merge into one.
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    for (arm, dir) in [("dixit", &a), ("dixit:max_calls=4", &b)] {
+        let o = dixit(
+            &[
+                "compare",
+                p.to_str().unwrap(),
+                "--protocols",
+                arm,
+                "--out",
+                dir.to_str().unwrap(),
+                "--runs-dir",
+                out.to_str().unwrap(),
+            ],
+            t.path(),
+        );
+        assert!(o.status.success(), "{}", describe(&o));
+    }
+    let o = dixit(
+        &[
+            "compare",
+            "--merge",
+            a.join("compare.json").to_str().unwrap(),
+            b.join("compare.json").to_str().unwrap(),
+            "--json",
+        ],
+        t.path(),
+    );
+    assert!(o.status.success(), "{}", describe(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["protocols"],
+        serde_json::json!(["dixit", "dixit:max_calls=4"])
+    );
+    let arms: Vec<(u64, &str)> = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["index"].as_u64().unwrap(),
+                c["protocol"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(arms, [(0, "dixit"), (1, "dixit:max_calls=4")]);
+
+    // A cap below the coders' first solutions and a key the table lacks are usage errors
+    // before anything runs.
+    for (arm, says) in [
+        ("dixit:max_calls=3", "3 leaves no call for a tester"),
+        ("dixit:max_cals=7", "max_cals"),
+        ("dixit:max_calls", "is not KEY=VALUE"),
+    ] {
+        let o = dixit(
+            &["compare", p.to_str().unwrap(), "--protocols", arm],
+            t.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{arm}: {}", describe(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(says),
+            "{arm}: {}",
+            describe(&o)
+        );
+    }
+}

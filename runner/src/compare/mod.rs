@@ -712,7 +712,7 @@ prompt_variant = "terse"
 [[coder]]
 model = "m-2"
 "#;
-        let codet = Arm::new("codet");
+        let codet = crate::config::ProtocolName::new("codet");
         let config = crate::config::Config::parse(text, Path::new("dixit.toml"))
             .unwrap()
             .with_protocol(codet.clone());
@@ -730,7 +730,7 @@ model = "m-2"
         let all = lines.join("\n").to_lowercase();
         assert!(!all.contains("secret"), "{all}");
 
-        let single = Arm::new("single");
+        let single = crate::config::ProtocolName::new("single");
         let lines = settings_of(
             &config.with_protocol(single.clone()),
             crate::protocol::named(&single).unwrap(),

@@ -815,3 +815,18 @@ fn nudge(ctx: &Ctx, v: &Classified) -> Result<String, Halt> {
         Class::Ideal => unreachable!("an IDEAL test is accepted, not nudged"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+
+    #[test]
+    fn calls_are_shared_evenly_the_first_testers_taking_the_rest() {
+        assert_eq!(shares(4, 2), [2, 2]);
+        assert_eq!(shares(5, 2), [3, 2]);
+        assert_eq!(shares(1, 3), [1, 0, 0]);
+        assert_eq!(shares(0, 2), [0, 0]);
+        assert_eq!(shares(7, 1), [7]);
+        assert_eq!(shares(3, 0), Vec::<u32>::new());
+    }
+}
