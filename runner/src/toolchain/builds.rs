@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::error::BuildError;
 use super::runnable::{Runnable, Solution, Test};
 use super::sdk::Sdk;
-use crate::sandbox::{CompileSide, Limits, Sandbox, Verdict};
+use crate::sandbox::{CompileSide, Limits, Program, RunOutcome, RunSpec, Sandbox, Verdict};
 
 /// How one language turns a solution and a test into runnables. Tests are dispatched by their
 /// kind, solutions by their language; the façade memoizes and runs what these build.
@@ -57,6 +57,11 @@ pub(super) trait Builds {
 
     /// Where builds of one kind (`obj`, `rlib`) keep their outputs.
     fn build_dir(&self, what: &str) -> PathBuf;
+
+    /// Runs `spec` on `program` once, through the one road every run takes (the executor the
+    /// toolchains count runs with): a language's own checks run here, never on an executor of
+    /// their own.
+    fn run_spec(&self, program: &Program, spec: &RunSpec) -> RunOutcome;
 
     /// Runs a prepared [`Runnable`] once.
     fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict;

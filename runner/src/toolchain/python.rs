@@ -47,7 +47,7 @@ impl PythonToolchain {
     ) -> Result<Option<Arc<[u8]>>, BuildError> {
         cell.get_or_init(|| {
             let rt = self.runtime_for(tc, side)?;
-            check(tc.sandbox(), rt, snap, guest, side)
+            check(tc, rt, snap, guest, side)
         })
         .clone()
     }
@@ -341,7 +341,7 @@ fn reproducible_shim(sdk: &sdk::Sdk, dir: &std::path::Path) -> Result<PathBuf, S
 /// the runtime and the snapshot, so a later process neither checks nor compiles again. Returns
 /// the code (read once, kept in memory for every run; none when it was too large to pass back).
 fn check(
-    sandbox: &Sandbox,
+    tc: &dyn Builds,
     rt: &Program,
     snap: &Snapshot,
     guest: &str,
@@ -355,6 +355,7 @@ fn check(
         snap.hash.as_bytes(),
         guest.as_bytes(),
     ]);
+    let sandbox = tc.sandbox();
     let dir = sandbox.cache().path("pycheck", &key, "d");
     let code = dir.join(CODE_FILE);
     let error = dir.join("error.txt");
@@ -384,8 +385,7 @@ fn check(
         seed: 0,
         server: None,
     };
-    let outcome =
-        crate::execution::Executor::new(sandbox, crate::execution::Isolation::Run).run(rt, &spec);
+    let outcome = tc.run_spec(rt, &spec);
     let v = Verdict::from_outcome(&outcome, 0, Completion::Returned);
     match v.verdict {
         VerdictKind::Pass => {

@@ -20,7 +20,9 @@ use super::sdk::Sdk;
 use super::snapshot::{self, SnapshotError};
 use super::{Language, TestKind};
 use crate::execution::{Executor, Isolation};
-use crate::sandbox::{CompileSide, Limits, Program, RunEnd, RunOutcome, Sandbox, Server, Verdict};
+use crate::sandbox::{
+    CompileSide, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
+};
 
 /// All toolchains over one sandbox. Compilers and the Python runtime are found (or built) on
 /// first use and kept for the life of the value; `&Toolchains` is shared by worker threads.
@@ -320,6 +322,10 @@ impl Builds for Toolchains {
 
     fn build_dir(&self, what: &str) -> PathBuf {
         self.sandbox.cache().root().join(what)
+    }
+
+    fn run_spec(&self, program: &Program, spec: &RunSpec) -> RunOutcome {
+        self.executor().run(program, spec)
     }
 
     fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict {
