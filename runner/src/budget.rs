@@ -14,13 +14,18 @@ use crate::config::{BudgetSection, Price};
 /// What one agent (or the whole run) has spent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Spent {
+    /// Agent calls answered.
     pub calls: u64,
+    /// Tokens in the prompts sent.
     pub prompt_tokens: u64,
+    /// Tokens in the replies.
     pub completion_tokens: u64,
+    /// Cost in US dollars.
     pub usd: f64,
 }
 
 impl Spent {
+    /// All tokens, prompts and replies together.
     pub fn tokens(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
@@ -43,6 +48,7 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget with these caps and prices, nothing spent.
     pub fn new(caps: BudgetSection, prices: BTreeMap<String, Price>) -> Self {
         Budget {
             caps,

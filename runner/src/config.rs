@@ -52,35 +52,57 @@ use crate::toolchain::{Language, StatedInterface, TestKind};
 /// Why a project could not be loaded. Every message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// A file could not be read.
     #[error("{path}: cannot read: {source}")]
     Read {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// A file is not valid TOML, or has a key or a value the config does not take (toml's
+    /// message names the line and column).
     #[error("{path}: {message}")]
-    Parse { path: PathBuf, message: String },
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message.
+        message: String,
+    },
+    /// A key's value is refused.
     #[error("{path}: `{key}`{}: {message}", line_note(*.line))]
     Invalid {
+        /// The file.
         path: PathBuf,
+        /// The key, as `table.key`.
         key: String,
         /// Where the key is set, when it is written in the file.
         line: Option<usize>,
+        /// Why it is refused.
         message: String,
     },
+    /// The project has no `spec.md`.
     #[error("{path}: missing (a project needs spec.md beside dixit.toml)")]
-    MissingSpec { path: PathBuf },
+    MissingSpec {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
 }
 
 /// `[project]`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectSection {
+    /// The project's name, if given.
     #[serde(default)]
     pub name: Option<String>,
+    /// The language coders write.
     pub language: LanguageName,
+    /// Whether tests are unit tests or stdin/expected-stdout cases.
     #[serde(default)]
     pub tests: TestStyle,
+    /// The base seed of sandbox runs and of agent sampling (default 1).
     #[serde(default = "one")]
     pub seed: u64,
     /// What a unit test may use of a solution: the Python functions and classes it may call
@@ -96,7 +118,9 @@ pub struct ProjectSection {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum InterfaceValue {
+    /// A single entry.
     One(String),
+    /// A list of entries.
     Many(Vec<String>),
 }
 
@@ -118,13 +142,18 @@ fn one() -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LanguageName {
+    /// `python`.
     Python,
+    /// `c`.
     C,
+    /// `cpp`.
     Cpp,
+    /// `rust`.
     Rust,
 }
 
 impl LanguageName {
+    /// The language this name stands for.
     pub fn language(self) -> Language {
         match self {
             LanguageName::Python => Language::Python,
@@ -150,9 +179,13 @@ pub enum TestStyle {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LimitsSection {
+    /// Fuel per run (about one unit per WebAssembly instruction).
     pub fuel: u64,
+    /// Memory per run, in MiB (all linear memories together).
     pub memory_mb: u64,
+    /// Bytes kept of each of stdout and stderr; writing more ends the run.
     pub output_bytes: u64,
+    /// Wall-clock safety net per run, in milliseconds.
     pub wall_time_ms: u64,
 }
 
@@ -169,6 +202,7 @@ impl Default for LimitsSection {
 }
 
 impl LimitsSection {
+    /// The sandbox limits these settings give.
     pub fn limits(&self) -> Limits {
         Limits {
             fuel: self.fuel,
@@ -329,8 +363,11 @@ pub struct ProtocolSection {
 /// per-agent tables (`[[coder]]`, ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TeamShape {
+    /// How many coders.
     pub coders: usize,
+    /// How many testers.
     pub testers: usize,
+    /// How many reviewers.
     pub reviewers: usize,
 }
 
@@ -349,6 +386,7 @@ impl TeamShape {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PolicySection {
+    /// The policy that answers stops (`person` or `majority`).
     pub name: PolicyName,
 }
 
@@ -371,6 +409,7 @@ impl PolicyName {
             .is_some_and(|n| n.parse::<PolicyName>().is_ok())
     }
 
+    /// The policy's name, as written in `dixit.toml`.
     pub fn as_str(self) -> &'static str {
         match self {
             PolicyName::Person => "person",
@@ -402,9 +441,13 @@ impl std::str::FromStr for PolicyName {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BudgetSection {
+    /// Cap on the run's spend, in US dollars.
     pub max_usd: Option<f64>,
+    /// Cap on the run's tokens.
     pub max_tokens: Option<u64>,
+    /// Cap on each agent's spend, in US dollars.
     pub per_agent_usd: Option<f64>,
+    /// Cap on each agent's tokens.
     pub per_agent_tokens: Option<u64>,
 }
 
@@ -415,17 +458,24 @@ pub struct BudgetSection {
 pub struct AgentSettings {
     /// `script`, `openai`, `anthropic` or `command`.
     pub backend: Option<String>,
+    /// The agent's name (default `coder-1`, `tester-1`, ...; set in a per-agent table).
     pub name: Option<String>,
     /// script: the script file (relative to the project).
     pub script: Option<PathBuf>,
     /// openai/anthropic: model name and endpoint.
     pub model: Option<String>,
+    /// openai/anthropic: the API's base URL.
     pub base_url: Option<String>,
     /// The environment variable holding the API key.
     pub api_key_env: Option<String>,
+    /// Sampling temperature.
     pub temperature: Option<f64>,
+    /// Nucleus sampling's `top_p`.
     pub top_p: Option<f64>,
+    /// The sampling seed (default: derived from the run's seed and the agent's name); each call
+    /// adds its call number.
     pub seed: Option<u64>,
+    /// The most tokens a reply may have.
     pub max_tokens: Option<u32>,
     /// Seconds before a request (or a command turn) times out.
     pub timeout_s: Option<u64>,
@@ -477,39 +527,51 @@ impl AgentSettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
+    /// USD per million prompt tokens.
     pub input: f64,
+    /// USD per million completion tokens.
     pub output: f64,
 }
 
 /// The whole of `dixit.toml`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Config {
+    /// `[project]`.
     pub project: ProjectSection,
+    /// `[limits]`.
     #[serde(default)]
     pub limits: LimitsSection,
+    /// `[protocol]`.
     #[serde(default)]
     pub protocol: ProtocolSection,
+    /// `[budget]`.
     #[serde(default)]
     pub budget: BudgetSection,
     /// Who answers the run's stops for a person.
     #[serde(default)]
     pub policy: PolicySection,
+    /// `[agents]`: defaults for every agent.
     #[serde(default)]
     pub agents: AgentSettings,
     /// Role defaults.
     #[serde(default)]
     pub coders: AgentSettings,
+    /// `[testers]`: role defaults.
     #[serde(default)]
     pub testers: AgentSettings,
+    /// `[reviewers]`: role defaults.
     #[serde(default)]
     pub reviewers: AgentSettings,
     /// Per-agent overrides, in order.
     #[serde(default)]
     pub coder: Vec<AgentSettings>,
+    /// `[[tester]]`: per-agent overrides, in order.
     #[serde(default)]
     pub tester: Vec<AgentSettings>,
+    /// `[[reviewer]]`: per-agent overrides, in order.
     #[serde(default)]
     pub reviewer: Vec<AgentSettings>,
+    /// `[prices.<model>]`: prices by model.
     #[serde(default)]
     pub prices: BTreeMap<String, Price>,
     /// Every other table: a protocol's own (`[<name>]`), read and checked by that protocol
@@ -541,6 +603,7 @@ pub enum Role {
 }
 
 impl Role {
+    /// The role's name as written in config (`coder`, `tester`, `reviewer`).
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Coder => "coder",
@@ -553,8 +616,11 @@ impl Role {
 /// One agent as configured: its name, role and layered settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentSpec {
+    /// The agent's name (also the name of its folders).
     pub name: String,
+    /// Its role.
     pub role: Role,
+    /// Its settings, layered: per-agent over role over `[agents]`.
     pub settings: AgentSettings,
 }
 
@@ -990,10 +1056,13 @@ fn key_line(text: &str, key: &str) -> Option<usize> {
 /// A loaded project: its folder, config, spec and optional hidden tests.
 #[derive(Clone, Debug)]
 pub struct Project {
+    /// The project's folder.
     pub dir: PathBuf,
+    /// The parsed `dixit.toml`.
     pub config: Config,
     /// The original text of `dixit.toml` (journaled so a replay needs nothing else).
     pub config_text: String,
+    /// The text of `spec.md`.
     pub spec: String,
     /// Files in `hidden/`, if any.
     pub hidden: Vec<PathBuf>,

@@ -63,7 +63,9 @@ pub struct Sandbox {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProgramKind {
+    /// A core module (WASI preview 1), entered at `_start`.
     Module,
+    /// A component (WASI preview 2), entered through its `run` export.
     Component,
     /// A compiled unit test and its solution, two components linked by the host.
     Pair,

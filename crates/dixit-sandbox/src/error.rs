@@ -11,13 +11,22 @@ pub enum SandboxError {
     Engine(#[source] wasmtime::Error),
     /// The bytes are not a WebAssembly module or component.
     #[error("not a WebAssembly module or component ({what})")]
-    NotWasm { what: String },
+    NotWasm {
+        /// Why not (the bytes' header, or what was asked of them).
+        what: String,
+    },
     /// Cranelift rejected the module (corrupt or invalid WebAssembly).
     #[error("invalid WebAssembly: {message}")]
-    Invalid { message: String },
+    Invalid {
+        /// What was rejected, and why.
+        message: String,
+    },
     /// The module imports something the sandbox does not provide.
     #[error("cannot link: {message}")]
-    Link { message: String },
+    Link {
+        /// What could not be linked, and why.
+        message: String,
+    },
     /// A program was asked to start the way it is not entered (a core module at `_start`, a
     /// component through its `run` export), or a session of what is not a component.
     #[error("{0}")]
@@ -25,7 +34,9 @@ pub enum SandboxError {
     /// A directory the run spec preopens could not be opened.
     #[error("cannot preopen {}: {error:#}", path.display())]
     Preopen {
+        /// The host directory.
         path: PathBuf,
+        /// Why it could not be opened.
         error: wasmtime::Error,
     },
     /// The store refused the run's fuel (an engine built without fuel metering).
@@ -34,7 +45,9 @@ pub enum SandboxError {
     /// The artifact cache could not be read or written.
     #[error("artifact cache at {path}")]
     Cache {
+        /// The cache's path.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },

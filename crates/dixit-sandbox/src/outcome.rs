@@ -15,6 +15,7 @@ pub enum TrapKind {
     OutOfFuel,
     /// The wall-clock safety net fired (not deterministic).
     Interrupt,
+    /// The guest's call stack was exhausted.
     StackOverflow,
     /// The solution's instance answered a call with something that does not cross the
     /// boundary (a value that is not data, a name it lacks, a failed import, a malformed
@@ -32,30 +33,52 @@ pub enum RunEnd {
     /// returns from `_start`), or a component's `run` export with the code it returned. Guest
     /// code that ends the process instead never produces this, which is why a unit test's pass
     /// requires it (see [`crate::Completion`]).
-    Returned { code: i32 },
+    Returned {
+        /// The code the entry returned.
+        code: i32,
+    },
     /// The guest ended the process with WASI `proc_exit` (C's `exit`, Rust's
     /// `std::process::exit`, Python's `os._exit`) with this code.
-    Exit { code: i32 },
+    Exit {
+        /// The code passed to `proc_exit`.
+        code: i32,
+    },
     /// The guest trapped.
-    Trap { kind: TrapKind, message: String },
+    Trap {
+        /// How the trap ended the run.
+        kind: TrapKind,
+        /// The trap's message.
+        message: String,
+    },
     /// The host failed to set up or finish the run (a dixit problem, not the guest's).
-    HostError { message: String },
+    HostError {
+        /// What failed.
+        message: String,
+    },
 }
 
 /// Everything observed during one run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunOutcome {
+    /// How the run ended.
     pub end: RunEnd,
+    /// Everything the guest wrote to stdout (up to the output limit).
     pub stdout: Vec<u8>,
+    /// Everything the guest wrote to stderr (up to the output limit).
     pub stderr: Vec<u8>,
     /// The guest tried to write more than the output limit.
     pub output_overflow: bool,
+    /// Fuel the run spent.
     pub fuel_used: u64,
+    /// The peak total of the run's instances' memories, in bytes.
     pub peak_memory: u64,
     /// A memory growth was refused by the memory limit.
     pub memory_denied: bool,
+    /// Wall-clock time the run took.
     pub wall: Duration,
+    /// The guest read entropy (so another seed could change the run).
     pub read_entropy: bool,
+    /// The guest read a clock (so another seed could change the run).
     pub read_clock: bool,
     /// The test's calls and the solution's answers, when the run's [`Server`](super::Server)
     /// asked to keep them.
@@ -91,7 +114,9 @@ impl RunOutcome {
 /// when the answer is one the test receives). An answer that ended the run is its last exchange.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exchange {
+    /// The test's call.
     pub call: super::boundary::Call,
+    /// The solution's answer.
     pub answer: super::boundary::Answer,
 }
 

@@ -11,7 +11,9 @@ use super::limits::Limits;
 /// A host directory made visible to the guest, read-only, under `guest` (e.g. `/solution`).
 #[derive(Clone, Debug)]
 pub struct Preopen {
+    /// The directory on the host.
     pub host: PathBuf,
+    /// Where the guest sees it.
     pub guest: String,
 }
 
@@ -77,12 +79,18 @@ impl RuntimeMode {
 #[derive(Clone, Debug)]
 pub enum Entry {
     /// A core module's `_start` with these `argv` (argv\[0\] included).
-    Start { argv: Vec<String> },
+    Start {
+        /// The arguments, argv\[0\] included.
+        argv: Vec<String>,
+    },
     /// A component's `run: func(mode: string, target: string, args: list<string>) -> s32` export
     /// (the contract of dixit's guest runtimes, e.g. the Python one).
     Call {
+        /// The runtime's mode.
         mode: RuntimeMode,
+        /// The `target` argument of `run` (what the mode runs or serves).
         target: String,
+        /// Further arguments for the runtime.
         args: Vec<String>,
         /// What the runtime's `bridge.code` import returns during the call: the run's files'
         /// compiled code, cached when they were checked (empty: none, the files are compiled).
@@ -112,9 +120,13 @@ impl Entry {
 /// Everything one run needs besides the program.
 #[derive(Clone, Debug)]
 pub struct RunSpec {
+    /// How the program is entered.
     pub entry: Entry,
+    /// What the guest reads on stdin.
     pub stdin: Arc<[u8]>,
+    /// Host directories the guest sees, read-only.
     pub preopens: Vec<Preopen>,
+    /// Fuel, memory, output and wall-clock limits.
     pub limits: Limits,
     /// Seeds the RNG and the virtual clock; the run is a pure function of program, input and seed.
     pub seed: u64,
@@ -129,12 +141,17 @@ pub struct RunSpec {
 /// `serve-pair` recorded code) and then answers the test's calls.
 #[derive(Clone, Debug)]
 pub struct Server {
+    /// The program that serves the solution (the Python runtime).
     pub program: Program,
+    /// The runtime's mode for the solution's instance (`serve` or `serve-pair`).
     pub mode: RuntimeMode,
+    /// What the mode serves: the solution's directory or recorded code.
     pub target: String,
+    /// Further arguments for the runtime.
     pub args: Vec<String>,
     /// The solution's cached code (see [`Entry::Call`]).
     pub code: Arc<[u8]>,
+    /// Host directories the solution's instance sees, read-only.
     pub preopens: Vec<Preopen>,
     /// How many request/answer pairs to keep in the run's outcome (0: none). The disagreement
     /// finder reads the calls a test made and what the solution answered off this log, so the

@@ -8,6 +8,7 @@ use super::{RunEnd, RunOutcome, TrapKind};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictKind {
+    /// The run returned 0 (or exited 0 where that counts as a finish).
     Pass,
     /// An assertion failed, a checker rejected the output, or the program exited with 1.
     WrongAnswer,
@@ -17,7 +18,9 @@ pub enum VerdictKind {
     TimeLimit,
     /// The wall-clock safety net fired (not deterministic: flagged).
     WallTimeLimit,
+    /// A memory growth was refused by the memory limit.
     MemoryLimit,
+    /// The program wrote more than the output limit.
     OutputLimit,
     /// The solution, the test, or the pair (linking them) did not build.
     CompileError,
@@ -52,7 +55,9 @@ impl std::fmt::Display for VerdictKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CompileSide {
+    /// The solution did not build.
     Solution,
+    /// The test did not build.
     Test,
     /// Each side builds alone but they do not build together (e.g. a symbol the test calls is
     /// missing from the solution).
@@ -80,6 +85,7 @@ pub const RUNNER_EXITED: i32 = 3;
 /// The result of one run of (solution, test, seed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// The verdict's kind.
     pub verdict: VerdictKind,
     /// For `compile_error`: which side failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,16 +93,24 @@ pub struct Verdict {
     /// A one-line explanation (exit code, trap, checker message, first build error line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The code the program exited or returned with, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
+    /// Fuel the run spent.
     pub fuel: u64,
+    /// The peak memory of the run, in bytes.
     pub peak_memory: u64,
+    /// Wall-clock time of the run, in microseconds (not deterministic).
     pub wall_us: u64,
+    /// The seed the run used.
     pub seed: u64,
     /// Captured output (lossy UTF-8), capped at the output limit.
     pub stdout: String,
+    /// Captured stderr (lossy UTF-8), capped at the output limit.
     pub stderr: String,
+    /// The run read entropy (another seed could change it).
     pub read_entropy: bool,
+    /// The run read a clock (another seed could change it).
     pub read_clock: bool,
     /// How the test said it failed, when its runtime says so (dixit's Python runner does):
     /// its report through the bridge, see [`Verdict::note_failure`].

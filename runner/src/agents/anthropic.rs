@@ -22,6 +22,7 @@ pub struct Anthropic {
 }
 
 impl Anthropic {
+    /// The endpoint of agent `spec`.
     pub fn new(spec: &AgentSpec) -> Result<Self, AgentError> {
         let s = &spec.settings;
         let base = s

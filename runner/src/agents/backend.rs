@@ -11,16 +11,19 @@ use crate::config::{AgentSettings, Role};
 pub struct Message {
     /// `system`, `user` or `assistant`.
     pub role: String,
+    /// The message's text.
     pub content: String,
 }
 
 impl Message {
+    /// A message of the user (the protocol's prompt).
     pub fn user(content: impl Into<String>) -> Self {
         Message {
             role: "user".into(),
             content: content.into(),
         }
     }
+    /// A message of the assistant (the agent's reply).
     pub fn assistant(content: impl Into<String>) -> Self {
         Message {
             role: "assistant".into(),
@@ -32,11 +35,14 @@ impl Message {
 /// Tokens a call used, as the provider reported them (estimated for script agents: zero).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Tokens in the prompt.
     pub prompt_tokens: u64,
+    /// Tokens in the reply.
     pub completion_tokens: u64,
 }
 
 impl Usage {
+    /// All tokens of the call.
     pub fn total(self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
@@ -44,15 +50,19 @@ impl Usage {
 
 /// What a backend is asked.
 pub struct Request<'a> {
+    /// The agent's name.
     pub agent: &'a str,
+    /// The agent's role.
     pub role: Role,
     /// The agent's call number (0, 1, ...): never rolled back, so re-rolls after a rollback get
     /// a fresh sampling seed.
     pub call: u64,
+    /// The system prompt.
     pub system: &'a str,
     /// The conversation, ending with the new user message. Consecutive user messages are
     /// already merged.
     pub messages: &'a [Message],
+    /// The agent's settings.
     pub settings: &'a AgentSettings,
     /// The agent's workspace (command backends run there).
     pub workspace: &'a Path,
@@ -70,7 +80,9 @@ impl Request<'_> {
 /// What a backend answered.
 #[derive(Clone, Debug, Default)]
 pub struct Completion {
+    /// The reply's text.
     pub text: String,
+    /// Tokens the call used.
     pub usage: Usage,
     /// The model that answered (for pricing).
     pub model: String,
@@ -88,16 +100,30 @@ pub struct Completion {
 /// Why a backend gave no reply. The run stops and can be resumed.
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
+    /// The backend could not answer (a live one after its retries).
     #[error("{agent}: {message}")]
-    Failed { agent: String, message: String },
+    Failed {
+        /// The agent.
+        agent: String,
+        /// What failed.
+        message: String,
+    },
     /// Replay only: the recording has no answer for this call (it stopped before it).
     #[error("{agent}: the recording ends before call {call}")]
-    EndOfRecording { agent: String, call: u64 },
+    EndOfRecording {
+        /// The agent.
+        agent: String,
+        /// The call asked for.
+        call: u64,
+    },
     /// Replay only: the run asked something the recording did not.
     #[error("{agent}: call {call} diverges from the recording: {detail}")]
     Diverged {
+        /// The agent.
         agent: String,
+        /// The call.
         call: u64,
+        /// How it diverges.
         detail: String,
     },
 }

@@ -39,6 +39,8 @@ pub struct CommandAgent {
 }
 
 impl CommandAgent {
+    /// The command of agent `spec`, guarding `project_dir` (outside the agent's workspace and
+    /// state) against changes.
     pub fn new(spec: &AgentSpec, project_dir: &Path) -> Result<Self, AgentError> {
         let s = &spec.settings;
         let argv = s

@@ -33,10 +33,15 @@ use crate::config::{AgentSettings, Role};
 
 /// One agent: who it is, how it answers, and its state directory.
 pub struct Agent {
+    /// Its name (also the name of its folders).
     pub name: String,
+    /// Its role.
     pub role: Role,
+    /// Its settings, layered.
     pub settings: AgentSettings,
+    /// Its state directory.
     pub state: AgentDir,
+    /// How it answers.
     pub backend: Arc<dyn Backend>,
     /// Calls made so far; never rolled back.
     pub calls: u64,
@@ -45,11 +50,17 @@ pub struct Agent {
 /// The outcome of one turn: the reply and the files it wrote.
 #[derive(Clone, Debug)]
 pub struct Turn {
+    /// The agent's call number.
     pub call: u64,
+    /// The prompt as sent.
     pub prompt: String,
+    /// The reply's text.
     pub text: String,
+    /// The files the reply wrote.
     pub files: Vec<FileWrite>,
+    /// Tokens the call used.
     pub usage: Usage,
+    /// The model that answered.
     pub model: String,
     /// Set when the backend knew the cost (a recording); else priced by the caller.
     pub cost_usd: Option<f64>,
@@ -154,8 +165,10 @@ impl Agent {
 /// Why a turn failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {
+    /// The backend gave no reply.
     #[error(transparent)]
     Backend(#[from] BackendError),
+    /// The agent's state directory could not be read or written.
     #[error(transparent)]
     State(#[from] StateError),
 }

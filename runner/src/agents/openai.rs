@@ -21,6 +21,8 @@ pub struct OpenAi {
 }
 
 impl OpenAi {
+    /// The endpoint of agent `spec`; its base sampling seed derives from `run_seed` and its name (a
+    /// configured `seed` takes precedence).
     pub fn new(spec: &AgentSpec, run_seed: u64) -> Result<Self, AgentError> {
         let s = &spec.settings;
         let base = s

@@ -12,19 +12,28 @@ use super::FileWrite;
 /// One recorded turn of one agent.
 #[derive(Clone, Debug)]
 pub struct RecordedReply {
+    /// The prompt sent.
     pub prompt: String,
+    /// The reply's text.
     pub text: String,
+    /// The files the reply wrote.
     pub files: Vec<FileWrite>,
+    /// Tokens the call used.
     pub usage: Usage,
+    /// The call's cost in US dollars.
     pub cost_usd: f64,
+    /// The model that answered.
     pub model: String,
+    /// Guardrail violations undone or refused during the turn.
     pub violations: Vec<String>,
+    /// The reply was cut off at the length limit.
     pub truncated: bool,
 }
 
 /// Recorded turns by (agent, call number).
 #[derive(Clone, Debug, Default)]
 pub struct Recording {
+    /// Recorded replies, by agent and call number.
     pub replies: HashMap<(String, u64), RecordedReply>,
     /// Calls whose backend failed, with the message.
     pub failures: HashMap<(String, u64), String>,
@@ -44,6 +53,7 @@ pub struct ReplayBackend {
 }
 
 impl ReplayBackend {
+    /// Serves `recording`; past it, asks `live` if given, else fails.
     pub fn new(recording: Arc<Recording>, live: Option<Arc<dyn Backend>>) -> Self {
         ReplayBackend { recording, live }
     }

@@ -50,6 +50,7 @@ impl Script {
         Script::parse(&text, &path.display().to_string())
     }
 
+    /// Parses a script's text; `path` names it in errors.
     pub fn parse(text: &str, path: &str) -> Result<Script, AgentError> {
         let replies: BTreeMap<String, Vec<Entry>> =
             toml::from_str(text).map_err(|e| AgentError::Script {
@@ -69,6 +70,7 @@ pub struct ScriptBackend {
 }
 
 impl ScriptBackend {
+    /// The agent's view of `script`.
     pub fn new(script: Script) -> Self {
         ScriptBackend { script }
     }

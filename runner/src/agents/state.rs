@@ -20,7 +20,9 @@ use super::FileWrite;
 #[derive(Debug, thiserror::Error)]
 #[error("agent state {path}: {source}")]
 pub struct StateError {
+    /// The file or folder.
     pub path: PathBuf,
+    /// The I/O error.
     #[source]
     pub source: std::io::Error,
 }
@@ -39,6 +41,7 @@ pub struct Checkpoint(pub u64);
 /// The on-disk state of one agent.
 #[derive(Debug)]
 pub struct AgentDir {
+    /// The agent's directory (`agents/<name>`).
     pub dir: PathBuf,
     checkpoints: PathBuf,
     next_checkpoint: u64,
@@ -76,10 +79,12 @@ impl AgentDir {
         Ok(a)
     }
 
+    /// The agent's workspace: the files it wrote.
     pub fn workspace(&self) -> PathBuf {
         self.dir.join("workspace")
     }
 
+    /// Where a command backend keeps its CLI session state.
     pub fn backend_dir(&self) -> PathBuf {
         self.dir.join("backend")
     }

@@ -10,9 +10,13 @@ use super::{BenchOptions, GuestRow, Throughput};
 /// Summary of a set of timings, in microseconds.
 #[derive(Clone, Debug, Serialize)]
 pub struct Stats {
+    /// The median.
     pub median_us: f64,
+    /// The 90th percentile.
     pub p90_us: f64,
+    /// The mean.
     pub mean_us: f64,
+    /// Timings taken.
     pub samples: usize,
 }
 

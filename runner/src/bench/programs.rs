@@ -71,8 +71,11 @@ const PYTHON_DRIVER: &str = "import sys; sys.path.insert(0, sys.argv[1]); p = sy
 /// Everything the benchmark runs, built.
 pub struct Programs {
     _dir: tempfile::TempDir,
+    /// The C unit test and its solution, built for the sandbox.
     pub c_guest: Runnable,
+    /// The Rust unit test and its solution, built for the sandbox.
     pub rust_guest: Runnable,
+    /// The Python unit test and its solution, for the sandbox.
     pub python_guest: Runnable,
     /// argv of the native C build (system `cc`).
     pub c_native: Vec<String>,
@@ -80,7 +83,9 @@ pub struct Programs {
     pub python_native: Vec<String>,
     /// The interpreter the native baseline uses (a shim resolved to the real binary).
     pub python: String,
+    /// The Python test the classification runs.
     pub classify_test: PathBuf,
+    /// The solutions it is classified against.
     pub classify_solutions: Vec<PathBuf>,
     /// What the classification's test may call of its solutions.
     pub python_interface: std::sync::Arc<crate::toolchain::Interface>,

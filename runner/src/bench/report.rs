@@ -8,7 +8,9 @@ use super::{Programs, Stats};
 /// Runs per second on a number of threads.
 #[derive(Clone, Debug, Serialize)]
 pub struct Throughput {
+    /// Threads running at once.
     pub threads: usize,
+    /// Runs per second, all threads together.
     pub runs_per_sec: f64,
     /// TLB-shootdown interrupts a run, counted on every CPU while these runs went on (the `TLB`
     /// line of `/proc/interrupts`, where the system has one; other processes add to it).
@@ -18,10 +20,13 @@ pub struct Throughput {
 /// One program measured: a sandbox guest (`wasm`) or a native process (`native`).
 #[derive(Clone, Debug, Serialize)]
 pub struct GuestRow {
+    /// The row's name (e.g. `C guest`).
     pub name: String,
+    /// `wasm` or `native`.
     pub kind: String,
     /// Per-run latency on one thread.
     pub latency: Stats,
+    /// Runs per second on each number of threads measured.
     pub throughput: Vec<Throughput>,
     /// The native row this one is compared with.
     pub baseline: Option<String>,
@@ -39,6 +44,7 @@ pub struct GuestRow {
 pub struct RowResets {
     /// How a reset found the pages to copy back.
     pub tracking: crate::sandbox::ResetTracking,
+    /// Resets that copied the written pages back from the image.
     pub resets: u64,
     /// Pages copied back (or zeroed) per reset that copied.
     pub pages_restored_per_reset: f64,
@@ -56,9 +62,11 @@ pub struct RowResets {
 pub struct ClassifyRow {
     /// `20` (fixed) or `auto`.
     pub reruns: String,
+    /// Solutions the test ran against.
     pub solutions: usize,
     /// Runs performed (a failing solution stops at its first failure).
     pub runs: u32,
+    /// Solutions that failed it.
     pub failures: usize,
     /// Wall time of the whole matrix, in microseconds.
     pub time: Stats,
@@ -76,6 +84,7 @@ pub struct LoadRow {
     pub load_us: f64,
     /// Whether any sample found the runtime missing from the cache (would have compiled).
     pub compiled: bool,
+    /// Samples the medians are taken over.
     pub samples: usize,
 }
 
@@ -99,12 +108,17 @@ impl LoadRow {
 /// A target from the issue and the measured value.
 #[derive(Clone, Debug, Serialize)]
 pub struct Target {
+    /// What is measured.
     pub what: String,
+    /// The measured value.
     pub measured: f64,
+    /// The target's bound.
     pub limit: f64,
     /// `≤` or `≥`.
     pub op: String,
+    /// The unit of `measured` and `limit`.
     pub unit: String,
+    /// Whether the measured value meets the bound.
     pub met: bool,
 }
 
@@ -134,19 +148,26 @@ impl Target {
 /// Everything `dixit bench` measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The wasmtime version.
     pub wasmtime: &'static str,
+    /// CPUs available.
     pub cpus: usize,
     /// Whether freed instances are reset with `PAGEMAP_SCAN` (see `Sandbox::resets_with_pagemap`).
     pub pagemap: bool,
+    /// The interpreter of the native Python baseline.
     pub python: String,
     /// The 1-minute load average before and after (Linux): other processes share the CPUs.
     pub load_average: (Option<f64>, Option<f64>),
+    /// One row per program measured.
     pub guests: Vec<GuestRow>,
+    /// One row per reruns setting.
     pub classify: Vec<ClassifyRow>,
+    /// Loading the Python runtime in a second invocation, when measured.
     pub runtime_load: Option<LoadRow>,
     /// How the Python runtime's memories were reset during the benchmark (dixit's own reset,
     /// `sandbox::memory`), when it has a memory image.
     pub python_memory: Option<crate::sandbox::ResetStats>,
+    /// The targets, each with its measured value.
     pub targets: Vec<Target>,
 }
 

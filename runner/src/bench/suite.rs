@@ -39,6 +39,7 @@ impl Default for BenchOptions {
 
 /// Progress messages for the CLI (the library never prints).
 pub trait Progress: Sync {
+    /// Reports a step as it begins.
     fn step(&self, what: &str);
 }
 

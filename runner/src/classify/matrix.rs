@@ -21,6 +21,7 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Whether the deciding verdict is a pass.
     pub fn passed(&self) -> bool {
         self.verdict.passed()
     }

@@ -100,13 +100,18 @@ impl<'de> Deserialize<'de> for Reruns {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Class {
+    /// No solution fails it: it separates nothing.
     TooEasy,
+    /// Some, but no more than a minority, of the solutions fail it.
     Ideal,
+    /// More than a minority of the solutions fail it.
     TooHard,
+    /// It does not build, or it fails every solution exactly as it fails with none.
     Invalid,
 }
 
 impl Class {
+    /// The class's name as the journal and reports write it (`TOO_EASY`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Class::TooEasy => "TOO_EASY",
@@ -139,11 +144,13 @@ pub fn class_of(failures: u64, pool: u64, minority: f64) -> Class {
 /// A test's classification with the evidence behind it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Classification {
+    /// The class.
     pub class: Class,
     /// Solutions that failed the test.
     pub failures: usize,
     /// Solutions it was run against.
     pub pool: usize,
+    /// The minority share the band rule used.
     pub minority: f64,
     /// One cell per solution, in the order given.
     pub cells: Vec<Cell>,

@@ -22,12 +22,16 @@ pub const INTERNAL: u8 = 70;
 /// An error with the exit code it should produce and an optional hint for the user.
 #[derive(Debug)]
 pub struct CliError {
+    /// The exit code.
     pub code: u8,
+    /// The error.
     pub error: anyhow::Error,
+    /// What the user could do about it, if there is something.
     pub hint: Option<String>,
 }
 
 impl CliError {
+    /// An error that exits with `code`.
     pub fn new(code: u8, error: impl Into<anyhow::Error>) -> Self {
         CliError {
             code,
@@ -36,14 +40,17 @@ impl CliError {
         }
     }
 
+    /// Bad arguments or bad input (exit `USAGE`).
     pub fn usage(msg: impl std::fmt::Display) -> Self {
         CliError::new(USAGE, anyhow::anyhow!("{msg}"))
     }
 
+    /// Something the machine lacks (exit `ENVIRONMENT`).
     pub fn env(msg: impl std::fmt::Display) -> Self {
         CliError::new(ENVIRONMENT, anyhow::anyhow!("{msg}"))
     }
 
+    /// `self` with `hint`.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self

@@ -43,8 +43,10 @@ use exit::{CliError, CliResult};
     max_term_width = 100
 )]
 pub struct Cli {
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// Options every command takes.
     #[command(flatten)]
     pub global: GlobalArgs,
 }
@@ -73,6 +75,7 @@ pub struct GlobalArgs {
     pub verbose: u8,
 }
 
+/// The commands of `dixit`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run one test against one solution and print the verdict (exit 0 on pass, 1 otherwise).
@@ -151,6 +154,7 @@ pub enum Command {
     EvalWorker,
 }
 
+/// The commands of `dixit toolchain`.
 #[derive(Debug, Subcommand)]
 pub enum ToolchainCommand {
     /// Check every toolchain by building and running something with it.

@@ -31,24 +31,38 @@ pub const COMPARE_FILE: &str = "compare.json";
 /// Why a comparison could not be set up, or shards not merged.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
+    /// An input file could not be read.
     #[error("{path}: {message}")]
-    Input { path: PathBuf, message: String },
+    Input {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// The shards do not belong together (why).
     #[error("the shards do not belong together: {0}")]
     Mismatch(String),
+    /// A cell no shard ran.
     #[error("cell {index} ({project}, {protocol}) is missing: no shard ran it")]
     Missing {
+        /// Its number in the full comparison.
         index: usize,
+        /// Its project.
         project: String,
+        /// Its protocol arm.
         protocol: Arm,
     },
 }
 
 /// What to compare.
 pub struct Plan {
+    /// The projects' folders.
     pub projects: Vec<PathBuf>,
+    /// The protocol arms to run on each project.
     pub protocols: Vec<Arm>,
     /// Project names (folder names or paths as given) that are held out.
     pub holdout: Vec<String>,
+    /// The shard whose cells to run (none: every cell).
     pub shard: Option<Shard>,
     /// Where the cells' runs go (`DIR/<project>/<run id>`); default: each project's `runs/`.
     pub runs_dir: Option<PathBuf>,
@@ -190,6 +204,7 @@ pub fn read_holdout(path: &Path) -> Result<Vec<String>, CompareError> {
 /// What [`compare`] tells as it goes: a cell is done (run now, or reused from an earlier
 /// comparison), with how many of the plan's cells are done so far and how many there are.
 pub trait Progress: Send + Sync {
+    /// A cell is done: run now, or reused when `reused`; `done` of `total` cells are done.
     fn cell_done(&self, cell: &Cell, reused: bool, done: usize, total: usize);
 }
 

@@ -35,6 +35,7 @@ pub struct NamedTest {
     pub reply: String,
     /// Which Python code block of the reply's text (from 1); none: the reply's first file.
     pub block: Option<usize>,
+    /// How the report labels it.
     pub label: String,
 }
 

@@ -97,7 +97,9 @@ pub struct Disagreements {
 /// is counted if any implementation got that far.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CallOverlap {
+    /// Distinct calls the hidden tests made.
     pub hidden: usize,
+    /// Of those, calls an own test made too.
     pub shared: usize,
 }
 

@@ -15,6 +15,7 @@ use super::suite::Suite;
 
 /// An agent that writes code, and its current solution.
 pub struct Coder {
+    /// The coder's agent.
     pub agent: Agent,
     /// The snapshot of its workspace after its last turn (`Err`: why there is none).
     pub solution: Result<Arc<Solution>, String>,
@@ -39,7 +40,9 @@ pub enum Detail {
 /// How a solution fared against a suite.
 #[derive(Clone, Debug)]
 pub struct Judgement {
+    /// Pass or fail per test, in suite order.
     pub vector: Vec<bool>,
+    /// The solution's build error, when it did not build.
     pub build_error: Option<String>,
     /// Failures that are not wrong answers (crashes, limits, builds): the test could not run to
     /// a verdict on the answer, which is worse than a wrong answer.
@@ -50,10 +53,12 @@ pub struct Judgement {
 }
 
 impl Judgement {
+    /// Whether it builds and passes every test.
     pub fn all_pass(&self) -> bool {
         self.build_error.is_none() && self.vector.iter().all(|p| *p)
     }
 
+    /// Tests passed (none when it does not build).
     pub fn passes(&self) -> usize {
         if self.build_error.is_some() {
             0

@@ -34,11 +34,17 @@ pub enum RunMode {
     /// every event is checked, nothing is written. `may_end`: the recording stopped on a cap, an
     /// error or an interrupt, so an agent asked past its recording was stopped there too (not a
     /// divergence). `interrupted`: it was an interrupt, which is what stopped such an agent.
-    Replay { may_end: bool, interrupted: bool },
+    Replay {
+        /// The recording stopped on a cap, an error or an interrupt.
+        may_end: bool,
+        /// It stopped on an interrupt.
+        interrupted: bool,
+    },
 }
 
 /// Receives every event as it is journaled (progress display, live reports).
 pub trait Observer: Send + Sync {
+    /// An event was journaled in `lane`.
     fn event(&self, lane: &str, event: &Event);
     /// An agent call begins (live or answered from a recording). Every call that begins ends
     /// with one [`Observer::call_ended`], however it ends (a reply, an error, an abandoned call).
@@ -77,12 +83,18 @@ impl Observer for Quiet {
 /// is an error of dixit itself (or a replay divergence).
 #[derive(Debug)]
 pub enum Halt {
+    /// A budget cap would be exceeded by the agent's next call.
     Budget {
+        /// The agent whose call was refused.
         agent: String,
+        /// The cap the call would have passed.
         cap: String,
     },
+    /// An agent's backend failed after its retries.
     Backend {
+        /// The agent whose call failed.
         agent: String,
+        /// The backend's error.
         message: String,
     },
     /// The run's [`Interrupt`] was raised: no call is started, calls in flight are abandoned.
@@ -91,26 +103,34 @@ pub enum Halt {
     Stopped,
     /// A person accepted the implementations at a stop (`by` whom).
     Accepted {
+        /// Who accepted.
         by: String,
     },
+    /// An error of dixit itself, or a replay divergence.
     Fatal(ProtocolError),
 }
 
 /// Errors of the run machinery (not of the agents or their code, which are data).
 #[derive(Debug, thiserror::Error)]
 pub enum ProtocolError {
+    /// Reading or writing the journal failed, or a replay diverged.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// A prompt template is missing, or lacks a placeholder.
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// An agent's state directory could not be read or written.
     #[error(transparent)]
     State(#[from] crate::agents::StateError),
+    /// The project's config could not be loaded.
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
     /// A project file or a run's folder could not be read.
     #[error("{}: {source}", path.display())]
     Read {
+        /// The file or folder.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -122,26 +142,46 @@ pub enum ProtocolError {
     Test(String),
     /// An agent's backend could not be made (its script, its command, its settings).
     #[error("{message}")]
-    Backend { agent: String, message: String },
+    Backend {
+        /// The agent.
+        agent: String,
+        /// Why its backend could not be made.
+        message: String,
+    },
     /// The project lacks what the protocol needs (hidden tests, an acceptance suite).
     #[error("{protocol} needs {what}")]
     Lacks {
+        /// The protocol's name.
         protocol: &'static str,
+        /// What it needs.
         what: String,
     },
     /// `--resume` of a run that ended in a decision.
     #[error("run {run_id} already ended in round {round} ({stop}); nothing to resume")]
     Ended {
+        /// The run's id.
         run_id: String,
+        /// The round it ended in.
         round: u32,
+        /// The stop it ended on, described.
         stop: String,
     },
     /// No run has that id (or path).
     #[error("no run `{id}`: {} has no journal.jsonl", dir.display())]
-    NoRun { id: String, dir: PathBuf },
+    NoRun {
+        /// The id (or path) asked for.
+        id: String,
+        /// The folder where its journal was looked for.
+        dir: PathBuf,
+    },
     /// A recorded run names a protocol this version does not have.
     #[error("run {run_id} ran protocol `{protocol}`, which this version does not have")]
-    UnknownProtocol { run_id: String, protocol: String },
+    UnknownProtocol {
+        /// The run's id.
+        run_id: String,
+        /// The protocol it recorded.
+        protocol: String,
+    },
     /// A recorded run lacks an interface header its config states.
     #[error(
         "the journal records no interface header `{0}` (a run recorded before `[project] \
@@ -151,7 +191,9 @@ pub enum ProtocolError {
     /// Writing the run's outputs failed (a full disk, a permission): not bad input.
     #[error("writing the run's outputs: {}: {source}", path.display())]
     Write {
+        /// The file or folder.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -189,18 +231,29 @@ impl From<crate::agents::StateError> for Halt {
 
 /// What a [`Ctx`] is made of.
 pub struct CtxParts {
+    /// How the run runs: live, resumed or replayed.
     pub mode: RunMode,
+    /// The protocol that runs.
     pub protocol: &'static dyn Protocol,
+    /// The project's config.
     pub config: Config,
+    /// The run's agents, as the protocol's team and the config make them.
     pub agents: Vec<AgentSpec>,
+    /// The project's spec.
     pub spec: String,
+    /// The prompt templates in effect.
     pub prompts: Prompts,
+    /// The toolchains that build and run solutions and tests.
     pub toolchains: Arc<Toolchains>,
     /// What C/C++/Rust tests may use of a solution (`[project] interface`).
     pub interface: Arc<Interface>,
+    /// The run's journal.
     pub journal: Journal,
+    /// The caps, prices and what has been spent.
     pub budget: Budget,
+    /// Receives every event as it is journaled.
     pub observer: Arc<dyn Observer>,
+    /// The run's folder.
     pub run_dir: PathBuf,
     /// A person's answers to the run's stops, in order (resume and replay; see
     /// [`crate::journal::JournalFile::answers`]).
@@ -211,20 +264,29 @@ pub struct CtxParts {
 
 /// Shared state of one run.
 pub struct Ctx {
+    /// How the run runs: live, resumed or replayed.
     pub mode: RunMode,
     /// The protocol that runs.
     pub protocol: &'static dyn Protocol,
+    /// The project's config.
     pub config: Config,
     /// The run's agents, as the protocol's team and the config make them.
     pub agents: Vec<AgentSpec>,
+    /// The project's spec.
     pub spec: String,
+    /// The prompt templates in effect.
     pub prompts: Prompts,
+    /// The toolchains that build and run solutions and tests.
     pub toolchains: Arc<Toolchains>,
     /// What C/C++/Rust tests may use of a solution: every solution of the run is built under it.
     pub interface: Arc<Interface>,
+    /// The run's journal.
     pub journal: Journal,
+    /// The caps, prices and what has been spent.
     pub budget: Budget,
+    /// Receives every event as it is journaled.
     pub observer: Arc<dyn Observer>,
+    /// The run's folder.
     pub run_dir: PathBuf,
     /// Raised from outside to stop the run at its next agent call.
     pub interrupt: Interrupt,
@@ -240,6 +302,7 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The shared state of a run, made of its parts.
     pub fn new(p: CtxParts) -> Ctx {
         Ctx {
             mode: p.mode,
@@ -276,22 +339,27 @@ impl Ctx {
         ProtocolName::new(self.protocol.name())
     }
 
+    /// The sandbox limits of each run (`[limits]`).
     pub fn limits(&self) -> Limits {
         self.config.limits.limits()
     }
 
+    /// Runs per (solution, test) pair (`[protocol] reruns`).
     pub fn reruns(&self) -> Reruns {
         self.config.protocol.reruns
     }
 
+    /// The run's base seed (`[project] seed`).
     pub fn seed(&self) -> u64 {
         self.config.project.seed
     }
 
+    /// The language coders write.
     pub fn language(&self) -> Language {
         self.config.language()
     }
 
+    /// The kind of the tests testers write.
     pub fn test_kind(&self) -> TestKind {
         self.config.test_kind()
     }

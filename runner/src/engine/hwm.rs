@@ -27,7 +27,9 @@ pub enum Offer {
 
 /// The best attempt of one coder so far: its judgement and a checkpoint of its state.
 pub struct HighWaterMark {
+    /// The best attempt's judgement.
     pub best: Judgement,
+    /// The coder's state at the best attempt.
     pub checkpoint: Checkpoint,
     keep: Keep,
 }

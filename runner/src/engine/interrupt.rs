@@ -28,6 +28,7 @@ impl Interrupt {
         self.0.send_replace(true);
     }
 
+    /// Whether the run was asked to stop.
     pub fn is_raised(&self) -> bool {
         *self.0.borrow()
     }

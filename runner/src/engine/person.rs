@@ -136,34 +136,73 @@ pub(crate) fn answer_at(ctx: &Ctx, stop: &StopReason) -> Result<Option<Answer>, 
 /// Why a decision cannot be recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum DecideError {
+    /// The journal could not be read or written.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// The recorded config could not be loaded, or the raised one is refused.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The run recorded a protocol this version does not have.
     #[error("run {run_id} ran protocol `{protocol}`, which this version does not have")]
-    UnknownProtocol { run_id: String, protocol: String },
+    UnknownProtocol {
+        /// The run's id.
+        run_id: String,
+        /// The protocol it recorded.
+        protocol: String,
+    },
+    /// The run has not stopped.
     #[error("run {run_id} has not stopped (its journal holds no stop)")]
-    NotStopped { run_id: String },
+    NotStopped {
+        /// The run's id.
+        run_id: String,
+    },
+    /// The run has ended: its stop offers no choice.
     #[error("run {run_id} has ended ({stop}): there is nothing to decide")]
-    Ended { run_id: String, stop: String },
+    Ended {
+        /// The run's id.
+        run_id: String,
+        /// The stop it ended on, described.
+        stop: String,
+    },
+    /// A decision is already recorded at this stop; the run is to be continued.
     #[error(
         "a decision is already recorded at this stop of run {run_id}: continue it with `{resume}`"
     )]
-    Pending { run_id: String, resume: String },
+    Pending {
+        /// The run's id.
+        run_id: String,
+        /// The command that continues it.
+        resume: String,
+    },
+    /// The choice is not one this stop offers.
     #[error("`{choice}` is not a choice at this stop ({stop}); the choices are: {offered}")]
     NotOffered {
+        /// The choice, as a command.
         choice: String,
+        /// The stop, described.
         stop: String,
+        /// The choices it offers.
         offered: String,
     },
+    /// Leaving the coder behind would leave fewer than two coders.
     #[error("leaving {coder} behind would leave {left} coder(s): a test is IDEAL only when some but no more than a minority of coders fail it, which takes at least two; accept instead")]
-    TooFew { coder: String, left: usize },
+    TooFew {
+        /// The coder to leave behind.
+        coder: String,
+        /// Coders that would be left.
+        left: usize,
+    },
+    /// No reason was given.
     #[error("why: say in a few words why (it is journaled with the decision)")]
     NoReason,
+    /// The run has no decision of that number to decide again.
     #[error("run {run_id} has no decision {at} to decide again (it has {made}; `dixit report` lists them)")]
     NoDecision {
+        /// The run's id.
         run_id: String,
+        /// The decision asked for (1-based).
         at: usize,
+        /// Decisions the run has.
         made: usize,
     },
 }
@@ -171,10 +210,15 @@ pub enum DecideError {
 /// A decision recorded: the stop it answers, whether the run goes on, the command that goes on
 /// with it, and, for a decision made again at an earlier stop, the run and decision it forked.
 pub struct Decided {
+    /// The run's id (a new one, for a decision made again at an earlier stop).
     pub run_id: String,
+    /// The stop it answers, described.
     pub stop: String,
+    /// Whether the run goes on (every choice but accept).
     pub goes_on: bool,
+    /// The command that goes on with the run.
     pub resume: String,
+    /// The run and the decision (1-based) it forked, for a decision made again.
     pub forked_from: Option<(String, usize)>,
 }
 

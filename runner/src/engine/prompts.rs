@@ -117,7 +117,9 @@ pub struct Prompts {
 #[derive(Debug, thiserror::Error)]
 #[error("prompt template `{name}`: {message}")]
 pub struct PromptError {
+    /// The template's name.
     pub name: String,
+    /// What is wrong.
     pub message: String,
 }
 

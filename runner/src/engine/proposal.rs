@@ -16,7 +16,9 @@ use super::ctx::{Ctx, Halt, ProtocolError};
 pub struct Proposal {
     /// `tester-1#3`: the agent and the call that produced it.
     pub id: String,
+    /// The test's source, when the reply had one.
     pub source: Option<String>,
+    /// The test, or why there is none (no test in the reply, or one that could not be taken).
     pub test: Result<Arc<Test>, String>,
     /// The reply was cut off at the length limit.
     pub truncated: bool,
@@ -80,6 +82,7 @@ pub async fn ask_test(
 
 /// What `classify` found.
 pub struct Classified {
+    /// The test's class.
     pub class: Class,
     /// Solutions that failed the test.
     pub failures: usize,

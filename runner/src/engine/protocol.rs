@@ -14,7 +14,9 @@ use super::{Ctx, Halt, Inputs, Team};
 
 /// How a protocol's run ended: why, and in which round (or epoch, or attempt).
 pub struct Stop {
+    /// Why it ended.
     pub reason: StopReason,
+    /// The round (or epoch, or attempt) it ended in.
     pub round: u32,
 }
 

@@ -43,8 +43,11 @@ impl std::fmt::Debug for ReplayOutcome {
 /// The agents of a run, by role, as the protocol receives them (and hands them back).
 #[derive(Default)]
 pub struct Team {
+    /// The coders.
     pub coders: Vec<Coder>,
+    /// The testers.
     pub testers: Vec<Agent>,
+    /// The reviewers.
     pub reviewers: Vec<Agent>,
 }
 
@@ -315,10 +318,15 @@ pub async fn resume(
 
 /// What a replay found.
 pub struct ReplayOutcome {
+    /// The run's id.
     pub run_id: String,
+    /// The protocol it ran.
     pub protocol: &'static dyn Protocol,
+    /// The recording's events that describe the run (superseded stops and refusals left out).
     pub events: usize,
+    /// Why the run stopped.
     pub stop: StopReason,
+    /// The round (or epoch) it stopped in.
     pub round: u32,
     /// Whether fuel was compared too: only when the guest runtimes are byte-identical to the
     /// recording's (see [`runtime_digests`]); verdicts and decisions always are.

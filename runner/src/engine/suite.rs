@@ -14,17 +14,21 @@ use super::proposal::Proposal;
 /// The numbered test suite: test `i` (1-based) is `entries[i - 1]`, runnable as `tests[i - 1]`.
 #[derive(Clone, Default)]
 pub struct Suite {
+    /// The tests' entries, in suite order.
     pub entries: Vec<SuiteEntry>,
+    /// The tests, runnable, in suite order.
     pub tests: Vec<Arc<Test>>,
     /// The highest number given so far (a dropped test's number is not given again).
     highest: usize,
 }
 
 impl Suite {
+    /// How many tests the suite has.
     pub fn len(&self) -> usize {
         self.tests.len()
     }
 
+    /// Whether the suite has no test.
     pub fn is_empty(&self) -> bool {
         self.tests.is_empty()
     }
@@ -108,6 +112,7 @@ impl Suite {
         self.entries.get(i).map_or(i + 1, |e| e.number)
     }
 
+    /// The suite as a prompt shows it: each test's file name and source.
     pub fn shown(&self) -> String {
         self.entries
             .iter()

@@ -16,7 +16,12 @@ pub enum FuelRule {
     /// `factor` × the reference's fuel on the same test, at least `floor`, at most the limit;
     /// the limit where the reference did not end on the test by itself (its own fuel ran out,
     /// or it did not build).
-    Reference { factor: u64, floor: u64 },
+    Reference {
+        /// The multiple of the reference's fuel a run gets.
+        factor: u64,
+        /// The least fuel a run gets.
+        floor: u64,
+    },
 }
 
 impl FuelRule {

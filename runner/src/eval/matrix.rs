@@ -203,7 +203,9 @@ pub fn test_program(test: &str) -> String {
 /// the counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryResets {
+    /// How the resets found the pages to copy back.
     pub tracking: crate::sandbox::ResetTracking,
+    /// The counts.
     #[serde(flatten)]
     pub stats: crate::sandbox::ResetStats,
 }

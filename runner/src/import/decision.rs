@@ -40,9 +40,11 @@ impl Ruling {
 /// One decision, as journaled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlagDecision {
+    /// Include or exclude.
     pub ruling: Ruling,
     /// Why, in the words of who decided.
     pub why: String,
+    /// Who decided.
     pub by: String,
     /// Milliseconds since the Unix epoch (when; never compared).
     pub t: u64,
@@ -77,20 +79,29 @@ impl Standing {
 pub enum DecisionError {
     /// The project has no `FLAGGED.md`: there is nothing to decide.
     #[error("{project}: not flagged at import (no {FLAG_FILE}): there is nothing to decide")]
-    NotFlagged { project: PathBuf },
+    NotFlagged {
+        /// The project's folder.
+        project: PathBuf,
+    },
     /// A decision needs its reason.
     #[error("say why with --why: which side is wrong, and how you know")]
     NoReason,
+    /// The project's `FLAGGED.md` or its decisions' file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         source: std::io::Error,
     },
     /// A line of the journal is not a decision.
     #[error("{path}, line {line}: not a decision ({source})")]
     Malformed {
+        /// The journal's path.
         path: PathBuf,
+        /// The line's number (1-based).
         line: usize,
+        /// Why it does not read.
         source: serde_json::Error,
     },
 }

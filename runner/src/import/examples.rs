@@ -70,7 +70,9 @@ pub struct Unread {
 /// not read.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Found {
+    /// The examples read, in order.
     pub examples: Vec<Example>,
+    /// The lines that looked like examples but were not read.
     pub unread: Vec<Unread>,
 }
 

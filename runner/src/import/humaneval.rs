@@ -35,7 +35,9 @@ const KEYWORDS: &[&str] = &[
 /// lacks has its examples read from its own prompt).
 #[derive(Clone, Debug)]
 pub struct HumanEval {
+    /// The tasks' file.
     pub file: PathBuf,
+    /// A file to read examples from instead of the prompts, if given.
     pub examples: Option<PathBuf>,
 }
 

@@ -29,6 +29,7 @@ use crate::toolchain::Language;
 /// HumanEval-X's JSON Lines in C++ or Rust (both may be in one file).
 #[derive(Clone, Debug)]
 pub struct HumanEvalX {
+    /// The tasks' file.
     pub file: PathBuf,
 }
 

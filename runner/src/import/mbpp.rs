@@ -19,6 +19,7 @@ use super::{Benchmark, ImportError, Task, TaskInterface, Tasks};
 /// examples, so the projects have no acceptance tests.
 #[derive(Clone, Debug)]
 pub struct Mbpp {
+    /// The tasks' file.
     pub file: PathBuf,
 }
 

@@ -66,7 +66,9 @@ pub trait Benchmark {
 /// What a reader made of a file: the tasks, and the records it could not make one of.
 #[derive(Clone, Debug, Default)]
 pub struct Tasks {
+    /// The tasks made.
     pub tasks: Vec<Task>,
+    /// The records no task was made of.
     pub refused: Vec<Refused>,
 }
 
@@ -76,7 +78,9 @@ pub struct Tasks {
 pub struct Refused {
     /// Its task id (empty when the record could not be read at all).
     pub task_id: String,
+    /// Where the record is.
     pub at: Place,
+    /// Why no project was made of it.
     pub why: String,
 }
 
@@ -148,6 +152,7 @@ pub enum TaskInterface {
 /// A line of a file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Place {
+    /// The file.
     pub path: PathBuf,
     /// 1-based.
     pub line: usize,
@@ -165,27 +170,44 @@ pub enum ImportError {
     /// A file could not be read (or a gzipped one decompressed).
     #[error("{path}: cannot read: {source}")]
     Read {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
     /// A file is larger than an import reads.
     #[error("{path}: more than {limit} bytes (decompressed): not read")]
-    TooLarge { path: PathBuf, limit: u64 },
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The most bytes an import reads.
+        limit: u64,
+    },
     /// A file holds no record at all.
     #[error("{path}: no task in it")]
-    Empty { path: PathBuf },
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
     /// The template is not a project's dixit.toml this import can use (the message names the
     /// file, the key and its line).
     #[error("template {0}")]
     Template(#[source] crate::config::ConfigError),
     /// Project folders that exist already (without `--force`).
     #[error("{}: already holds {}", .out.display(), listed(.folders))]
-    Exists { out: PathBuf, folders: Vec<String> },
+    Exists {
+        /// The output folder.
+        out: PathBuf,
+        /// The project folders it already holds.
+        folders: Vec<String>,
+    },
     /// The output folder could not be written.
     #[error("{path}: cannot write: {source}")]
     Write {
+        /// The file or folder.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },

@@ -155,6 +155,7 @@ pub struct Planned {
     pub folder: String,
     /// Its files: a path relative to the folder, and the contents.
     pub files: Vec<(PathBuf, String)>,
+    /// What became of the task.
     pub report: ProjectReport,
 }
 
@@ -164,6 +165,7 @@ const HEADER: &str = "interface/solution.h";
 /// What became of one task.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ProjectReport {
+    /// The benchmark's id of the task.
     pub task_id: String,
     /// The project's folder name.
     pub folder: String,
@@ -193,7 +195,9 @@ pub struct ProjectReport {
 /// An example the reference solution fails, and how it failed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Dropped {
+    /// The example.
     pub example: Example,
+    /// Its verdict against the reference solution.
     pub verdict: VerdictKind,
     /// The verdict and the failure in a few words.
     pub why: String,
@@ -217,16 +221,19 @@ pub struct Flag {
 pub struct ImportReport {
     /// The benchmark's name (`HumanEval`).
     pub benchmark: String,
+    /// The file the tasks came from.
     pub file: PathBuf,
     /// The file the examples came from, if not `file`.
     pub examples: Option<PathBuf>,
     /// The template's path; `None`: the built-in one.
     pub template: Option<PathBuf>,
+    /// The folder the projects were written in.
     pub out: PathBuf,
     /// Clean projects (written, in comparisons).
     pub clean: usize,
     /// Flagged projects (written, left out of comparisons until a person decides).
     pub flagged: usize,
+    /// What became of each task.
     pub projects: Vec<ProjectReport>,
     /// Records no project was made of.
     pub refused: Vec<Refused>,

@@ -25,6 +25,7 @@ use crate::sandbox::{CompileSide, VerdictKind};
 /// origin, and the implementation a run ships by evidence (`shipped`, [`SHIPPED_SINCE_MINOR`]).
 /// 1.8: a Python test runs with the interface's names bound ([`NAMES_BOUND_SINCE_MINOR`]).
 pub const FORMAT_MAJOR: u32 = 1;
+/// The journal format's minor version (what each one added: see `FORMAT_MAJOR`).
 pub const FORMAT_MINOR: u32 = 8;
 
 /// The first minor version whose runs classify a test that fails every solution exactly as it
@@ -64,19 +65,36 @@ pub const PERSON_LANE: &str = "person";
 pub enum Choice {
     /// The test is wrong: it leaves the suite (its number is not reused) and the coders are
     /// judged again without it.
-    DropTest { test: usize },
+    DropTest {
+        /// The test's number in the suite.
+        test: usize,
+    },
     /// The coder is wrong: it takes no further part; its last implementation stays in the
     /// record and the report.
-    LeaveBehind { coder: String },
+    LeaveBehind {
+        /// The coder's name.
+        coder: String,
+    },
     /// More room: `key` (`table.key` of `dixit.toml`, e.g. `dixit.max_rounds`) becomes `value`
     /// for the rest of the run.
-    Raise { key: String, value: i64 },
+    Raise {
+        /// The setting, as `table.key`.
+        key: String,
+        /// Its new value.
+        value: i64,
+    },
     /// A hibernated tester's too-hard tests were right after all: they join the suite (the
     /// coders must pass them), and the tester proposes again.
-    Wake { tester: String },
+    Wake {
+        /// The hibernated tester.
+        tester: String,
+    },
     /// A hibernated tester's too-hard tests are wrong: they are forgotten, the tester is taken
     /// back to before it wrote them and proposes afresh.
-    Discard { tester: String },
+    Discard {
+        /// The hibernated tester.
+        tester: String,
+    },
     /// The person accepts the implementations as they are; the run ends.
     Accept,
 }
@@ -98,6 +116,7 @@ pub struct Shipping {
     pub among: Vec<String>,
     /// The tests it read, and the distinct calls they made.
     pub tests: usize,
+    /// The distinct calls those tests made.
     pub calls: usize,
     /// Per coder (in `among`'s order), the tests it passes.
     pub passes: Vec<usize>,
@@ -107,7 +126,9 @@ pub struct Shipping {
 /// them) a person made again.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fork {
+    /// The id of the run forked from.
     pub run: String,
+    /// The decision made again (1-based, in the order the run met them).
     pub decision: usize,
 }
 
@@ -115,8 +136,11 @@ pub struct Fork {
 /// stop showed that the rule read (never the hidden tests).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyNote {
+    /// The policy's name.
     pub name: String,
+    /// The rule it applied.
     pub rule: String,
+    /// The evidence the stop showed that the rule read.
     pub evidence: Vec<String>,
 }
 
@@ -137,10 +161,13 @@ impl Choice {
 /// One line of the journal.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Record {
+    /// Whose event it is: an agent's name, or a shared lane (`run`, `person`, `ship`, `resume`).
     pub lane: String,
+    /// The event's number in its lane.
     pub seq: u64,
     /// Milliseconds since the Unix epoch (not compared by replay).
     pub t: u64,
+    /// The event itself.
     #[serde(flatten)]
     pub event: Event,
 }
@@ -150,6 +177,7 @@ pub struct Record {
 pub struct ProjectSnapshot {
     /// `dixit.toml` as it was.
     pub config: String,
+    /// The spec as it was.
     pub spec: String,
     /// The prompt templates in effect (after project overrides), by name.
     pub prompts: BTreeMap<String, String>,
@@ -173,14 +201,21 @@ pub struct ProjectSnapshot {
 /// run's capped [`Evidence`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CellRecord {
+    /// The deciding run's verdict kind.
     pub v: VerdictKind,
+    /// For a compile error: which side failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<CompileSide>,
+    /// The deciding run's seed.
     pub seed: u64,
+    /// Fuel the deciding run spent.
     pub fuel: u64,
+    /// The deciding run's exit code, when it exited or returned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit: Option<i32>,
+    /// Runs performed.
     pub runs: u32,
+    /// Reruns skipped because the run read neither entropy nor a clock.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub skipped: u32,
     /// Why the run failed (format 1.4; none for a pass, and in older journals).
@@ -216,6 +251,7 @@ pub struct SuiteEntry {
     pub author: String,
     /// The test's file name in `suite/`.
     pub file: String,
+    /// The test's source.
     pub source: String,
 }
 
@@ -223,8 +259,11 @@ pub struct SuiteEntry {
 /// epoch) it stands on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Standing {
+    /// The coder's name.
     pub coder: String,
+    /// Tests passed.
     pub passed: usize,
+    /// Tests run.
     pub total: usize,
 }
 
@@ -237,13 +276,29 @@ pub enum StopReason {
     #[serde(skip)]
     Decided(Open),
     /// The protocol's round (or epoch) limit was reached.
-    RoundCap { rounds: u32 },
+    RoundCap {
+        /// The limit reached.
+        rounds: u32,
+    },
     /// A budget cap would be exceeded by the next call.
-    Budget { agent: String, cap: String },
+    Budget {
+        /// The agent whose call was refused.
+        agent: String,
+        /// The cap the call would have passed.
+        cap: String,
+    },
     /// A person accepted the implementations as they were (`dixit decide … accept`).
-    Accepted { by: String },
+    Accepted {
+        /// Who accepted.
+        by: String,
+    },
     /// A backend failed after its retries (network, API, command).
-    Error { agent: String, message: String },
+    Error {
+        /// The agent whose call failed.
+        agent: String,
+        /// The backend's error.
+        message: String,
+    },
     /// The run was interrupted from outside (SIGINT, SIGTERM): calls in flight were abandoned.
     Interrupted,
 }
@@ -341,12 +396,15 @@ const SHARED_STOPS: &[&str] = &["round_cap", "budget", "error", "accepted", "int
 /// ([`Open::read`]), and a reader that does not know the name passes it by.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Open {
+    /// The event's (or stop's) name.
     pub name: String,
+    /// Its fields.
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A protocol's typed event or stop, and the name it goes by in the journal.
 pub trait Named: Serialize + serde::de::DeserializeOwned {
+    /// The name the event or stop goes by in the journal.
     const NAME: &'static str;
 }
 
@@ -411,14 +469,19 @@ impl Open {
 pub enum Event {
     /// First line: format, versions, the protocol, and the project as it was.
     Header {
+        /// The journal format, `dixit-journal/MAJOR.MINOR`.
         format: String,
+        /// The version of dixit that wrote the journal.
         dixit: String,
+        /// The version of wasmtime it ran with.
         wasmtime: String,
+        /// The run's id.
         run_id: String,
         /// The protocol that ran (journals before format 1.1 name none: see
         /// [`crate::journal::FORMAT_1_0_PROTOCOL`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         protocol: Option<ProtocolName>,
+        /// The project as it was.
         project: ProjectSnapshot,
         /// Content digests of the guest runtimes used (`python`): fuel is comparable between
         /// runs only on identical runtimes.
@@ -431,26 +494,40 @@ pub enum Event {
     },
     /// The agents of the run.
     Started {
+        /// The coders' names.
         coders: Vec<String>,
+        /// The testers' names.
         testers: Vec<String>,
+        /// The reviewers' names (protocols with reviewers).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         reviewers: Vec<String>,
+        /// The run's seed.
         seed: u64,
     },
     /// A round of the main loop begins.
     Round {
+        /// The round's number.
         round: u32,
+        /// The suite's size when the round begins.
         suite: usize,
     },
     /// An agent's turn: what it was sent and what it answered.
     Reply {
+        /// The agent's call number (its calls so far).
         call: u64,
+        /// Why the protocol made the call (e.g. `propose`, `retry`).
         purpose: String,
+        /// The prompt sent.
         prompt: String,
+        /// The reply's text.
         text: String,
+        /// The files the reply wrote into the agent's workspace.
         files: Vec<FileWrite>,
+        /// Tokens the call used.
         usage: Usage,
+        /// The call's cost in US dollars.
         cost_usd: f64,
+        /// The model that answered.
         model: String,
         /// Guardrail violations the host undid or refused during the turn.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -461,73 +538,103 @@ pub enum Event {
     },
     /// A call was not made: it would have passed a budget cap.
     Refused {
+        /// The agent's call number (its calls so far).
         call: u64,
+        /// The cap the call would have passed.
         cap: String,
     },
     /// A call failed after the backend's retries (network, API, command); the run stops.
     Failed {
+        /// The agent's call number (its calls so far).
         call: u64,
+        /// The backend's error.
         message: String,
     },
     /// Hidden tests (never shown to any agent) run against a coder's final code.
     Hidden {
+        /// Hidden tests passed.
         passed: usize,
+        /// Hidden tests run.
         total: usize,
+        /// One cell per hidden test.
         cells: Vec<CellRecord>,
     },
     /// A coder's solution checked against the suite (an empty suite still needs a build).
     Judged {
         /// Pass/fail per suite test, in suite order.
         vector: Vec<bool>,
+        /// The solution's build error, when it did not build.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         build_error: Option<String>,
+        /// One cell per suite test, in suite order.
         cells: Vec<CellRecord>,
     },
     /// A tester's test classified against the coders' current solutions.
     Classified {
+        /// The test's id.
         test: String,
+        /// Its class: IDEAL, TOO_EASY, TOO_HARD or INVALID.
         class: Class,
+        /// Solutions that failed the test.
         failures: usize,
+        /// Solutions it was run against.
         pool: usize,
+        /// Why it is INVALID, when it is (a build error, or a failure it shows with no solution
+        /// too).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         build_error: Option<String>,
+        /// One cell per solution, in the order run.
         cells: Vec<CellRecord>,
     },
+    /// An agent's state was saved.
     Checkpoint {
+        /// The checkpoint's number.
         id: u64,
     },
+    /// An agent's state went back to a checkpoint.
     Rollback {
+        /// The checkpoint's number.
         to: u64,
+        /// Why it went back.
         why: String,
     },
+    /// An agent was thanked (a message sent along with its next request).
     Thanks,
     /// Two TOO_HARD tests in a row: the tester sleeps with them until coders catch up.
     Hibernated {
+        /// The TOO_HARD tests it sleeps with.
         tests: Vec<String>,
     },
+    /// A hibernated tester woke: a test it sleeps with is no longer TOO_HARD.
     Revived,
     /// A person judged a hibernated tester's tests wrong: they are forgotten (never classified
     /// again, never in the suite).
     Forgotten {
+        /// The tests forgotten.
         tests: Vec<String>,
     },
     /// A tester's test will join the suite at the end of the round.
     Accepted {
+        /// The test's id.
         test: String,
     },
     /// Tests joined the suite.
     SuiteChanged {
+        /// The tests that joined.
         added: Vec<SuiteEntry>,
         /// Numbers of tests that left the suite (a person dropped them); numbers are never
         /// reused.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         removed: Vec<usize>,
+        /// The suite's size after the change.
         size: usize,
     },
     /// The run stopped.
     Stop {
+        /// Why it stopped.
         #[serde(flatten)]
         reason: StopReason,
+        /// The round (or epoch) it stopped in.
         round: u32,
     },
     /// A later process continued the run from here (`--resume`); earlier stops and refusals
@@ -537,10 +644,14 @@ pub enum Event {
     /// decided; when is the record's time. A person's (`dixit decide`), or the run's decision
     /// policy's, with the rule and the evidence it used.
     Decision {
+        /// What was chosen.
         #[serde(flatten)]
         choice: Choice,
+        /// Why, in the words of who decided.
         why: String,
+        /// Who decided.
         by: String,
+        /// For a decision policy's decision: its name, rule and evidence.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         policy: Option<PolicyNote>,
     },
@@ -550,15 +661,22 @@ pub enum Event {
     Shipped(Shipping),
     /// An epoch begins (a round by another name), with the suite so far.
     Epoch {
+        /// The epoch's number.
         epoch: u32,
+        /// The suite's size when the epoch begins.
         suite: usize,
     },
     /// One attempt of a coder against a fixed suite, and what the high-water mark did with it.
     Attempt {
+        /// The attempt's number.
         attempt: u32,
+        /// Suite tests passed.
         passed: usize,
+        /// Suite tests failed with a wrong answer.
         failed: usize,
+        /// Suite tests failed otherwise (a crash, a limit, a build error).
         errors: usize,
+        /// Suite tests run.
         total: usize,
         /// `first`, `kept` (the new best) or `reverted` (worse: the best went back to disk).
         outcome: String,

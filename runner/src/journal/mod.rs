@@ -27,24 +27,42 @@ use std::path::PathBuf;
 /// the recording, and names the first differing event.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
+    /// Reading or writing the journal failed.
     #[error("{path}: {source}")]
     Io {
+        /// The journal's path.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// A line is not a journal record.
     #[error("{path}:{line}: corrupt journal line: {message}")]
     Corrupt {
+        /// The journal's path.
         path: PathBuf,
+        /// The line's number (1-based).
         line: usize,
+        /// Why it does not read.
         message: String,
     },
+    /// The journal is not of a format this dixit reads or writes (no header, an unknown or newer
+    /// format, an event that does not serialize).
     #[error("{path}: {message}")]
-    Format { path: PathBuf, message: String },
+    Format {
+        /// The journal's path.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A replay did not reproduce the recording.
     #[error("divergence in lane `{lane}` at its event #{index}: {detail}")]
     Diverged {
+        /// The lane where they differ.
         lane: String,
+        /// The index (in that lane) of the first differing event or call.
         index: u64,
+        /// How they differ.
         detail: String,
     },
 }

@@ -14,8 +14,11 @@ use crate::config::ProtocolName;
 /// (`None`: a person's).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answered {
+    /// What was chosen.
     pub choice: Choice,
+    /// Who chose it.
     pub by: String,
+    /// The rule a decision policy stated for it (`None`: a person's choice).
     pub rule: Option<String>,
 }
 
@@ -29,12 +32,17 @@ pub(crate) const RESUME_LANE: &str = "resume";
 /// A journal read from disk.
 #[derive(Clone, Debug)]
 pub struct JournalFile {
+    /// The journal's path.
     pub path: PathBuf,
+    /// The run's id.
     pub run_id: String,
+    /// The version of dixit that wrote it.
     pub dixit_version: String,
+    /// The version of wasmtime it ran with.
     pub wasmtime_version: String,
     /// The protocol that ran.
     pub protocol: ProtocolName,
+    /// The project as it was (the header's snapshot).
     pub project: ProjectSnapshot,
     /// Digests of the guest runtimes the run used (see [`Event::Header`]).
     pub runtimes: std::collections::BTreeMap<String, String>,

@@ -49,6 +49,7 @@ pub struct Decision {
     /// The rule that ran: a selection strategy's name (`srank_ideal_passers`), `dual_agreement`,
     /// or the protocol's name where the protocol decides by a rule of its own.
     pub rule: String,
+    /// What separated the shipped implementation from the others.
     pub basis: Basis,
     /// The decision in a sentence: what the rule read and who tied.
     pub words: String,

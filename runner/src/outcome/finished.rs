@@ -11,12 +11,17 @@ use crate::toolchain::TestKind;
 /// A protocol run as it ended (stopped, interrupted, or its resume undone): what the caller
 /// writes the run's outputs and reports from.
 pub struct FinishedRun {
+    /// The run's id.
     pub run_id: String,
+    /// The run's folder.
     pub run_dir: PathBuf,
     /// The protocol that ran (it describes its stop and says how the CLI exits).
     pub protocol: &'static dyn ProtocolData,
+    /// Why it stopped.
     pub stop: StopReason,
+    /// The round (or epoch) it stopped in.
     pub round: u32,
+    /// The run at a glance.
     pub summary: Summary,
     /// The journal as written, for the reporters (`report.html`, JUnit) the caller wires up;
     /// none in a replay, which writes nothing.

@@ -8,14 +8,32 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Metric {
     /// Whether something held for the problem (`converged by epoch 2`).
-    Flag { name: String, value: bool },
+    Flag {
+        /// The measure's name.
+        name: String,
+        /// Whether it held.
+        value: bool,
+    },
     /// A number per problem (`suite size`).
-    Count { name: String, value: f64 },
+    Count {
+        /// The measure's name.
+        name: String,
+        /// The number.
+        value: f64,
+    },
     /// `num` of `den` (`admitted tests the hidden-passing implementations pass`).
-    Ratio { name: String, num: u64, den: u64 },
+    Ratio {
+        /// The measure's name.
+        name: String,
+        /// The numerator.
+        num: u64,
+        /// The denominator.
+        den: u64,
+    },
 }
 
 impl Metric {
+    /// A flag named `name`.
     pub fn flag(name: &str, value: bool) -> Metric {
         Metric::Flag {
             name: name.into(),
@@ -23,6 +41,7 @@ impl Metric {
         }
     }
 
+    /// A count named `name`.
     pub fn count(name: &str, value: f64) -> Metric {
         Metric::Count {
             name: name.into(),
@@ -30,6 +49,7 @@ impl Metric {
         }
     }
 
+    /// A ratio named `name`: `num` of `den`.
     pub fn ratio(name: &str, num: u64, den: u64) -> Metric {
         Metric::Ratio {
             name: name.into(),
@@ -38,6 +58,7 @@ impl Metric {
         }
     }
 
+    /// The measure's name.
     pub fn name(&self) -> &str {
         match self {
             Metric::Flag { name, .. } | Metric::Count { name, .. } | Metric::Ratio { name, .. } => {

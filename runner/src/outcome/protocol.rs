@@ -102,9 +102,12 @@ pub trait ProtocolData: Send + Sync {
 pub struct Trial {
     /// Its id (`agent#call`).
     pub test: String,
+    /// Whether it was kept (joined the suite).
     pub kept: bool,
     /// The coders whose code failed it.
     pub failed_by: Vec<String>,
+    /// Why it could not be run against the coders' code (it was not taken, or did not build).
     pub build_error: Option<String>,
+    /// One cell per coder.
     pub cells: Vec<CellRecord>,
 }

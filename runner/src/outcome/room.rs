@@ -5,7 +5,9 @@
 /// `dixit.toml` and its value now. Any larger value goes; the page suggests twice it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Room {
+    /// The limit's `table.key` in `dixit.toml`.
     pub key: String,
+    /// Its value now.
     pub now: i64,
 }
 

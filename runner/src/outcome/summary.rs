@@ -14,17 +14,24 @@ use crate::journal::{Choice, Event, JournalFile, StopReason, RUN_LANE};
 /// Counts per class.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ClassCounts {
+    /// Tests classified TOO_EASY.
     pub too_easy: u32,
+    /// Tests classified IDEAL.
     pub ideal: u32,
+    /// Tests classified TOO_HARD.
     pub too_hard: u32,
+    /// Tests classified INVALID.
     pub invalid: u32,
 }
 
 /// One coder's history.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CoderStats {
+    /// Replies it gave.
     pub replies: u32,
+    /// Replies that fixed, refined or rewrote its code.
     pub fixes: u32,
+    /// Times it went back to a checkpoint.
     pub rollbacks: u32,
     /// Its verdicts on the suite the last time it was checked (or, after a rollback, those of
     /// the code it went back to: what is on disk).
@@ -45,17 +52,24 @@ pub struct CoderStats {
 /// Tokens and money.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct UsageTotals {
+    /// Agent calls answered.
     pub calls: u64,
+    /// Tokens in the prompts sent.
     pub prompt_tokens: u64,
+    /// Tokens in the replies.
     pub completion_tokens: u64,
+    /// Cost in US dollars.
     pub usd: f64,
 }
 
 /// A suite test.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SuiteItem {
+    /// Its number in the suite.
     pub number: usize,
+    /// The tester that wrote it.
     pub author: String,
+    /// Its file name in `suite/`.
     pub file: String,
 }
 
@@ -172,20 +186,27 @@ impl Serialize for ProtocolPart {
 /// The run at a glance (`summary.json`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// The run's id.
     pub run_id: String,
+    /// The protocol that ran.
     pub protocol: ProtocolName,
+    /// Why the run stopped, if it has.
     pub stop: Option<StopReason>,
     /// Rounds (or epochs) begun.
     pub rounds: u32,
     /// The suite the run ended with (the tests the protocol admitted).
     pub suite: Vec<SuiteItem>,
+    /// Each coder's history, by name.
     pub coders: BTreeMap<String, CoderStats>,
     /// Coders a person left behind (`dixit decide … leave-behind`), in order: they took no
     /// further part, and the band counts the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_behind: Vec<String>,
+    /// Usage of the whole run.
     pub usage: UsageTotals,
+    /// Usage per agent, by name.
     pub usage_per_agent: BTreeMap<String, UsageTotals>,
+    /// The protocol's own part.
     #[serde(flatten)]
     pub part: ProtocolPart,
     /// Where the final implementations disagree on the calls the tests made (Python unit

@@ -66,7 +66,9 @@ pub fn names() -> Vec<&'static str> {
 
 /// A protocol chosen for a config, and the agents its run has.
 pub struct Selected {
+    /// The protocol.
     pub protocol: &'static dyn Protocol,
+    /// The agents of its run.
     pub agents: Vec<AgentSpec>,
 }
 

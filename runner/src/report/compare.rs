@@ -39,19 +39,28 @@ pub enum CellResult {
     Ran(CellRun),
     /// The protocol cannot run on this project (it lacks hidden tests or an acceptance suite,
     /// or a config it rejects).
-    Skipped { why: String },
+    Skipped {
+        /// Why it cannot.
+        why: String,
+    },
     /// The run failed to start or broke (an error of dixit or the machine, not of the agents).
-    Failed { error: String },
+    Failed {
+        /// What failed.
+        error: String,
+    },
 }
 
 /// A cell whose protocol ran: its run, its stop, its hidden-test results and what it cost.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellRun {
+    /// The run's id.
     pub run_id: String,
+    /// The run's folder (absolute).
     pub run_dir: PathBuf,
     /// The stop, in words, and its class (`done`, `human_needed`, `capped`, `failed`,
     /// `interrupted`).
     pub stop: String,
+    /// The stop's exit class (`done`, `human_needed`, `capped`, `failed`, `interrupted`).
     pub exit: String,
     /// The implementations the run ships (every coder's, or the one a protocol such as `codet`
     /// picked): the hidden columns count these.
@@ -68,12 +77,19 @@ pub struct CellRun {
     pub decision: Option<crate::outcome::Decision>,
     /// Shipped implementations that pass every hidden test.
     pub all_hidden: usize,
+    /// Hidden tests passed, summed over the shipped implementations.
     pub hidden_passed: usize,
+    /// Hidden tests run, summed over the shipped implementations.
     pub hidden_total: usize,
+    /// Agent calls made.
     pub calls: u64,
+    /// Tokens in the prompts sent.
     pub prompt_tokens: u64,
+    /// Tokens in the replies.
     pub completion_tokens: u64,
+    /// Cost in US dollars.
     pub usd: f64,
+    /// Wall-clock seconds the run took.
     pub seconds: f64,
     /// The seeds' own measures of the run ([`crate::report::metric`]); none in a cell kept
     /// before they existed (`dixit compare` computes them again from the run's journal).
@@ -91,22 +107,29 @@ pub struct CellRun {
 pub struct Cell {
     /// Its number in the full comparison (project-major).
     pub index: usize,
+    /// The project's name.
     pub project: String,
+    /// The protocol arm (a protocol, with any settings it overrides).
     pub protocol: Arm,
     /// Whether the project is held out (`--holdout`): reported apart from the development ones.
     pub holdout: bool,
+    /// What came of it.
     pub result: CellResult,
 }
 
 /// A comparison (or one shard of it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompareReport {
+    /// The report's format (`dixit-compare/1`).
     pub format: String,
+    /// The projects compared, by name.
     pub projects: Vec<String>,
+    /// The protocol arms compared.
     pub protocols: Vec<Arm>,
     /// The shard this report covers, if it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// The cells this report holds.
     pub cells: Vec<Cell>,
 }
 

@@ -14,11 +14,30 @@ use crate::stats::{wilson, Interval, Z95};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Total {
     /// `k` of `n` problems, with the interval of the share.
-    Share { k: u64, n: u64, interval: Interval },
+    Share {
+        /// Problems where the flag is set.
+        k: u64,
+        /// Problems that gave the measure.
+        n: u64,
+        /// The share's interval.
+        interval: Interval,
+    },
     /// Pooled `num` of `den` over `problems` problems.
-    Pooled { num: u64, den: u64, problems: usize },
+    Pooled {
+        /// The pooled numerator.
+        num: u64,
+        /// The pooled denominator.
+        den: u64,
+        /// Problems that gave the measure.
+        problems: usize,
+    },
     /// The mean over `problems` problems.
-    Mean { mean: f64, problems: usize },
+    Mean {
+        /// The mean.
+        mean: f64,
+        /// Problems that gave the measure.
+        problems: usize,
+    },
 }
 
 impl std::fmt::Display for Total {

@@ -12,7 +12,9 @@ use crate::toolchain::TestKind;
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {source}")]
 pub struct OutputError {
+    /// The file or folder.
     pub path: PathBuf,
+    /// The I/O error.
     #[source]
     pub source: std::io::Error,
 }

@@ -61,7 +61,9 @@ pub use strategy::{Pick, SelectionConfig, Strategy};
 #[derive(Debug, thiserror::Error)]
 #[error("problem {id}: {what}")]
 pub struct ShapeError {
+    /// The problem's id.
     pub id: String,
+    /// What is wrong with its shape.
     pub what: String,
 }
 

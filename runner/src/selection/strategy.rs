@@ -16,7 +16,9 @@ pub type Pick = Vec<usize>;
 /// What a strategy needs besides the matrix: the band's minority and B4's priors.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SelectionConfig {
+    /// The band's minority: more than this share of solutions failing a test makes it TOO_HARD.
     pub minority: f64,
+    /// B4's priors.
     pub b4: B4Priors,
 }
 

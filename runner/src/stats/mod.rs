@@ -20,7 +20,9 @@ pub const BOOTSTRAP_RESAMPLES: u32 = 10_000;
 /// A closed interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Interval {
+    /// The lower bound.
     pub low: f64,
+    /// The upper bound.
     pub high: f64,
 }
 
@@ -34,14 +36,18 @@ impl Interval {
 /// A share of problems, with its 95 % Wilson score interval.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Rate {
+    /// Problems passed.
     pub passed: u64,
+    /// Problems.
     pub n: u64,
     /// `passed / n` (0 for no problems).
     pub rate: f64,
+    /// The rate's 95 % Wilson score interval.
     pub interval: Interval,
 }
 
 impl Rate {
+    /// The rate of `passed` of `n`, with its interval.
     pub fn of(passed: u64, n: u64) -> Rate {
         Rate {
             passed,
@@ -103,11 +109,13 @@ pub fn mcnemar_exact(b: u64, c: u64) -> f64 {
 pub struct Paired {
     /// Problems both were run on.
     pub n: u64,
+    /// Solved by both.
     pub both: u64,
     /// Solved by `a` only.
     pub only_a: u64,
     /// Solved by `b` only.
     pub only_b: u64,
+    /// Solved by neither.
     pub neither: u64,
     /// `a`'s pass rate minus `b`'s.
     pub difference: f64,

@@ -441,6 +441,7 @@ pub enum CcDiscoveryError {
     /// Every candidate failed its probe: each flavour with why, in the order tried.
     #[error("{}", tried.iter().map(|(flavor, e)| format!("{flavor}: {e}")).collect::<Vec<_>>().join("; "))]
     AllFailed {
+        /// Each flavour tried, with why it failed, in the order tried.
         tried: Vec<(&'static str, ProbeError)>,
     },
 }
@@ -454,13 +455,19 @@ pub enum ProbeError {
     Tool(#[from] ToolError),
     /// Its command is not on the `PATH`.
     #[error("{command} not found")]
-    NotFound { command: String },
+    NotFound {
+        /// The command.
+        command: String,
+    },
     /// Its driver does not say which linker it runs.
     #[error("cannot tell which linker clang runs")]
     UnknownLinker,
     /// A C runtime library the guard reads is missing.
     #[error("cannot find the C runtime's {lib} (needed to guard against solutions that replace library functions)")]
-    NoRuntimeLibrary { lib: &'static str },
+    NoRuntimeLibrary {
+        /// The library's file name (`libc.a`, ...).
+        lib: &'static str,
+    },
     /// The probe's temporary files could not be written.
     #[error("{0}")]
     Host(std::io::Error),

@@ -12,6 +12,7 @@ use crate::sandbox::dixit_home;
 pub struct DoctorCheck {
     /// What was checked (`python`, `c/c++`, `rust`, `model`).
     pub name: String,
+    /// Whether it is usable.
     pub ok: bool,
     /// What was found, or why it failed.
     pub detail: String,

@@ -25,11 +25,19 @@ pub enum Tool {
 pub enum ToolchainError {
     /// It is not installed: `dixit toolchain doctor` says how to install it.
     #[error("{message}")]
-    Missing { tool: Tool, message: String },
+    Missing {
+        /// The tool.
+        tool: Tool,
+        /// What was not found.
+        message: String,
+    },
     /// It is installed but does not work (the Python runtime did not build, dixit's SDK could
     /// not be written).
     #[error("{message}")]
-    Failed { message: String },
+    Failed {
+        /// What failed.
+        message: String,
+    },
 }
 
 /// Why a compiler or linker run gave no output: the tool's log, or this machine failing around
@@ -46,7 +54,9 @@ pub enum CompileError {
     /// A file of the build could not be read or written.
     #[error("{}: {error}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         error: std::io::Error,
     },
     /// A temporary file or folder of the build could not be made, written or moved.
@@ -61,7 +71,10 @@ pub enum CompileError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuildFailure {
     /// A tool the build needs is not installed here: not the code's fault.
-    MissingToolchain { tool: Tool },
+    MissingToolchain {
+        /// The tool.
+        tool: Tool,
+    },
     /// The files are not what the language needs (no source file, no `main.py` or `lib.rs`),
     /// or the test takes a solution of another language.
     Sources,
@@ -84,7 +97,9 @@ pub enum BuildFailure {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{side:?} does not build: {message}")]
 pub struct BuildError {
+    /// The side that did not build.
     pub side: CompileSide,
+    /// The step at which the build stopped.
     pub failure: BuildFailure,
     /// The build log, capped (see `process::cap_log`) because it may reach an agent's prompt;
     /// why a solution or test could not be taken at all is kept whole (`BuildError::not_taken`).

@@ -17,18 +17,35 @@ use rustix::fs::{Mode, OFlags, ResolveFlags};
 /// Why a file was refused.
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum FileError {
+    /// The path is empty or absolute.
     #[error("`{0}` must be a relative path inside the test's folder")]
     NotRelative(String),
+    /// The path leaves the folder (`..`).
     #[error("`{0}` leaves the test's folder (`..` is not allowed)")]
     Escapes(String),
+    /// The path is not a regular file (a symlink, a device, a pipe).
     #[error(
         "`{0}` is not a regular file inside the folder (symlinks, devices and pipes are refused)"
     )]
     NotRegular(String),
+    /// The file is larger than allowed.
     #[error("`{path}` is {size} bytes; at most {cap} are allowed")]
-    TooLarge { path: String, size: u64, cap: u64 },
+    TooLarge {
+        /// The path as given.
+        path: String,
+        /// The file's size, in bytes.
+        size: u64,
+        /// The most bytes allowed.
+        cap: u64,
+    },
+    /// The file could not be opened or read.
     #[error("`{path}`: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The path as given.
+        path: String,
+        /// The I/O error.
+        message: String,
+    },
 }
 
 /// Reads the regular file `rel` beneath the directory `base` (see the module doc), at most

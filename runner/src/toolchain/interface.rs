@@ -31,13 +31,23 @@ use crate::sandbox::{hash_parts, ArtifactCache};
 pub enum InterfaceError {
     /// A header file could not be read (missing, too large, not a regular file).
     #[error("{path}: {message}")]
-    Header { path: PathBuf, message: String },
+    Header {
+        /// The header.
+        path: PathBuf,
+        /// Why it could not be read.
+        message: String,
+    },
     /// A header that is not a C/C++ header by its extension, or two with one file name.
     #[error("{0}")]
     HeaderName(String),
     /// A Rust item that is not `NAME` or `NAME: TYPE`.
     #[error("`{item}`: {message}")]
-    Item { item: String, message: String },
+    Item {
+        /// The item as written.
+        item: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A Python entry that is not `NAME` or `NAME: METHOD, ...`.
     #[error(transparent)]
     Python(#[from] EntryError),
@@ -49,6 +59,7 @@ pub enum InterfaceError {
 /// (`wit_rust.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Item {
+    /// The function's or struct's name.
     pub name: String,
     /// A function's type, or a struct's fields (`x: i32, y: i32`).
     pub ty: String,

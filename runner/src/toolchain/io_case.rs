@@ -32,7 +32,9 @@ pub(super) const MAX_CHECKER_BYTES: u64 = 1 << 20;
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {problem}", path.display())]
 pub struct IoCaseError {
+    /// The test file.
     pub path: PathBuf,
+    /// What is wrong with it.
     pub problem: IoCaseProblem,
 }
 
@@ -50,7 +52,12 @@ pub enum IoCaseProblem {
     Toml(toml::de::Error),
     /// The file that `key` names was refused.
     #[error("`{key}`: {error}")]
-    Named { key: &'static str, error: FileError },
+    Named {
+        /// The key that names the file.
+        key: &'static str,
+        /// Why the file was refused.
+        error: FileError,
+    },
     /// Both `stdin` and `stdin_file`.
     #[error("give `stdin` or `stdin_file`, not both")]
     BothStdin,
@@ -67,20 +74,36 @@ pub enum IoCaseProblem {
 pub enum Mismatch {
     /// Exact comparison: the first byte that differs (or where the shorter output ends).
     #[error("output differs at byte {at}")]
-    Byte { at: usize },
+    Byte {
+        /// The byte's offset.
+        at: usize,
+    },
     /// The `index`th token (from 1) differs; both shown clipped to 40 characters.
     #[error("token {index}: expected {expected:?}, got {got:?}")]
     Token {
+        /// The token's number (from 1).
         index: usize,
+        /// The expected token, clipped.
         expected: String,
+        /// The output's token, clipped.
         got: String,
     },
     /// The output ends before the `index`th expected token.
     #[error("token {index}: expected {expected:?}, got end of output")]
-    Missing { index: usize, expected: String },
+    Missing {
+        /// The missing token's number (from 1).
+        index: usize,
+        /// The expected token, clipped.
+        expected: String,
+    },
     /// The output goes on after the expected tokens end.
     #[error("token {index}: expected end of output, got {got:?}")]
-    Extra { index: usize, got: String },
+    Extra {
+        /// The first extra token's number (from 1).
+        index: usize,
+        /// That token, clipped.
+        got: String,
+    },
 }
 
 /// How output is compared with the expected output.
@@ -114,19 +137,26 @@ struct RawCase {
 /// A checker program named by an I/O test: its file name and source, read at parse time.
 #[derive(Clone, Debug)]
 pub struct Checker {
+    /// Its file name.
     pub name: String,
+    /// Its source.
     pub source: Vec<u8>,
 }
 
 /// A parsed I/O test.
 #[derive(Clone, Debug)]
 pub struct IoCase {
+    /// What the program reads on stdin.
     pub stdin: Vec<u8>,
+    /// The program's arguments.
     pub args: Vec<String>,
     /// Expected stdout (the answer file for a checker).
     pub expected: Option<Vec<u8>>,
+    /// How output is compared with the expected output.
     pub compare: Compare,
+    /// For `float`: the difference allowed, absolute or relative (default 1e-6).
     pub tolerance: f64,
+    /// The checker that judges the output, when the test names one.
     pub checker: Option<Checker>,
 }
 

@@ -8,9 +8,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
+    /// Python.
     Python,
+    /// C.
     C,
+    /// C++.
     Cpp,
+    /// Rust.
     Rust,
     /// A prebuilt WebAssembly command module (`main.wasm`): I/O tests only.
     Wasm,
@@ -57,6 +61,7 @@ impl Language {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown language `{name}` (expected python, c, cpp, rust or wasm)")]
 pub struct UnknownLanguage {
+    /// The name as given.
     pub name: String,
 }
 
@@ -80,10 +85,15 @@ impl std::str::FromStr for Language {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TestKind {
+    /// A Python test script (`.py`).
     Python,
+    /// A C test program (`.c`).
     C,
+    /// A C++ test program (`.cpp`, `.cc`, `.cxx`).
     Cpp,
+    /// A Rust test program (`.rs`).
     Rust,
+    /// An I/O test: stdin and the expected stdout (`.toml`).
     Io,
 }
 

@@ -16,7 +16,9 @@ use crate::sandbox::{Completion, Entry, Limits, Preopen, Program, RunSpec, Serve
 pub struct Solution {
     /// Where it came from.
     pub dir: PathBuf,
+    /// Its files, snapshotted.
     pub snapshot: Snapshot,
+    /// The language it is written in.
     pub language: Language,
     /// What tests may use of it (C/C++/Rust unit tests compile against this, never against
     /// the solution's own files).
@@ -74,7 +76,9 @@ impl Solution {
 pub struct Test {
     /// Where it came from.
     pub path: PathBuf,
+    /// What kind of test it is.
     pub kind: TestKind,
+    /// Its file, snapshotted alone.
     pub snapshot: Snapshot,
     pub(super) file_name: String,
     pub(super) io: Option<IoCase>,
@@ -133,9 +137,13 @@ impl Test {
 /// A program plus how to enter it, what it sees, and what counts as its pass.
 #[derive(Clone, Debug)]
 pub struct Runnable {
+    /// The program to run.
     pub program: Program,
+    /// How it is entered.
     pub entry: Entry,
+    /// Folders it sees, read-only.
     pub preopens: Vec<Preopen>,
+    /// What counts as its pass.
     pub completion: Completion,
     /// A Python unit test's solution, served in an instance of its own (see
     /// `sandbox::bridge`); `None` for programs and compiled tests.

@@ -28,18 +28,31 @@ pub enum SnapshotError {
     /// A file or folder that could not be read, listed or written.
     #[error("{}: {error}", path.display())]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// The I/O error.
         error: Arc<std::io::Error>,
     },
     /// A folder holding more than `MAX_FILES` files.
     #[error("{}: more than {MAX_FILES} files", dir.display())]
-    TooManyFiles { dir: PathBuf },
+    TooManyFiles {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// A folder whose files add up to more than `MAX_BYTES`.
     #[error("{}: more than {} MiB of files", dir.display(), MAX_BYTES >> 20)]
-    TooManyBytes { dir: PathBuf },
+    TooManyBytes {
+        /// The folder.
+        dir: PathBuf,
+    },
     /// A file of a folder that was refused (see `files.rs`).
     #[error("{}: {error}", dir.display())]
-    Refused { dir: PathBuf, error: FileError },
+    Refused {
+        /// The folder.
+        dir: PathBuf,
+        /// Why its file was refused.
+        error: FileError,
+    },
     /// A single file that was refused (see `files.rs`).
     #[error(transparent)]
     File(FileError),

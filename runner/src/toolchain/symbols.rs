@@ -28,13 +28,17 @@ pub enum SymbolsError {
     /// A system library that could not be read.
     #[error("{}: {error}", path.display())]
     Unreadable {
+        /// The library.
         path: PathBuf,
+        /// The I/O error.
         error: Arc<std::io::Error>,
     },
     /// A system library that is an `ar` archive this reader cannot split.
     #[error("{}: {problem}", path.display())]
     Archive {
+        /// The library.
         path: PathBuf,
+        /// What is wrong with it.
         problem: ArchiveProblem,
     },
     /// The system libraries define nothing: not the wasm32-wasi libraries dixit expects.

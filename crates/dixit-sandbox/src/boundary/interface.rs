@@ -37,7 +37,9 @@ pub(super) const VALUE_OPERATORS: &[&str] = &[
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("`{entry}`: {message}")]
 pub struct EntryError {
+    /// The entry as written.
     pub entry: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -45,6 +47,7 @@ pub struct EntryError {
 /// objects.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Interface {
+    /// The functions a test may call, by name.
     pub functions: Vec<String>,
     /// Each class with its methods, in the order stated.
     pub classes: Vec<(String, Vec<String>)>,

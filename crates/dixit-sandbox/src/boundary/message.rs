@@ -57,10 +57,15 @@ pub const EXCEPTIONS: &[&str] = &[
 /// run handed out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Callee {
+    /// A function or class of the interface, by name.
     Function(String),
+    /// A method of an object the run handed out.
     Method {
+        /// The handle's number of the object called.
         on: u32,
+        /// The object's class.
         class: String,
+        /// The method's name.
         name: String,
     },
 }
@@ -77,15 +82,20 @@ impl std::fmt::Display for Callee {
 /// A test's call, as read and checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Call {
+    /// What is called.
     pub callee: Callee,
+    /// The positional arguments.
     pub args: Vec<Value>,
+    /// The keyword arguments, in the order given.
     pub kwargs: Vec<(String, Value)>,
 }
 
 /// Which argument a solution changed in place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Argument {
+    /// The argument at this position.
     Position(usize),
+    /// The keyword argument of this name.
     Keyword(String),
 }
 
@@ -95,18 +105,30 @@ pub enum Argument {
 pub enum Answer {
     /// It returned `value`, and changed these arguments (lists, dicts, sets) to these values.
     Returned {
+        /// The value returned.
         value: Value,
+        /// The arguments it changed, with their new values.
         out: Vec<(Argument, Value)>,
     },
     /// It raised an exception of a class of [`EXCEPTIONS`] with this message.
-    Raised { class: String, message: String },
+    Raised {
+        /// The exception's class name.
+        class: String,
+        /// The exception's message.
+        message: String,
+    },
     /// It returned something that is not data (what it was, in the guest's words).
     NotData(String),
     /// The solution has no such function or method.
     Missing(String),
     /// Importing the solution raised this exception (its class's name as raised, and its
     /// message).
-    ImportFailed { class: String, message: String },
+    ImportFailed {
+        /// The exception's class name.
+        class: String,
+        /// The exception's message.
+        message: String,
+    },
     /// What it sent is not an answer (why).
     Malformed(String),
     /// Its instance ended while answering (the run's verdict says how).
@@ -135,12 +157,16 @@ impl Handles {
 /// Why a test's call was refused (the test's own error: it sees a `TypeError`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
+    /// The call is not a well-formed call message (why).
     #[error("malformed call: {0}")]
     Malformed(String),
+    /// The function, class or method is not in the interface.
     #[error("the interface of `solution` has no `{0}`")]
     NotInInterface(String),
+    /// An argument is not data that can cross the boundary.
     #[error("only data can be passed to the solution: {0}")]
     Value(#[from] ValueError),
+    /// The call is on an object number this run never handed out.
     #[error("no object {0} of the solution's was handed out in this run")]
     UnknownHandle(u32),
 }

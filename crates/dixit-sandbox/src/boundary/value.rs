@@ -65,16 +65,29 @@ pub enum Value {
     /// Entries in the order the guest gave them.
     Dict(Vec<(Value, Value)>),
     /// `set` and `frozenset` (equal in Python when their elements are).
-    Set { frozen: bool, items: Vec<Value> },
+    Set {
+        /// Whether it is a `frozenset`.
+        frozen: bool,
+        /// The elements, in the order the guest gave them.
+        items: Vec<Value>,
+    },
     /// An object of a class the interface declares, by the number the run gave it (a new one
     /// each time an object crosses) and its class.
-    Handle { id: u32, class: String },
+    Handle {
+        /// The number the run gave the object.
+        id: u32,
+        /// The object's class.
+        class: String,
+    },
     /// An object of a value class the interface declares: its number (as a handle's) and its
     /// fields' values, by name in the order stated. Equal to another when the class and the
     /// fields are (its number aside).
     Object {
+        /// The number the run gave the object.
         id: u32,
+        /// The object's class.
         class: String,
+        /// The fields' values, by name in the order stated.
         fields: Vec<(String, Value)>,
     },
 }

@@ -7,7 +7,9 @@ use std::sync::Arc;
 /// bridge's exchanges (the test's requests, the solution's answers) the run keeps.
 #[derive(Clone, Debug)]
 pub struct Call {
+    /// How the program is entered for this call.
     pub entry: Entry,
+    /// The fuel this call may spend.
     pub fuel: u64,
     /// Exchanges to keep (see [`Server::log`]); 0 for none, and ignored without a server.
     pub log: usize,
@@ -18,10 +20,12 @@ pub struct Call {
 /// share one instance (pair); at [`super::Isolation::Run`] each gets fresh ones.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The program every call runs.
     pub program: Program,
     /// What every call shares: input, mounts, limits, seed, the served solution. Its `entry`
     /// and fuel are each call's own.
     pub spec: RunSpec,
+    /// The calls to make, in order.
     pub calls: Vec<Call>,
 }
 

@@ -8,6 +8,7 @@ use crate::journal::Named;
 /// The tests a coder wrote for itself from the spec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SelfTests {
+    /// The tests, in the order written.
     pub tests: Vec<SelfTest>,
 }
 
@@ -19,8 +20,11 @@ impl Named for SelfTests {
 /// category and stated confidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SelfTest {
+    /// Its id (`agent#call.n`).
     pub id: String,
+    /// The category it gave (`other` when it gave none).
     pub category: String,
+    /// The confidence it stated, if it stated one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
 }
@@ -28,7 +32,9 @@ pub struct SelfTest {
 /// The hidden suite's answer to a coder, pass or fail only (what it was told).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BlindChecked {
+    /// The blind attempt's number (from 1).
     pub attempt: u32,
+    /// Whether the coder's code passes the hidden suite.
     pub passed: bool,
 }
 
@@ -39,7 +45,9 @@ impl Named for BlindChecked {
 /// The hidden suite answered for every coder (pass or fail only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verified {
+    /// Coders whose code passes the hidden suite.
     pub passed: Vec<String>,
+    /// Coders whose code fails it.
     pub failed: Vec<String>,
 }
 

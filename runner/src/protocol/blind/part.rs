@@ -18,6 +18,7 @@ use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary};
 pub struct BlindCoder {
     /// Self-tests written, per category.
     pub categories: BTreeMap<String, u32>,
+    /// Self-tests written.
     pub self_tests: u32,
     /// Its own tests passed, the last time it ran them.
     pub self_passed: (usize, usize),
@@ -28,6 +29,7 @@ pub struct BlindCoder {
 /// blind's part of a summary.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BlindPart {
+    /// Each coder's history, by name.
     pub coders: BTreeMap<String, BlindCoder>,
 }
 

@@ -12,6 +12,7 @@ pub(super) const TABLE: &str = "blind";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
+    /// How many coders.
     pub coders: usize,
     /// Implementation attempts against the coder's own tests (full feedback).
     pub max_self_attempts: u32,

@@ -32,7 +32,9 @@ impl Named for TestCases {
 /// top-level assert), and its number in the suite every implementation ran against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Case {
+    /// Its id.
     pub id: String,
+    /// Its number in the suite.
     pub number: usize,
 }
 
@@ -68,7 +70,9 @@ pub enum Pick {
 /// The stop: the run ships `coder`'s implementation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Shipped {
+    /// The coder shipped.
     pub coder: String,
+    /// How it was picked.
     pub pick: Pick,
     /// Test cases every implementation ran against.
     pub tests: usize,

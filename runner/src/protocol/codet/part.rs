@@ -26,6 +26,7 @@ pub struct TesterCases {
 /// codet's part of a summary.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CodetPart {
+    /// Each tester's test cases, by name.
     pub testers: BTreeMap<String, TesterCases>,
     /// The pick, once the run stopped on it.
     pub shipped: Option<Shipped>,

@@ -14,9 +14,11 @@ use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary, Tria
 /// One debate epoch.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DebateEpoch {
+    /// The epoch's number.
     pub epoch: u32,
     /// Tests written this epoch, and how many of them discriminated (joined the suite).
     pub tests: u32,
+    /// Of those, the tests that discriminated.
     pub breaking: u32,
     /// Each coder's tests passed (of the suite) after the epoch's refinements.
     pub passed: BTreeMap<String, (usize, usize)>,
@@ -25,9 +27,12 @@ pub struct DebateEpoch {
 /// debate's part of a summary: the epochs and the winner.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DebatePart {
+    /// The epochs, in order.
     pub epochs: Vec<DebateEpoch>,
+    /// The coder that passes the most tests, once the debate ended.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub winner: Option<String>,
+    /// How a tie for first was broken, when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tie_break: Option<String>,
     /// The final standings (for the page; not in `summary.json`).

@@ -14,6 +14,7 @@ pub(super) const TABLE: &str = "debate";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
+    /// How many coders.
     pub coders: usize,
     /// Epochs at most (the paper converges within 3–5).
     pub max_epochs: u32,

@@ -19,6 +19,7 @@ impl Named for Converged {
 pub struct Stalled {
     /// Tests classified TOO_HARD in the last round.
     pub too_hard: Vec<String>,
+    /// Tests classified INVALID in the last round.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub invalid: Vec<String>,
     /// Testers asleep with their too-hard tests.
@@ -54,6 +55,7 @@ impl Named for Identical {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "HumanNeededWire")]
 pub struct HumanNeeded {
+    /// Each coder that could not pass the suite, with the tests it fails.
     pub cannot_pass: Vec<CannotPass>,
 }
 
@@ -64,7 +66,9 @@ impl Named for HumanNeeded {
 /// A coder that could not pass the suite, and the tests (1-based) it fails at its best.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CannotPass {
+    /// The coder.
     pub coder: String,
+    /// The suite tests it fails at its best (1-based).
     pub failing: Vec<usize>,
 }
 

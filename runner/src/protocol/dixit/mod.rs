@@ -93,9 +93,13 @@ pub const FORBIDDEN: &[&str] = &[
 
 /// A tester, its checkpoints and, while hibernating, its two too-hard tests.
 pub struct Tester {
+    /// The tester's agent.
     pub agent: Agent,
+    /// Its state before its first proposal of the turn (a try that does not fit goes back to it).
     pub before_test_1: Option<Checkpoint>,
+    /// Its state before its retry (a revival goes back to it).
     pub before_test_2: Option<Checkpoint>,
+    /// While it hibernates: its two TOO_HARD tests.
     pub too_hard_tests: Option<[Proposal; 2]>,
     /// How its proposals of the current round were classified (for "converged or stalled").
     pub classified: Vec<(String, Class)>,
@@ -115,6 +119,7 @@ impl Tester {
         }
     }
 
+    /// Whether it hibernates (sleeps with two TOO_HARD tests).
     pub fn is_hibernated(&self) -> bool {
         self.too_hard_tests.is_some()
     }
@@ -237,6 +242,7 @@ pub async fn run(ctx: &Ctx, team: &mut Team, inputs: &Inputs) -> Result<Stop, Ha
 
 /// How a coder's `ensure_passes` ended.
 pub enum Ensured {
+    /// It passes every suite test.
     Passes,
     /// It could not pass these tests (1-based) after its retries; it was left at its best attempt.
     CannotPass(Vec<usize>),

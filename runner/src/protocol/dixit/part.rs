@@ -16,11 +16,15 @@ use crate::outcome::{bump, ClassCounts, CoderStats, Metric, Part, ProtocolData, 
 pub struct TesterStats {
     /// Tests it wrote.
     pub proposed: u32,
+    /// Its tests accepted into the suite.
     pub accepted: u32,
     /// Classifications of its tests (a hibernated test is classified again each round).
     pub classes: ClassCounts,
+    /// Times it hibernated.
     pub hibernations: u32,
+    /// Times it woke from hibernation.
     pub revivals: u32,
+    /// Times it went back to a checkpoint.
     pub rollbacks: u32,
     /// While it hibernates: the ids of its two too-hard tests.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -32,7 +36,9 @@ pub struct TesterStats {
 pub struct DixitPart {
     /// Suite size at the start of each round.
     pub suite_growth: Vec<usize>,
+    /// Classifications of every tester's tests.
     pub classes: ClassCounts,
+    /// Each tester's history, by name.
     pub testers: BTreeMap<String, TesterStats>,
     /// Each test's last classification: pass or not per member of the pool it ran against.
     #[serde(skip)]

@@ -15,12 +15,18 @@ pub(super) const TABLE: &str = "dixit";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
+    /// How many coders.
     pub coders: usize,
+    /// How many testers.
     pub testers: usize,
     /// More than this share of failing coders makes a test TOO_HARD.
     pub minority: f64,
+    /// Tries a tester gets per turn at an IDEAL test (each a proposal and, if it does not fit, a
+    /// retry).
     pub max_tester_retries: u32,
+    /// Fix attempts a coder gets at passing the suite.
     pub max_coder_retries: u32,
+    /// Rounds at most; reaching it is a stop the run can be resumed from.
     pub max_rounds: u32,
     /// The selection strategy the run ships by, from all its evidence (`engine/ship.rs`; the
     /// default is the best measured offline: docs/eval.md, "Selection strategies").

@@ -8,7 +8,9 @@ use crate::journal::{Named, Standing};
 /// A reviewer's verdict on a coder's first attempt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reviewed {
+    /// The coder whose first attempt was reviewed.
     pub coder: String,
+    /// Whether the reviewer found nothing (`CLEAN`).
     pub clean: bool,
 }
 
@@ -19,6 +21,7 @@ impl Named for Reviewed {
 /// Every coder shipped its best attempt; `standings` against the acceptance suite.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Repaired {
+    /// Each coder's standing against the acceptance suite.
     pub standings: Vec<Standing>,
 }
 

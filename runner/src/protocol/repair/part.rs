@@ -15,10 +15,15 @@ use crate::outcome::{CoderStats, Metric, Part, ProtocolData, Room, Summary};
 /// One attempt.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct AttemptStats {
+    /// The attempt's number.
     pub attempt: u32,
+    /// Suite tests passed.
     pub passed: usize,
+    /// Suite tests failed with a wrong answer.
     pub failed: usize,
+    /// Suite tests failed otherwise (a crash, a limit, a build error).
     pub errors: usize,
+    /// Suite tests run.
     pub total: usize,
     /// `first`, `kept` or `reverted` (a regression the high-water mark undid).
     pub outcome: String,
@@ -27,6 +32,7 @@ pub struct AttemptStats {
 /// One coder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RepairCoder {
+    /// Its attempts, in order.
     pub attempts: Vec<AttemptStats>,
     /// The attempt that shipped (the high-water mark).
     pub shipped: Option<u32>,
@@ -38,6 +44,7 @@ pub struct RepairCoder {
 /// repair's part of a summary: every attempt of every coder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RepairPart {
+    /// Each coder's attempts, by name.
     pub coders: BTreeMap<String, RepairCoder>,
 }
 

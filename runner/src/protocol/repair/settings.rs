@@ -14,6 +14,7 @@ pub(super) const TABLE: &str = "repair";
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
+    /// How many coders.
     pub coders: usize,
     /// Attempts per coder: the first one and its fixes.
     pub max_attempts: u32,

@@ -21,6 +21,7 @@ use crate::stats::{Paired, Rate};
 pub struct PageModel {
     /// Projects compared, and how many of them are held out.
     pub projects: usize,
+    /// Projects held out (`--holdout`).
     pub held_out: usize,
     /// The protocols, in the comparison's order, each with what its runs ship (when known).
     pub protocols: Vec<(Arm, Option<&'static str>)>,
@@ -53,6 +54,7 @@ pub struct Group {
 /// One protocol over a group's projects.
 #[derive(Debug)]
 pub struct ProtocolFigures {
+    /// The protocol arm.
     pub protocol: Arm,
     /// The share of problems whose shipped implementation passes every hidden test, over the
     /// problems with hidden tests, with its 95 % Wilson interval.
@@ -61,8 +63,11 @@ pub struct ProtocolFigures {
     pub stops: StopCounts,
     /// Totals over the cells that ran.
     pub calls: u64,
+    /// Prompt and completion tokens.
     pub tokens: u64,
+    /// Cost in US dollars.
     pub usd: f64,
+    /// Wall-clock seconds.
     pub seconds: f64,
     /// What its shipped implementations rest on: per [`Basis`] (in [`Basis::ALL`]'s order),
     /// how many pass every hidden test and how many fail one (cells without a decision or
@@ -141,11 +146,17 @@ impl StopCounts {
 /// How a run ended, from its exit class (`CellRun::exit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StopKind {
+    /// A result to look at, nothing to decide first.
     Done,
+    /// A person must judge.
     HumanNeeded,
+    /// A cap stopped the run.
     Capped,
+    /// Something outside dixit failed (a backend).
     Failed,
+    /// Someone stopped the run (a signal).
     Interrupted,
+    /// An exit class this version does not name.
     Other,
 }
 
@@ -245,7 +256,9 @@ impl Mark {
 /// One (project, protocol) cell of the grid.
 #[derive(Debug)]
 pub struct GridCell {
+    /// The protocol arm.
     pub protocol: Arm,
+    /// What the cell shows first.
     pub mark: Mark,
     /// How the run ended, when it ran.
     pub stop: Option<StopKind>,
@@ -258,14 +271,18 @@ pub struct GridCell {
 /// One project's row of the grid.
 #[derive(Debug)]
 pub struct GridRow {
+    /// The project's name.
     pub project: String,
+    /// One cell per protocol arm, in the comparison's order.
     pub cells: Vec<GridCell>,
 }
 
 /// One protocol against `CONTROL`, problem by problem.
 #[derive(Debug)]
 pub struct PairedRow {
+    /// The protocol arm.
     pub protocol: Arm,
+    /// Its problem-by-problem comparison with `CONTROL`.
     pub paired: Paired,
 }
 

@@ -331,7 +331,9 @@ pub fn whisker_chart(c: &WhiskerChart) -> Markup {
 pub struct ScatterPoint {
     /// The label written beside it.
     pub label: String,
+    /// Its x value.
     pub x: f64,
+    /// Its y value.
     pub y: f64,
     /// Its hover text (the numbers).
     pub title: String,

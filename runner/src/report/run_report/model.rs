@@ -212,7 +212,9 @@ pub struct RunView<'a> {
     pub coders: Vec<String>,
     /// Coders a person left behind (while folding: those left behind so far).
     pub left_behind: Vec<String>,
+    /// The testers, in order.
     pub testers: Vec<String>,
+    /// The reviewers, in order.
     pub reviewers: Vec<String>,
     /// How the run stopped, and in which round (none: it did not).
     pub stop: Option<(StopReason, u32)>,
