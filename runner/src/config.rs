@@ -240,10 +240,7 @@ impl std::fmt::Display for ProtocolName {
 impl std::str::FromStr for ProtocolName {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let ok = s.starts_with(|c: char| c.is_ascii_lowercase())
-            && s.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if ok {
+        if is_name(s) {
             Ok(ProtocolName(s.to_string()))
         } else {
             Err(format!(
@@ -251,6 +248,14 @@ impl std::str::FromStr for ProtocolName {
             ))
         }
     }
+}
+
+/// A name as protocols and their settings are written: a lowercase letter, then lowercase
+/// letters, digits and `_`.
+fn is_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// One arm of a comparison: a protocol, with some keys of its own table set otherwise than the
@@ -292,11 +297,7 @@ impl Arm {
         let Some((key, value)) = kv.split_once('=') else {
             return Err(format!("`{kv}` is not KEY=VALUE"));
         };
-        let key_ok = key.starts_with(|c: char| c.is_ascii_lowercase())
-            && key
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        if !key_ok {
+        if !is_name(key) {
             return Err(format!(
                 "`{key}` is not a setting's name (lowercase letters, digits, `_`)"
             ));
