@@ -57,23 +57,17 @@ pub(crate) fn add_to_linker(linker: &mut Linker<P2Host>) -> wasmtime::Result<()>
                 let message = "no solution is being served";
                 return Ok((boundary::raise("RuntimeError", message),));
             };
-            let call =
-                match boundary::read_call(&request, &partner.server.interface, &partner.handles) {
-                    Ok(c) => c,
-                    Err(e) => return Ok((boundary::raise("TypeError", &e.to_string()),)),
-                };
+            let call = match boundary::read_call(&request, &partner.interface, &partner.handles) {
+                Ok(c) => c,
+                Err(e) => return Ok((boundary::raise("TypeError", &e.to_string()),)),
+            };
             let (answer, used) = partner.session.answer(call.to_bytes(), remaining);
             let answer = match answer {
                 Ok(a) if a.len() > MAX_MESSAGE => Answer::Malformed(format!(
                     "{} bytes, more than the {MAX_MESSAGE} a call may return",
                     a.len()
                 )),
-                Ok(a) => boundary::read_answer(
-                    &a,
-                    &call,
-                    &partner.server.interface,
-                    &mut partner.handles,
-                ),
+                Ok(a) => boundary::read_answer(&a, &call, &partner.interface, &mut partner.handles),
                 Err(end) => {
                     partner.ended = Some(end);
                     Answer::Ended

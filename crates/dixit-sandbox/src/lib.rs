@@ -21,18 +21,20 @@
 //! - `sleep.rs`: virtual sleeping, so a guest that sleeps never stalls the host.
 //! - `exit.rs`: `proc_exit` with any status, reported as that exit code.
 //! - `limits.rs`: the limits of one run, what each does not bound, and arming them on a store.
+//! - `entry.rs`: how a program is entered ([`Entry`]: `_start`, or `run` in a [`RuntimeMode`]).
 //! - `spec.rs`: what a run is given ([`RunSpec`]), and the [`Server`] of a unit test's solution.
 //! - `outcome.rs`: how a run ended and what it observed ([`RunOutcome`]).
 //! - `session.rs`: a live component instance ([`Session`]), its host state, and the solution's
 //!   instance beside it in a unit test's run.
-//! - `run.rs`: one run, start to finish, and starting a [`Session`] for the `solution` isolation
-//!   level.
+//! - `run/`: one run, start to finish (`run/pair.rs`: a compiled pair's), and starting a
+//!   [`Session`] for the `solution` isolation level.
 //! - `verdict.rs`: judge-style verdicts; the one place outcomes become verdicts.
 
 pub mod boundary;
 mod bridge;
 mod cache;
 mod engine;
+mod entry;
 mod error;
 pub mod execution;
 mod exit;
@@ -53,6 +55,7 @@ pub use boundary::Value;
 pub use bridge::MAX_MESSAGE;
 pub use cache::{dixit_home, hash_parts, ArtifactCache};
 pub use engine::{wasmtime_version, Program, ProgramKind, Sandbox, SandboxConfig};
+pub use entry::{CallArgs, Entry, RuntimeMode};
 pub use error::SandboxError;
 pub use flatten::{core_modules, flatten, FlattenError};
 pub use host::splitmix64;
@@ -60,5 +63,5 @@ pub use limits::Limits;
 pub use memory::{reset_tracking, set_reset_tracking, ResetStats, ResetTracking};
 pub use outcome::{Exchange, RunEnd, RunOutcome, TrapKind};
 pub use session::Session;
-pub use spec::{CallArgs, Entry, Preopen, RunSpec, RuntimeMode, Server};
+pub use spec::{Preopen, RunSpec, Server};
 pub use verdict::{CompileSide, Completion, GuestFailure, Verdict, VerdictKind, RUNNER_EXITED};

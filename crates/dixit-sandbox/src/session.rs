@@ -4,7 +4,7 @@
 //!
 //! These three contain one another (a session's store holds its host state, which holds the
 //! partner's session), so they live together. Starting a session takes the
-//! [`Sandbox`](super::Sandbox) and a [`RunSpec`](super::RunSpec): `run.rs` does that.
+//! [`Sandbox`](super::Sandbox) and a [`RunSpec`](super::RunSpec): `run/` does that.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,11 +13,11 @@ use wasmtime::component::{ResourceTable, TypedFunc};
 use wasmtime::Store;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::boundary::Handles;
+use super::boundary::{Handles, Interface};
+use super::entry::{CallArgs, RuntimeMode};
 use super::host::{CappedPipe, MemoryLimiter, Probe, Turn, VirtualTime};
 use super::limits::{arm_epoch, Limits};
 use super::outcome::{end_from_error, Exchange, RunEnd, RunOutcome, TrapKind};
-use super::spec::{CallArgs, Server};
 
 /// Host state of a component (WASI preview 2) run.
 pub(crate) struct P2Host {
@@ -62,9 +62,19 @@ impl WasiView for P2Host {
 /// The solution's live instance, owned by the test's host state for the length of one run.
 pub(crate) struct Partner {
     pub session: Session,
-    /// How the solution's instance serves before each call (`run` with the server's call
-    /// arguments) and what the test may call ([`Server::interface`](super::Server::interface)).
-    pub server: Arc<Server>,
+    /// How the solution's instance serves before each call: `run` in this mode, with this
+    /// target, arguments and code ([`Server::call_args`](super::Server::call_args)). Only
+    /// what it reads of the [`Server`](super::Server), not its program: a live instance never
+    /// holds the program it was made from.
+    pub mode: RuntimeMode,
+    /// See [`Partner::mode`].
+    pub target: String,
+    /// See [`Partner::mode`].
+    pub args: Vec<String>,
+    /// See [`Partner::mode`].
+    pub code: Arc<[u8]>,
+    /// What the test may call ([`Server::interface`](super::Server::interface)).
+    pub interface: Arc<Interface>,
     /// How many exchanges to keep ([`Server::log`](super::Server::log), or what the caller set).
     pub keep: usize,
     /// The objects of the solution's the current run handed out.
@@ -87,7 +97,7 @@ type RunFunc = TypedFunc<(String, String, Vec<String>), (i32,)>;
 type AnswerFunc = TypedFunc<(Vec<u8>,), (Vec<u8>,)>;
 
 /// One live component instance that can be called repeatedly (see
-/// [`Sandbox::session`](super::Sandbox::session)); `run.rs` starts it.
+/// [`Sandbox::session`](super::Sandbox::session)); `run/` starts it.
 pub struct Session {
     pub(super) store: Store<P2Host>,
     pub(super) func: Option<RunFunc>,
@@ -224,8 +234,13 @@ impl Session {
         partner.ended = None;
         partner.log.clear();
         partner.handles.clear();
-        let server = partner.server.clone();
-        let (served, serve_fuel) = partner.session.call(server.call_args(), fuel);
+        let serve = (
+            partner.mode,
+            &*partner.target,
+            &*partner.args,
+            &partner.code,
+        );
+        let (served, serve_fuel) = partner.session.call(serve, fuel);
         let (end, used) = match served {
             RunEnd::Returned { code: 0 } => {
                 self.store.data_mut().partner = Some(partner);
@@ -280,7 +295,7 @@ impl Session {
 }
 
 /// The I/O side of one run: capture pipes and the probe/clock shared with WASI (made in
-/// `run.rs`, from the run's spec).
+/// `run/`, from the run's spec).
 #[derive(Clone)]
 pub(super) struct RunIo {
     pub(super) stdout: CappedPipe,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::exit::{self, CliError, CliResult};
-use super::task::shard_dir_files;
+use super::shards::ShardInputs;
 use super::{signals, toolchains, GlobalArgs};
 use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
 use crate::config::Arm;
@@ -20,9 +20,7 @@ use crate::eval::Shard;
 use crate::report::compare_page::{render_compare_page, COMPARE_PAGE};
 use crate::report::eval_report::Provenance;
 use crate::report::{self, CellResult, CompareReport};
-use crate::scaleout::{
-    check_shard_file, shard_file_name, write_atomic, ShardFileError, ShardFiles,
-};
+use crate::scaleout::{shard_file_name, write_atomic, ShardFileError, ShardFiles};
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -267,40 +265,24 @@ fn merge(paths: &[PathBuf]) -> Result<CompareReport, CliError> {
         serde_json::from_str(&text)
             .map_err(|e| CliError::usage(format!("{}: not a compare report: {e}", f.display())))
     };
-    let (parts, dir) = match paths {
-        [dir] if dir.is_dir() => {
-            // A comparison saved whole (`--out DIR` without shards) is its one part, so that
-            // `--merge DIR --out DIR` writes its page again.
-            if dir.join(COMPARE_FILE).is_file()
-                && matches!(ShardFiles::scan(dir), Err(ShardFileError::Empty { .. }))
-            {
-                let whole = read(&dir.join(COMPARE_FILE))?;
-                return compare::merge(vec![whole]).map_err(CliError::usage);
-            }
-            let mut parts = Vec::new();
-            for path in shard_dir_files(dir, "dixit compare")? {
-                let report = read(&path)?;
-                check_shard_file(&path, report.shard).map_err(CliError::usage)?;
-                parts.push(report);
-            }
-            (parts, Some(dir.as_path()))
+    // A comparison saved whole (`--out DIR` without shards) is its one part, so that
+    // `--merge DIR --out DIR` writes its page again.
+    if let [dir] = paths {
+        if dir.join(COMPARE_FILE).is_file()
+            && matches!(ShardFiles::scan(dir), Err(ShardFileError::Empty { .. }))
+        {
+            let whole = read(&dir.join(COMPARE_FILE))?;
+            return compare::merge(vec![whole]).map_err(CliError::usage);
         }
-        files => {
-            if let Some(d) = files.iter().find(|p| p.is_dir()) {
-                return Err(CliError::usage(format!(
-                    "{} is a directory: give one directory of shard files, or shard files only",
-                    d.display()
-                )));
-            }
-            (
-                files.iter().map(|f| read(f)).collect::<Result<_, _>>()?,
-                None,
-            )
-        }
-    };
+    }
+    let inputs = ShardInputs::of(paths, "dixit compare")?;
+    let parts = inputs.read(read, |r| r.shard)?;
+    let parts = parts.into_iter().map(|(_, report)| report).collect();
     compare::merge(parts).map_err(|e| match &e {
         CompareError::Missing { .. } => {
-            let hint = dir.map(|d| format!("is every shard's file in {}?", d.display()));
+            let hint = inputs
+                .dir()
+                .map(|d| format!("is every shard's file in {}?", d.display()));
             let err = CliError::usage(e);
             match hint {
                 Some(h) => err.hint(h),

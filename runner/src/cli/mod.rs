@@ -19,6 +19,7 @@ mod protocols;
 mod replay;
 mod report;
 mod run;
+mod shards;
 mod signals;
 mod slurm;
 mod task;

@@ -12,8 +12,7 @@ use clap::{Args, Parser};
 
 use super::exit::{CliError, CliResult};
 use super::{Cli, Command, GlobalArgs};
-use crate::english::and_list;
-use crate::scaleout::{process_env, slurm, slurm::shell_quote, Job, JobError, ShardSpec, JOB_FILE};
+use crate::scaleout::{process_env, slurm::shell_quote, Job, JobError, ShardSpec};
 
 #[derive(Debug, Args)]
 pub struct TaskArgs {
@@ -57,62 +56,6 @@ pub(super) fn merge_step(command: &Command, dir: &Path) -> Option<(Vec<String>, 
             dir.join(crate::compare::COMPARE_FILE),
         )),
         _ => None,
-    }
-}
-
-/// A directory's shard files (`shard-I-of-N.json`) in shard order, for `dixit eval`, `dixit
-/// merge` and `dixit compare --merge` alike (`command`: `dixit eval` or `dixit compare`). A
-/// directory with none says what writes them; missing shards are an error naming them and how to
-/// rerun them (the exact sbatch command when the directory holds a `dixit slurm` job).
-pub(super) fn shard_dir_files(dir: &Path, command: &str) -> Result<Vec<PathBuf>, CliError> {
-    let found = crate::scaleout::ShardFiles::scan(dir).map_err(|e| {
-        CliError::new(super::exit::USAGE, e).hint(format!(
-            "`{command} --shard I/N --out DIR` writes DIR/shard-I-of-N.json"
-        ))
-    })?;
-    let coverage = found.coverage();
-    if !coverage.missing.is_empty() {
-        return Err(CliError::usage(format!(
-            "{}: cannot merge: {} of {} shards missing: {}",
-            dir.display(),
-            coverage.missing.len(),
-            coverage.count,
-            and_list(&coverage.missing),
-        ))
-        .hint(rerun_hint(
-            Some(dir),
-            coverage.count,
-            &coverage.missing,
-            &format!("{command} --shard I/N --out DIR"),
-        )));
-    }
-    Ok(found.files.values().cloned().collect())
-}
-
-/// How to rerun the `missing` shards of `count`: the exact sbatch command when `dir` holds a job
-/// written by `dixit slurm`, else the shard command (`rerun`, e.g. `dixit eval --shard I/N --out
-/// DIR`) to run again.
-pub(super) fn rerun_hint(dir: Option<&Path>, count: u32, missing: &[u32], rerun: &str) -> String {
-    let slurm_job = dir
-        .map(|d| d.join(JOB_FILE))
-        .filter(|j| j.is_file())
-        .and_then(|j| Job::read(&j).ok())
-        .filter(|job| job.tasks == count && job.dir.join(slurm::ARRAY_SCRIPT).is_file());
-    match slurm_job {
-        Some(job) => format!(
-            "resubmit only those tasks, and the merge after them:\n  {}\ntheir logs: {}",
-            slurm::resubmit_command(&job.dir, missing),
-            missing
-                .iter()
-                .map(|i| job.log_dir().join(format!("task-{i}.log")).display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-        None => format!(
-            "run shard{} {} of {count} again (`{rerun}` with the other shards' options), then merge again",
-            if missing.len() == 1 { "" } else { "s" },
-            and_list(missing)
-        ),
     }
 }
 

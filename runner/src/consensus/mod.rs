@@ -26,10 +26,13 @@
 //! the journal and the final implementations: `dixit report` recomputes exactly what `dixit run`
 //! found.
 //!
+//! - `answers.rs`: the same reading for `dixit eval`'s matrices and a run's ship decision: each
+//!   solution's answers to the calls the tests made, numbered into [`crate::selection::Outputs`].
 //! - `collect.rs`: [`tests_of_journal`], the tests a run wrote or was given.
 //! - `observe.rs`: the calls and answers read off a run's bridge (`observe::observe`).
 //! - `assets/python/consensus.py` (in `runner/`): the guest side (guard).
 
+pub(crate) mod answers;
 mod collect;
 pub(crate) mod observe;
 

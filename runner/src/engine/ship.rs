@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{Ctx, Halt, ProtocolError};
+use crate::consensus::answers::{Recorder, Seen};
 use crate::consensus::{tests_of_journal, Origin};
-use crate::eval::answers::{Recorder, Seen};
 use crate::journal::{
     Event, JournalFile, Shipping, NAMES_BOUND_SINCE_MINOR, SHIPPED_SINCE_MINOR, SHIP_LANE,
 };

@@ -13,8 +13,9 @@ use super::codet::{CodetFiles, ImportOptions};
 use super::corpus::{Corpus, Problem};
 use super::error::{EvalError, MergeError};
 use super::fuel_rule::FuelRule;
-use super::matrix::{Harness, MemoryResets, ProblemVerdicts};
+use super::matrix::Harness;
 use super::scoring::{Report, ScoringConfig, VerdictFile};
+use super::verdicts::{verdict_of_code, MemoryResets, ProblemVerdicts};
 use super::Progress;
 use crate::execution::Isolation;
 use crate::sandbox::{
@@ -286,7 +287,7 @@ pub fn evaluate(
     let mut verdicts = BTreeMap::new();
     for m in &matrices {
         for (code, n) in m.verdict_counts() {
-            let name = super::matrix::verdict_of_code(code)
+            let name = verdict_of_code(code)
                 .map(|k| k.as_str().to_string())
                 .unwrap_or_else(|| code.to_string());
             *verdicts.entry(name).or_insert(0) += n;

@@ -21,7 +21,6 @@
 //! - `evaluate.rs`: [`evaluate`], one evaluation start to finish, and the [`EvalReport`].
 //! - `error.rs`: [`EvalError`].
 
-pub(crate) mod answers;
 mod cache;
 pub mod codet;
 pub mod corpus;
@@ -32,6 +31,8 @@ mod matrix;
 mod processes;
 pub mod samples;
 pub mod scoring;
+mod verdicts;
+mod worker;
 
 pub use crate::execution::Isolation;
 pub use crate::scaleout::{Shard, ShardParseError};
@@ -44,12 +45,10 @@ pub use evaluate::{
     Execution, Phases, REPORT_FORMAT,
 };
 pub use fuel_rule::FuelRule;
-pub use matrix::{
-    test_program, verdict_code, verdict_of_code, CellNote, Harness, MemoryResets, ProblemVerdicts,
-    EVAL_SEED,
-};
-pub use processes::serve_matrices;
+pub use matrix::{test_program, Harness, EVAL_SEED};
 pub use scoring::{Report, ScoringConfig, ScoringError};
+pub use verdicts::{verdict_code, verdict_of_code, CellNote, MemoryResets, ProblemVerdicts};
+pub use worker::serve_matrices;
 
 /// Progress of the long phases, reported by the library and drawn by the CLI (workers never
 /// print). Calls may come from several threads at once.

@@ -1,6 +1,6 @@
-//! Verdict matrices in worker processes (`--workers processes`): each problem goes to the next
-//! free worker of a [`ProcessPool`], which builds its matrix with a [`Harness`] of its own on
-//! one thread. A problem's matrix depends only on the problem and the settings, never on where
+//! Verdict matrices in worker processes (`--workers processes`), the parent's side: each problem
+//! goes to the next free worker of a [`ProcessPool`], which builds its matrix with a harness of
+//! its own on one thread (`worker.rs`). A problem's matrix depends only on the problem and the settings, never on where
 //! it ran, so both ways give the same verdicts and fuel.
 
 use serde::{Deserialize, Serialize};
@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use super::corpus::Problem;
 use super::error::EvalError;
 use super::fuel_rule::FuelRule;
-use super::matrix::{Harness, MemoryResets, ProblemVerdicts};
-use super::{NoProgress, Progress};
+use super::verdicts::{MemoryResets, ProblemVerdicts};
+use super::Progress;
 use crate::execution::Isolation;
-use crate::sandbox::{Limits, Program, Sandbox};
-use crate::workers::{serve, ProcessPool, ServeError, Work};
+use crate::sandbox::Limits;
+use crate::workers::ProcessPool;
 
 /// What a worker is told first: the settings of the parent's harness.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -81,43 +81,4 @@ pub(super) fn in_processes(
         .map(|c| WorkerCounts { workers: 1, ..c })
         .fold(WorkerCounts::default(), WorkerCounts::add);
     Ok((matrices, counts))
-}
-
-/// A worker's side: one problem's matrix a job.
-struct MatrixWork<'a> {
-    harness: Harness<'a>,
-}
-
-impl Work for MatrixWork<'_> {
-    type Job = Problem;
-    type Reply = ProblemVerdicts;
-    type Summary = WorkerCounts;
-    type Error = EvalError;
-
-    fn run(&mut self, problem: Problem) -> Result<ProblemVerdicts, EvalError> {
-        let mut built = self.harness.matrices(&[&problem], &NoProgress)?;
-        built.pop().ok_or_else(|| EvalError::Sandbox {
-            doing: format!("running {}", problem.id),
-            message: "no matrix came back".into(),
-        })
-    }
-
-    fn summary(&self) -> WorkerCounts {
-        self.harness.counts()
-    }
-}
-
-/// Serves as one worker of `--workers processes`: reads the setup and then problems on `input`, and
-/// answers each with its matrix on `output` (what `dixit eval-worker` runs).
-pub fn serve_matrices(
-    sandbox: &Sandbox,
-    runtime: &Program,
-    input: impl std::io::BufRead,
-    output: impl std::io::Write,
-) -> Result<(), ServeError> {
-    serve(input, output, |setup: MatrixSetup| {
-        let harness = Harness::new(sandbox, runtime, setup.limits, setup.isolation)
-            .with_fuel_rule(setup.fuel_rule);
-        Ok::<_, EvalError>(MatrixWork { harness })
-    })
 }

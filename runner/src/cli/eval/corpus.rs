@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use super::args::{resolve_shard, EvalArgs, MergeArgs};
-use super::shared::{eval_error, merge_error, shard_label, show_merged, Bars};
+use super::shared::{eval_error, merge_error, show_merged, Bars};
 use crate::cli::exit::{self, CliError, CliResult};
+use crate::cli::shards::ShardInputs;
 use crate::cli::{toolchains, GlobalArgs};
 use crate::eval::scoring::{B4Priors, LoopConfig, VerdictFile};
 use crate::eval::{evaluate, EvalOptions, EvalReport, ImportOptions, Report, ScoringConfig};
 use crate::report::format::thousands;
 use crate::report::{eval_table, verdicts_table};
-use crate::scaleout::check_shard_file;
 
 /// Where the shared CodeT data lives, relative to an ancestor directory.
 const DEFAULT_CORPUS: &str = "shared/data/codet-humaneval";
@@ -149,23 +149,11 @@ fn score_verdicts(path: &Path, scoring: ScoringConfig, json: bool) -> CliResult 
     Ok(exit::OK)
 }
 
-/// Merges the shard reports of a corpus evaluation (`paths`, from `dir` when given).
-pub(super) fn merge(
-    g: &GlobalArgs,
-    a: &MergeArgs,
-    paths: &[PathBuf],
-    dir: Option<&Path>,
-) -> CliResult {
-    let mut parts = Vec::new();
-    for path in paths {
-        let report = EvalReport::read(path).map_err(eval_error)?;
-        if dir.is_some() {
-            check_shard_file(path, report.shard).map_err(CliError::usage)?;
-        }
-        parts.push((shard_label(path, dir.is_some()), report));
-    }
+/// Merges the shard reports of a corpus evaluation.
+pub(super) fn merge(g: &GlobalArgs, a: &MergeArgs, inputs: &ShardInputs) -> CliResult {
+    let parts = inputs.read(|p| EvalReport::read(p).map_err(eval_error), |r| r.shard)?;
     let shards = parts.len();
-    let merged = EvalReport::merge_labelled(parts).map_err(|e| merge_error(e, dir))?;
+    let merged = EvalReport::merge_labelled(parts).map_err(|e| merge_error(e, inputs.dir()))?;
     show_merged(a, &merged, eval_table(&merged))?;
     if !g.quiet {
         eprintln!(

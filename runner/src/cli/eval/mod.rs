@@ -8,7 +8,7 @@ mod samples;
 mod shared;
 
 use super::exit::{CliError, CliResult};
-use super::task::shard_dir_files;
+use super::shards::ShardInputs;
 use super::GlobalArgs;
 use crate::eval::samples::SamplesShard;
 
@@ -43,21 +43,14 @@ pub(super) fn worker(g: &GlobalArgs) -> CliResult {
 
 /// `dixit merge`: shard files, or one directory of them.
 pub(super) fn merge(g: &GlobalArgs, a: &MergeArgs) -> CliResult {
-    let (paths, dir) = match a.reports.as_slice() {
-        [dir] if dir.is_dir() => (shard_dir_files(dir, "dixit eval")?, Some(dir.as_path())),
-        paths => {
-            if let Some(d) = paths.iter().find(|p| p.is_dir()) {
-                return Err(CliError::usage(format!(
-                    "{} is a directory: give one directory of shard files, or shard files only",
-                    d.display()
-                )));
-            }
-            (paths.to_vec(), None)
-        }
-    };
-    if paths.first().is_some_and(|p| SamplesShard::is_one(p)) {
-        samples::merge(g, a, &paths, dir)
+    let inputs = ShardInputs::of(&a.reports, "dixit eval")?;
+    if inputs
+        .files
+        .first()
+        .is_some_and(|p| SamplesShard::is_one(p))
+    {
+        samples::merge(g, a, &inputs)
     } else {
-        corpus::merge(g, a, &paths, dir)
+        corpus::merge(g, a, &inputs)
     }
 }

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use super::args::{resolve_shard, EvalArgs, MergeArgs};
-use super::shared::{eval_error, merge_error, shard_label, show_merged, Bars};
+use super::shared::{eval_error, merge_error, show_merged, Bars};
 use crate::cli::exit::{self, CliError, CliResult};
+use crate::cli::shards::ShardInputs;
 use crate::cli::{toolchains, GlobalArgs};
 use crate::eval::samples::{
     default_file, merge_shards, read_input, save_whole, score, SamplesEvalError, SamplesOptions,
@@ -13,7 +14,6 @@ use crate::eval::samples::{
 };
 use crate::eval::EvalError;
 use crate::report::samples_table;
-use crate::scaleout::check_shard_file;
 
 /// A samples scoring.
 pub(super) fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> CliResult {
@@ -103,20 +103,12 @@ pub(super) fn run(g: &GlobalArgs, a: &EvalArgs, samples: &std::path::Path) -> Cl
 /// `dixit merge` of a samples scoring's shards: writes the whole scoring's
 /// `samples_results.jsonl` and `samples_report.json` beside the shard files (and the report to
 /// `--out FILE` when given), exactly what one unsharded `--out DIR` writes.
-pub(super) fn merge(
-    g: &GlobalArgs,
-    a: &MergeArgs,
-    paths: &[PathBuf],
-    dir: Option<&std::path::Path>,
-) -> CliResult {
-    let mut parts = Vec::new();
-    for path in paths {
-        let part = SamplesShard::read(path).map_err(eval_error)?;
-        if dir.is_some() {
-            check_shard_file(path, part.report.shard).map_err(CliError::usage)?;
-        }
-        parts.push((shard_label(path, dir.is_some()), part));
-    }
+pub(super) fn merge(g: &GlobalArgs, a: &MergeArgs, inputs: &ShardInputs) -> CliResult {
+    let dir = inputs.dir();
+    let parts = inputs.read(
+        |p| SamplesShard::read(p).map_err(eval_error),
+        |part| part.report.shard,
+    )?;
     let shards = parts.len();
     let (report, results) = merge_shards(parts).map_err(|e| match e {
         SamplesEvalError::Eval(e) => merge_error(e, dir),
@@ -125,7 +117,8 @@ pub(super) fn merge(
     let home = match dir {
         Some(d) => d.to_path_buf(),
         None => {
-            let parents: std::collections::BTreeSet<PathBuf> = paths
+            let parents: std::collections::BTreeSet<PathBuf> = inputs
+                .files
                 .iter()
                 .map(|p| p.parent().map(PathBuf::from).unwrap_or_default())
                 .collect();

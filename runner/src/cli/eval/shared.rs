@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::MergeArgs;
 use crate::cli::exit::{self, CliError};
-use crate::cli::task::rerun_hint;
+use crate::cli::shards::rerun_hint;
 use crate::eval::{EvalError, ImportError, MergeError, Progress};
 use crate::scaleout::write_atomic;
 
@@ -31,14 +31,6 @@ pub(in crate::cli) fn show_merged(
         print!("{table}");
     }
     Ok(())
-}
-
-/// A shard file's label in merge errors: its name inside a shard directory, else the path given.
-pub(in crate::cli) fn shard_label(path: &Path, in_dir: bool) -> String {
-    match path.file_name() {
-        Some(n) if in_dir => n.to_string_lossy().into_owned(),
-        _ => path.display().to_string(),
-    }
 }
 
 /// A merge error, with a hint that reruns missing shards: the exact sbatch command when `dir`

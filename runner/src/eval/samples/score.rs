@@ -19,7 +19,8 @@ use super::input::{read_samples, InputProblem, Sample, SampleFormat, SamplesErro
 use super::pass_at_k::{pass_at_k, pass_at_ks};
 use crate::eval::cache::{EvalCache, CACHE_VERSION};
 use crate::eval::corpus::{Problem, Weighted};
-use crate::eval::matrix::{verdict_of_code, Harness, ProblemVerdicts};
+use crate::eval::matrix::Harness;
+use crate::eval::verdicts::{verdict_of_code, ProblemVerdicts};
 use crate::eval::{EvalError, FuelRule, Isolation, Progress};
 use crate::sandbox::{hash_parts, wasmtime_version, ArtifactCache, Limits, VerdictKind};
 use crate::scaleout::Shard;

@@ -2,6 +2,8 @@
 //! entered once, and everything observed collected into a [`RunOutcome`]; also how a
 //! [`Session`] is started from a [`RunSpec`], with its solution's instance beside it.
 
+mod pair;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -9,17 +11,18 @@ use wasmtime::Store;
 use wasmtime_wasi::p2::pipe::MemoryInputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
 
-use super::bridge::server_seed;
-use super::engine::{Program, ProgramInner, Sandbox};
-use super::host::{
+use crate::bridge::server_seed;
+use crate::engine::{Program, ProgramInner, Sandbox};
+use crate::entry::Entry;
+use crate::host::{
     CappedPipe, MemoryLimiter, P1Host, Probe, RecordingRng, VirtualClock, VirtualTime,
 };
-use super::limits::arm;
-use super::memory::{self, Image};
-use super::outcome::{end_from_error, end_from_instantiate_error, RunEnd, RunOutcome};
-use super::session::{P2Host, Partner, RunIo, RunMemory, Session};
-use super::spec::{Entry, RunSpec, Server};
-use super::SandboxError;
+use crate::limits::arm;
+use crate::memory::{self, Image};
+use crate::outcome::{end_from_error, end_from_instantiate_error, RunEnd, RunOutcome};
+use crate::session::{P2Host, Partner, RunIo, RunMemory, Session};
+use crate::spec::{RunSpec, Server};
+use crate::SandboxError;
 
 impl Sandbox {
     /// Runs `program` once under `spec`. Never fails: host problems come back as
@@ -265,7 +268,11 @@ impl Session {
         )?;
         self.store.data_mut().partner = Some(Box::new(Partner {
             session,
-            server: server.clone(),
+            mode: server.mode,
+            target: server.target.clone(),
+            args: server.args.clone(),
+            code: server.code.clone(),
+            interface: server.interface.clone(),
             keep: server.log,
             handles: Default::default(),
             ended: None,

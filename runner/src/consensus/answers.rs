@@ -13,9 +13,9 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::scoring::{AnswerClass, AnswerKind, Outputs};
-use crate::consensus::observe::{call_key, observe, Answer};
+use super::observe::{call_key, observe, Answer};
 use crate::sandbox::Exchange;
+use crate::selection::{AnswerClass, AnswerKind, Outputs};
 
 /// A run's calls, each a (call, answer) pair of [`Seen`]'s numbers, in the order made.
 pub(crate) type SeenCalls = Vec<(u32, u32)>;
