@@ -21,4 +21,4 @@ pub use error::BenchError;
 pub use measure::Stats;
 pub use programs::Programs;
 pub use report::{ClassifyRow, GuestRow, LoadRow, Report, RowResets, Target, Throughput};
-pub use suite::{load_python_once, run, BenchOptions, Progress};
+pub use suite::{load_python_once, run, BenchOptions, StepProgress};

@@ -88,7 +88,7 @@ pub struct Programs {
     /// The solutions it is classified against.
     pub classify_solutions: Vec<PathBuf>,
     /// What the classification's test may call of its solutions.
-    pub python_interface: std::sync::Arc<crate::toolchain::Interface>,
+    pub python_interface: std::sync::Arc<crate::toolchain::LoadedInterface>,
 }
 
 impl Programs {

@@ -38,7 +38,7 @@ impl Default for BenchOptions {
 }
 
 /// Progress messages for the CLI (the library never prints).
-pub trait Progress: Sync {
+pub trait StepProgress: Sync {
     /// Reports a step as it begins.
     fn step(&self, what: &str);
 }
@@ -49,7 +49,7 @@ pub trait Progress: Sync {
 pub fn run(
     tc: &Toolchains,
     opts: &BenchOptions,
-    progress: &dyn Progress,
+    progress: &dyn StepProgress,
 ) -> Result<Report, BenchError> {
     let load_before = report::load_average();
     progress.step("building the benchmark programs");

@@ -11,7 +11,7 @@ use crate::toolchain::{Solution, Test, Toolchains};
 
 /// The verdict of one (test, solution) pair over its reruns.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Cell {
+pub struct PairVerdict {
     /// The deciding verdict: the first failing rerun, else the last passing one.
     pub verdict: Verdict,
     /// Runs performed.
@@ -20,7 +20,7 @@ pub struct Cell {
     pub skipped: u32,
 }
 
-impl Cell {
+impl PairVerdict {
     /// Whether the deciding verdict is a pass.
     pub fn passed(&self) -> bool {
         self.verdict.passed()
@@ -44,14 +44,14 @@ pub fn run_cell(
     reruns: Reruns,
     base_seed: u64,
     limits: &Limits,
-) -> Cell {
+) -> PairVerdict {
     let max = reruns.max();
     let mut last = None;
     for r in 0..max {
         let v = tc.run(s, t, rerun_seed(base_seed, r), limits);
         if v.verdict == VerdictKind::CompileError {
             // Nothing ran: a build failure does not depend on the seed.
-            return Cell {
+            return PairVerdict {
                 verdict: v,
                 runs: 0,
                 skipped: 0,
@@ -62,7 +62,7 @@ pub fn run_cell(
         let runs = r + 1;
         if failed || (matches!(reruns, Reruns::Auto(_)) && deterministic) || runs == max {
             let skipped = if failed { 0 } else { max - runs };
-            return Cell {
+            return PairVerdict {
                 verdict: v,
                 runs,
                 skipped,
@@ -70,7 +70,7 @@ pub fn run_cell(
         }
         last = Some(v);
     }
-    Cell {
+    PairVerdict {
         verdict: last.expect("max ≥ 1"),
         runs: max,
         skipped: 0,
@@ -85,15 +85,15 @@ pub fn run_matrix(
     reruns: Reruns,
     base_seed: u64,
     limits: &Limits,
-) -> Vec<Vec<Cell>> {
+) -> Vec<Vec<PairVerdict>> {
     let pairs: Vec<(usize, usize)> = (0..tests.len())
         .flat_map(|t| (0..solutions.len()).map(move |s| (t, s)))
         .collect();
-    let cells: Vec<Cell> = pairs
+    let cells: Vec<PairVerdict> = pairs
         .par_iter()
         .map(|&(t, s)| run_cell(tc, solutions[s], tests[t], reruns, base_seed, limits))
         .collect();
-    let mut out: Vec<Vec<Cell>> = Vec::with_capacity(tests.len());
+    let mut out: Vec<Vec<PairVerdict>> = Vec::with_capacity(tests.len());
     let mut it = cells.into_iter();
     for _ in 0..tests.len() {
         out.push(it.by_ref().take(solutions.len()).collect());

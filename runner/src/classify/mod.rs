@@ -8,7 +8,7 @@ mod matrix;
 
 use serde::{Deserialize, Serialize};
 
-pub use matrix::{rerun_seed, run_cell, run_matrix, Cell};
+pub use matrix::{rerun_seed, run_cell, run_matrix, PairVerdict};
 
 use crate::sandbox::{CompileSide, VerdictKind};
 
@@ -153,7 +153,7 @@ pub struct Classification {
     /// The minority share the band rule used.
     pub minority: f64,
     /// One cell per solution, in the order given.
-    pub cells: Vec<Cell>,
+    pub cells: Vec<PairVerdict>,
     /// For INVALID: the build error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_error: Option<String>,
@@ -163,9 +163,9 @@ impl Classification {
     /// Classifies from the matrix row of one test. INVALID when the test fails to build on its
     /// own, or fails to build against every solution (then it is the test that is broken, and
     /// its author gets the build error rather than a TOO_HARD).
-    pub fn from_cells(cells: Vec<Cell>, minority: f64) -> Self {
+    pub fn from_cells(cells: Vec<PairVerdict>, minority: f64) -> Self {
         let pool = cells.len();
-        let test_broken = |c: &Cell| {
+        let test_broken = |c: &PairVerdict| {
             c.verdict.verdict == VerdictKind::CompileError
                 && matches!(
                     c.verdict.side,
@@ -216,12 +216,12 @@ mod tests {
         assert_eq!(class_of(41, 100, 0.4), Class::TooHard);
     }
 
-    fn cell(kind: VerdictKind, side: Option<CompileSide>) -> Cell {
+    fn cell(kind: VerdictKind, side: Option<CompileSide>) -> PairVerdict {
         let mut verdict = crate::sandbox::Verdict::not_run(kind, side, "x", 1);
         if kind == VerdictKind::Pass {
             verdict.detail = None;
         }
-        Cell {
+        PairVerdict {
             verdict,
             runs: 1,
             skipped: 0,

@@ -39,7 +39,7 @@ struct Stderr {
     quiet: bool,
 }
 
-impl bench::Progress for Stderr {
+impl bench::StepProgress for Stderr {
     fn step(&self, what: &str) {
         if !self.quiet {
             eprintln!("bench: {what}");
@@ -62,7 +62,7 @@ pub(super) fn run(g: &GlobalArgs, a: &BenchArgs) -> CliResult {
     let mut report = bench::run(&tc, &opts, &progress).map_err(|e| {
         CliError::env(e).hint("run `dixit toolchain doctor` to check the toolchains")
     })?;
-    bench::Progress::step(
+    bench::StepProgress::step(
         &progress,
         "second invocation: loading the cached Python runtime in fresh processes",
     );

@@ -71,7 +71,7 @@ pub(super) fn run(g: &GlobalArgs, a: &ClassifyArgs) -> CliResult {
         Err(e) => {
             let cells = solutions
                 .iter()
-                .map(|_| crate::classify::Cell {
+                .map(|_| crate::classify::PairVerdict {
                     verdict: e.verdict(a.seed),
                     runs: 0,
                     skipped: 0,

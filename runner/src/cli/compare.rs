@@ -135,7 +135,8 @@ pub(super) fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
         let interrupt = Interrupt::new();
         let (report, signals) = rt.block_on(async {
             let signals = signals::install(interrupt.clone(), |m| eprintln!("{m}"));
-            let progress: &dyn compare::Progress = if g.quiet { &compare::Silent } else { &Lines };
+            let progress: &dyn compare::CellProgress =
+                if g.quiet { &compare::Silent } else { &Lines };
             let report = compare::compare(
                 &plan,
                 tc,
@@ -196,7 +197,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
 /// tests · done · 7 calls · 47 s`.
 struct Lines;
 
-impl compare::Progress for Lines {
+impl compare::CellProgress for Lines {
     fn cell_done(&self, c: &report::Cell, reused: bool, done: usize, total: usize) {
         let what = match &c.result {
             CellResult::Ran(r) => {

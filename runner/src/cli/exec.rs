@@ -8,7 +8,7 @@ use clap::Args;
 use super::exit::{self, CliError, CliResult};
 use super::{output, toolchains, GlobalArgs, LimitArgs};
 use crate::sandbox::{Limits, VerdictKind};
-use crate::toolchain::{Interface, Language, StatedInterface, Test, TestKind, Toolchains};
+use crate::toolchain::{Language, LoadedInterface, StatedInterface, Test, TestKind, Toolchains};
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {
@@ -94,7 +94,7 @@ pub(crate) fn interface_for(
     tc: &Toolchains,
     test: &Test,
     values: &[String],
-) -> Result<Arc<Interface>, CliError> {
+) -> Result<Arc<LoadedInterface>, CliError> {
     let source = || std::fs::read_to_string(&test.path).unwrap_or_default();
     let stated = match (test.kind, values.is_empty()) {
         (TestKind::C | TestKind::Cpp, false) => {

@@ -56,7 +56,7 @@ pub(super) fn run(g: &GlobalArgs, a: &RunArgs) -> CliResult {
     let selected = crate::protocol::select(&project.config).map_err(CliError::usage)?;
     let runs_dir = a.runs_dir.clone().unwrap_or_else(|| dir.join("runs"));
     let tc = Arc::new(toolchains(g)?);
-    let progress = Progress::new(g.quiet);
+    let progress = RunProgress::new(g.quiet);
     let observer: Arc<dyn Observer> = progress.clone();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -221,13 +221,13 @@ pub(super) fn protocol_error(e: ProtocolError) -> CliError {
 /// A live status line on stderr: elapsed time, agent calls in flight, where the run is (round
 /// or epoch, suite size) and the last thing that happened, in a few words. Only on a terminal
 /// that can redraw a line (not `TERM=dumb`), and not with `--quiet`.
-struct Progress {
+struct RunProgress {
     bar: Option<indicatif::ProgressBar>,
     status: Mutex<Status>,
 }
 
-impl Progress {
-    fn new(quiet: bool) -> Arc<Progress> {
+impl RunProgress {
+    fn new(quiet: bool) -> Arc<RunProgress> {
         let bar = (!quiet && Stream::Stderr.live()).then(|| {
             let b = indicatif::ProgressBar::new_spinner();
             if let Ok(style) =
@@ -239,7 +239,7 @@ impl Progress {
             b.enable_steady_tick(std::time::Duration::from_millis(120));
             b
         });
-        Arc::new(Progress {
+        Arc::new(RunProgress {
             bar,
             status: Mutex::new(Status::default()),
         })
@@ -269,7 +269,7 @@ impl Progress {
     }
 }
 
-impl Observer for Progress {
+impl Observer for RunProgress {
     fn event(&self, lane: &str, e: &Event) {
         self.update(|s| s.event(lane, e));
     }

@@ -203,7 +203,7 @@ pub fn read_holdout(path: &Path) -> Result<Vec<String>, CompareError> {
 
 /// What [`compare`] tells as it goes: a cell is done (run now, or reused from an earlier
 /// comparison), with how many of the plan's cells are done so far and how many there are.
-pub trait Progress: Send + Sync {
+pub trait CellProgress: Send + Sync {
     /// A cell is done: run now, or reused when `reused`; `done` of `total` cells are done.
     fn cell_done(&self, cell: &Cell, reused: bool, done: usize, total: usize);
 }
@@ -211,7 +211,7 @@ pub trait Progress: Send + Sync {
 /// No progress shown.
 pub struct Silent;
 
-impl Progress for Silent {
+impl CellProgress for Silent {
     fn cell_done(&self, _: &Cell, _: bool, _: usize, _: usize) {}
 }
 
@@ -224,7 +224,7 @@ pub async fn compare(
     toolchains: Arc<Toolchains>,
     backends: &BackendFactory,
     observer: Arc<dyn Observer>,
-    progress: &dyn Progress,
+    progress: &dyn CellProgress,
     interrupt: Interrupt,
 ) -> CompareReport {
     let todo: Vec<(usize, &PathBuf, &Arm)> = plan

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::observe::{call_key, observe, Answer};
+use super::observe::{call_key, observe, ObservedAnswer};
 use crate::sandbox::Exchange;
 use crate::selection::{AnswerClass, AnswerKind, Outputs};
 
@@ -170,7 +170,7 @@ impl Recorder {
     }
 }
 
-fn class_of(answer: &Answer) -> AnswerClass {
+fn class_of(answer: &ObservedAnswer) -> AnswerClass {
     let (kind, shown) = answer.shown();
     let kind = match kind {
         "value" => AnswerKind::Value,

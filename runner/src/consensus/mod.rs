@@ -44,10 +44,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::sandbox::{Limits, Preopen, VerdictKind};
-use crate::toolchain::{Interface, Toolchains};
+use crate::toolchain::{LoadedInterface, Toolchains};
 
 pub use collect::{tests_of_journal, NamedTest, Origin, RecordedTest};
-use observe::{call_key, cut, observe, Answer, Call, Observed};
+use observe::{call_key, cut, observe, Observed, ObservedAnswer, ObservedCall};
 
 /// The guest program (run by the Python runtime in mode `main`).
 const DRIVER: &str = include_str!("../../assets/python/consensus.py");
@@ -166,7 +166,7 @@ pub fn find(
     tc: &Toolchains,
     tests: &[RecordedTest],
     implementations: &[(String, PathBuf)],
-    interface: &Arc<Interface>,
+    interface: &Arc<LoadedInterface>,
     seed: u64,
     limits: &Limits,
 ) -> Disagreements {
@@ -184,7 +184,7 @@ fn find_inner(
     tc: &Toolchains,
     tests: &[RecordedTest],
     implementations: &[(String, PathBuf)],
-    interface: &Arc<Interface>,
+    interface: &Arc<LoadedInterface>,
     seed: u64,
     limits: &Limits,
 ) -> Result<Disagreements, String> {
@@ -277,9 +277,9 @@ fn find_inner(
 
     // Distinct calls in order of first appearance (test order, then coder order), each with
     // the tests that made it; each implementation's first answer to each.
-    let mut calls: Vec<(Call, Vec<String>)> = Vec::new();
+    let mut calls: Vec<(ObservedCall, Vec<String>)> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
-    let mut given: BTreeMap<(usize, usize), Answer> = BTreeMap::new();
+    let mut given: BTreeMap<(usize, usize), ObservedAnswer> = BTreeMap::new();
     let mut not_replayable = 0;
     let mut not_probed = 0;
     for (&(t, i), obs) in pairs.iter().zip(&observed) {
@@ -306,11 +306,11 @@ fn find_inner(
             given.entry((c, i)).or_insert_with(|| answer.clone());
         }
     }
-    let made_by = |c: &(Call, Vec<String>), origin: Origin| {
+    let made_by = |c: &(ObservedCall, Vec<String>), origin: Origin| {
         c.1.iter()
             .any(|l| tests.iter().any(|t| t.origin == origin && &t.label == l))
     };
-    let hidden_calls: Vec<&(Call, Vec<String>)> = calls
+    let hidden_calls: Vec<&(ObservedCall, Vec<String>)> = calls
         .iter()
         .filter(|c| made_by(c, Origin::Hidden))
         .collect();
@@ -330,7 +330,7 @@ fn find_inner(
             ..Default::default()
         });
     }
-    let answers: Vec<Answer> = (0..calls.len())
+    let answers: Vec<ObservedAnswer> = (0..calls.len())
         .flat_map(|c| (0..implementations.len()).map(move |i| (c, i)))
         .map(|(c, i)| match given.remove(&(c, i)) {
             Some(a) => a,
@@ -340,13 +340,13 @@ fn find_inner(
                     .zip(&observed)
                     .filter(|((_, j), _)| *j == i)
                     .find_map(|(_, o)| {
-                        o.failure.clone().map(Answer::Silent).or_else(|| {
+                        o.failure.clone().map(ObservedAnswer::Silent).or_else(|| {
                             o.missing
                                 .contains(&calls[c].0.function)
-                                .then_some(Answer::Missing)
+                                .then_some(ObservedAnswer::Missing)
                         })
                     });
-                missing.unwrap_or_else(|| Answer::Silent("not called by the tests".into()))
+                missing.unwrap_or_else(|| ObservedAnswer::Silent("not called by the tests".into()))
             }
         })
         .collect();
@@ -355,7 +355,7 @@ fn find_inner(
     let mut agreed = 0;
     for (c, (call, tests_of_call)) in calls.iter().enumerate() {
         let row = &answers[c * implementations.len()..(c + 1) * implementations.len()];
-        let mut groups: Vec<(String, &Answer, Vec<String>)> = Vec::new();
+        let mut groups: Vec<(String, &ObservedAnswer, Vec<String>)> = Vec::new();
         for (a, (coder, _)) in row.iter().zip(implementations) {
             let k = a.key();
             match groups.iter_mut().find(|g| g.0 == k) {

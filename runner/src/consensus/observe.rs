@@ -8,7 +8,7 @@ use crate::sandbox::boundary::{self, Bounds, Callee, Value};
 
 /// An implementation's answer to one call.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Answer {
+pub(crate) enum ObservedAnswer {
     /// Returned plain data.
     Value(Value),
     /// Raised an exception (in the call, or importing the solution raised it).
@@ -21,15 +21,15 @@ pub(crate) enum Answer {
     Silent(String),
 }
 
-impl Answer {
+impl ObservedAnswer {
     /// Equal for answers Python would call the same: values by `==`, exceptions by type.
     pub(crate) fn key(&self) -> String {
         match self {
-            Answer::Value(v) => format!("v{}", v.key()),
-            Answer::Raised { exception } => format!("r{exception}"),
-            Answer::Unrepresentable(t) => format!("u{t}"),
-            Answer::Missing => "m".into(),
-            Answer::Silent(why) => format!("n{why}"),
+            ObservedAnswer::Value(v) => format!("v{}", v.key()),
+            ObservedAnswer::Raised { exception } => format!("r{exception}"),
+            ObservedAnswer::Unrepresentable(t) => format!("u{t}"),
+            ObservedAnswer::Missing => "m".into(),
+            ObservedAnswer::Silent(why) => format!("n{why}"),
         }
     }
 
@@ -46,27 +46,27 @@ impl Answer {
     /// for people.
     pub(crate) fn shown(&self) -> (&'static str, String) {
         match self {
-            Answer::Value(v) => ("value", v.repr(SHOWN)),
-            Answer::Raised { exception } => ("raised", format!("raises {exception}")),
-            Answer::Unrepresentable(t) => (
+            ObservedAnswer::Value(v) => ("value", v.repr(SHOWN)),
+            ObservedAnswer::Raised { exception } => ("raised", format!("raises {exception}")),
+            ObservedAnswer::Unrepresentable(t) => (
                 "unrepresentable",
                 format!("returns {t} (not data, not compared)"),
             ),
-            Answer::Missing => ("missing", "has no such function".to_string()),
-            Answer::Silent(why) => ("no_answer", format!("no answer ({why})")),
+            ObservedAnswer::Missing => ("missing", "has no such function".to_string()),
+            ObservedAnswer::Silent(why) => ("no_answer", format!("no answer ({why})")),
         }
     }
 }
 
 /// One recorded call: a function and plain-data arguments.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Call {
+pub(crate) struct ObservedCall {
     pub(crate) function: String,
     pub(crate) args: Vec<Value>,
     pub(crate) kwargs: Vec<(String, Value)>,
 }
 
-impl Call {
+impl ObservedCall {
     pub(crate) fn shown(&self) -> String {
         let mut parts: Vec<String> = self.args.iter().map(|a| a.repr(SHOWN)).collect();
         parts.extend(
@@ -106,7 +106,7 @@ pub(crate) fn cut(s: &str, max: usize) -> String {
 /// `solution`) with the implementation's answers.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct Observed {
-    pub(crate) calls: Vec<(Call, Answer)>,
+    pub(crate) calls: Vec<(ObservedCall, ObservedAnswer)>,
     /// Names the test asked `solution` for that it does not have.
     pub(crate) missing: Vec<String>,
     /// Calls whose arguments were not plain data (an object of the implementation's).
@@ -155,7 +155,7 @@ pub(crate) fn observe(exchanges: &[crate::sandbox::Exchange]) -> Observed {
             out.not_replayable += 1;
             continue;
         }
-        let call = Call {
+        let call = ObservedCall {
             function,
             args: ex.call.args.clone(),
             kwargs: ex.call.kwargs.clone(),
@@ -175,32 +175,32 @@ fn has_handle(v: &Value) -> bool {
 }
 
 /// An implementation's answer as the bridge carried it.
-fn answer_of(answer: &boundary::Answer) -> Answer {
+fn answer_of(answer: &boundary::Answer) -> ObservedAnswer {
     use boundary::Answer as A;
     match answer {
         A::Returned { value, .. } => {
             let mut handles = Vec::new();
             value.handles(&mut handles);
             if let Some((_, class)) = handles.first() {
-                Answer::Unrepresentable(format!("an object of {}", cut(class, NAME_CHARS)))
+                ObservedAnswer::Unrepresentable(format!("an object of {}", cut(class, NAME_CHARS)))
             } else if value.within(&Bounds::COMPARED) {
-                Answer::Value(value.clone())
+                ObservedAnswer::Value(value.clone())
             } else {
-                Answer::Silent("an answer too large to compare".into())
+                ObservedAnswer::Silent("an answer too large to compare".into())
             }
         }
-        A::Raised { class, .. } | A::ImportFailed { class, .. } => Answer::Raised {
+        A::Raised { class, .. } | A::ImportFailed { class, .. } => ObservedAnswer::Raised {
             exception: class.clone(),
         },
-        A::NotData(what) => Answer::Unrepresentable(cut(what, NAME_CHARS)),
-        A::Missing(_) => Answer::Missing,
-        A::Malformed(_) => Answer::Silent("unreadable answer".into()),
-        A::Ended => Answer::Silent(NO_ANSWER.into()),
+        A::NotData(what) => ObservedAnswer::Unrepresentable(cut(what, NAME_CHARS)),
+        A::Missing(_) => ObservedAnswer::Missing,
+        A::Malformed(_) => ObservedAnswer::Silent("unreadable answer".into()),
+        A::Ended => ObservedAnswer::Silent(NO_ANSWER.into()),
     }
 }
 
 /// Equal for calls Python would make identically (arguments compared by `==`).
-pub(crate) fn call_key(c: &Call) -> String {
+pub(crate) fn call_key(c: &ObservedCall) -> String {
     let mut k = format!("{}(", c.function);
     for a in &c.args {
         let ak = a.key();
@@ -277,23 +277,26 @@ mod tests {
         assert_eq!(o.calls[0].0.shown(), "f(2, k='x')");
         assert_eq!(
             o.calls[0].1.key(),
-            Answer::Value(int(2)).key(),
+            ObservedAnswer::Value(int(2)).key(),
             "2.0 == 2 in Python"
         );
         assert_eq!(
             o.calls[1].1,
-            Answer::Raised {
+            ObservedAnswer::Raised {
                 exception: "ValueError".into()
             }
         );
         assert_eq!(
             o.calls[2].1,
-            Answer::Unrepresentable("an object of Stack".into())
+            ObservedAnswer::Unrepresentable("an object of Stack".into())
         );
-        assert_eq!(o.calls[3].1, Answer::Unrepresentable("a generator".into()));
-        assert_eq!(o.calls[4].1, Answer::Missing);
-        assert!(matches!(&o.calls[5].1, Answer::Silent(w) if w.contains("too large")));
-        assert_eq!(o.calls[6].1, Answer::Silent(NO_ANSWER.into()));
+        assert_eq!(
+            o.calls[3].1,
+            ObservedAnswer::Unrepresentable("a generator".into())
+        );
+        assert_eq!(o.calls[4].1, ObservedAnswer::Missing);
+        assert!(matches!(&o.calls[5].1, ObservedAnswer::Silent(w) if w.contains("too large")));
+        assert_eq!(o.calls[6].1, ObservedAnswer::Silent(NO_ANSWER.into()));
         assert_eq!(
             o.not_replayable, 2,
             "an object argument, an argument too large"

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::agents::Agent;
-use crate::classify::{run_matrix, Cell};
+use crate::classify::{run_matrix, PairVerdict};
 use crate::journal::{CellRecord, Event};
 use crate::sandbox::VerdictKind;
 use crate::toolchain::{solution_files, Solution, Test};
@@ -49,7 +49,7 @@ pub struct Judgement {
     pub errors: usize,
     /// One cell per test, with its full verdict (output included): never journaled whole, only
     /// rendered at the protocol's level of detail.
-    pub cells: Vec<Cell>,
+    pub cells: Vec<PairVerdict>,
 }
 
 impl Judgement {
@@ -147,7 +147,7 @@ impl Judgement {
 /// (a traceback's end, a failed assertion) and of stdout. It already holds what the journaled
 /// evidence of the cell (`crate::evidence`) holds, and more (stdout), so it stays as it is:
 /// recorded runs' prompts replay unchanged, and the evidence never reaches a prompt.
-fn relevant_output(cell: &Cell) -> String {
+fn relevant_output(cell: &PairVerdict) -> String {
     let v = &cell.verdict;
     let tail = |s: &str, n: usize| {
         let lines: Vec<&str> = s.lines().collect();
@@ -267,7 +267,7 @@ impl Coder {
                 cells: vec![],
             },
             Ok(()) => {
-                let cells: Vec<Cell> = row;
+                let cells: Vec<PairVerdict> = row;
                 let errors = cells
                     .iter()
                     .filter(|c| !c.passed() && c.verdict.verdict != VerdictKind::WrongAnswer)

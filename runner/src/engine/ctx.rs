@@ -16,7 +16,7 @@ use crate::config::{AgentSpec, Config, ProtocolName};
 use crate::journal::{Answered, Event, Journal, JournalError, NAMES_BOUND_SINCE_MINOR};
 use crate::outcome::Summary;
 use crate::sandbox::Limits;
-use crate::toolchain::{BuildError, Interface, Language, Test, TestKind, Toolchains};
+use crate::toolchain::{BuildError, Language, LoadedInterface, Test, TestKind, Toolchains};
 
 use super::interrupt::Interrupt;
 use super::prompts::{PromptError, Prompts};
@@ -246,7 +246,7 @@ pub struct CtxParts {
     /// The toolchains that build and run solutions and tests.
     pub toolchains: Arc<Toolchains>,
     /// What C/C++/Rust tests may use of a solution (`[project] interface`).
-    pub interface: Arc<Interface>,
+    pub interface: Arc<LoadedInterface>,
     /// The run's journal.
     pub journal: Journal,
     /// The caps, prices and what has been spent.
@@ -279,7 +279,7 @@ pub struct Ctx {
     /// The toolchains that build and run solutions and tests.
     pub toolchains: Arc<Toolchains>,
     /// What C/C++/Rust tests may use of a solution: every solution of the run is built under it.
-    pub interface: Arc<Interface>,
+    pub interface: Arc<LoadedInterface>,
     /// The run's journal.
     pub journal: Journal,
     /// The caps, prices and what has been spent.

@@ -105,7 +105,7 @@ pub async fn run_test(
     ctx: &Ctx,
     test: &Arc<Test>,
     pool: &[Arc<Solution>],
-) -> Result<Vec<crate::classify::Cell>, String> {
+) -> Result<Vec<crate::classify::PairVerdict>, String> {
     let (test, pool, reruns, seed, limits) = (
         test.clone(),
         pool.to_vec(),

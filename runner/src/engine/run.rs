@@ -20,7 +20,7 @@ use crate::journal::{
     Choice, Event, ExitClass, Journal, JournalFile, ProjectSnapshot, StopReason, RUN_LANE,
 };
 use crate::outcome::FinishedRun;
-use crate::toolchain::{Interface, StatedInterface, Toolchains};
+use crate::toolchain::{LoadedInterface, StatedInterface, Toolchains};
 
 use super::coder::Coder;
 use super::ctx::{Ctx, CtxParts, Halt, Observer, ProtocolError, Quiet, RunMode};
@@ -514,7 +514,7 @@ fn recorded_interface(
     recorded: &JournalFile,
     dir: &Path,
     toolchains: &Toolchains,
-) -> Result<Arc<Interface>, ProtocolError> {
+) -> Result<Arc<LoadedInterface>, ProtocolError> {
     let d = dir.join("interface");
     let stated = match config.stated_interface(&d, &recorded.project.spec) {
         StatedInterface::Headers(paths) => {

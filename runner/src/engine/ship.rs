@@ -115,7 +115,7 @@ fn matrix(
     tc: &crate::toolchain::Toolchains,
     implementations: &[(String, PathBuf)],
     tests: &[String],
-    interface: &Arc<crate::toolchain::Interface>,
+    interface: &Arc<crate::toolchain::LoadedInterface>,
     seed: u64,
     limits: &crate::sandbox::Limits,
     names_bound: bool,

@@ -31,7 +31,7 @@ use super::processes::{in_processes, MatrixSetup, WorkerCounts};
 use super::verdicts::{verdict_code, CellNote, MemoryResets, ProblemVerdicts};
 use super::Progress;
 use crate::consensus::answers::{Recorder, Seen, SeenCalls};
-use crate::execution::{self, Call, Executor, Isolation};
+use crate::execution::{self, Executor, Isolation, RowCall};
 use crate::sandbox::boundary::Interface;
 use crate::sandbox::{
     Completion, Entry, Limits, Program, RunEnd, RunOutcome, RunSpec, RuntimeMode, Sandbox, Server,
@@ -53,7 +53,7 @@ const COMPILE_FUEL_PER_PROGRAM: u64 = 200_000_000;
 
 /// The outcome of one run in the matrix.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Cell {
+pub(super) struct MatrixRun {
     /// The verdict.
     pub verdict: VerdictKind,
     /// For a failure: the exception's class name (or the sandbox's detail).
@@ -202,7 +202,7 @@ impl<'a> Harness<'a> {
     }
 
     /// What every run of a solution's row shares: the solution served by its own instance
-    /// (`serve-pair`), keeping `log` exchanges of the bridge; each test (a [`Call`]) runs apart
+    /// (`serve-pair`), keeping `log` exchanges of the bridge; each test (a [`RowCall`]) runs apart
     /// in the reference's namespace with the entry point bound to the solution (`pair`).
     fn row_spec(&self, shared: &Shared, solution: &str, log: usize) -> RunSpec {
         RunSpec {
@@ -528,22 +528,23 @@ impl<'a> Harness<'a> {
             .collect();
         // One pass over rows in parallel, each with its problem's fuel per target; `seen`: where
         // the solutions' answers are read into (never the references').
-        let run_rows = |rows: &[Row], fuel: &[Vec<u64>], seen: Option<&[Seen]>| -> Vec<Vec<Cell>> {
-            rows.par_iter()
-                .map(|r| {
-                    let read = seen.filter(|_| r.solution.is_some()).map(|s| &s[r.problem]);
-                    let cells = self.row(
-                        &shared[r.problem],
-                        r.built,
-                        targets_of[r.problem],
-                        &fuel[r.problem],
-                        read,
-                    );
-                    progress.advance(cells.len() as u64);
-                    cells
-                })
-                .collect()
-        };
+        let run_rows =
+            |rows: &[Row], fuel: &[Vec<u64>], seen: Option<&[Seen]>| -> Vec<Vec<MatrixRun>> {
+                rows.par_iter()
+                    .map(|r| {
+                        let read = seen.filter(|_| r.solution.is_some()).map(|s| &s[r.problem]);
+                        let cells = self.row(
+                            &shared[r.problem],
+                            r.built,
+                            targets_of[r.problem],
+                            &fuel[r.problem],
+                            read,
+                        );
+                        progress.advance(cells.len() as u64);
+                        cells
+                    })
+                    .collect()
+            };
         let reference_cells = run_rows(&references, &flat, None);
         let mut caps = flat.clone();
         for (r, cells) in references.iter().zip(&reference_cells) {
@@ -559,7 +560,8 @@ impl<'a> Harness<'a> {
         let seen: Vec<Seen> = problems.iter().map(|_| Seen::default()).collect();
         let solution_cells = run_rows(&rows, &caps, Some(&seen));
         progress.finish();
-        let results: Vec<Vec<Cell>> = reference_cells.into_iter().chain(solution_cells).collect();
+        let results: Vec<Vec<MatrixRun>> =
+            reference_cells.into_iter().chain(solution_cells).collect();
         let rows: Vec<Row> = references.into_iter().chain(rows).collect();
 
         let mut out: Vec<ProblemVerdicts> = problems
@@ -673,7 +675,7 @@ impl<'a> Harness<'a> {
         targets: &[Built],
         fuel: &[u64],
         read: Option<&Seen>,
-    ) -> Vec<Cell> {
+    ) -> Vec<MatrixRun> {
         let solution = match solution {
             Ok(code) => code.as_str(),
             Err(class) => {
@@ -688,7 +690,7 @@ impl<'a> Harness<'a> {
             .enumerate()
             .filter_map(|(k, target)| {
                 let code = target.as_ref().ok()?;
-                Some(Call {
+                Some(RowCall {
                     entry: pair_call(shared, code),
                     fuel: fuel[k],
                     log: read_at(read, k).1,
@@ -708,7 +710,7 @@ impl<'a> Harness<'a> {
                 |(k, target)| match (target, target.is_ok().then(|| outcomes.next())) {
                     (Err(class), _) => compile_error(class, "test"),
                     (Ok(_), Some(Some(outcome))) => cell(&outcome, read_at(read, k).0),
-                    (Ok(_), _) => Cell {
+                    (Ok(_), _) => MatrixRun {
                         verdict: VerdictKind::InternalError,
                         note: Some("the executor returned fewer outcomes than calls".into()),
                         fuel: 0,
@@ -722,7 +724,7 @@ impl<'a> Harness<'a> {
 
 /// Whether a reference's run ended by itself (passed, or failed its test), so its fuel is what
 /// the test costs: not a limit, and not a program that did not build.
-fn ended_by_itself(cell: &Cell) -> bool {
+fn ended_by_itself(cell: &MatrixRun) -> bool {
     matches!(
         cell.verdict,
         VerdictKind::Pass | VerdictKind::WrongAnswer | VerdictKind::RuntimeError
@@ -745,8 +747,8 @@ fn pair_call(shared: &Shared, target: &str) -> Entry {
 }
 
 /// The cell of a pair that did not compile (`side` says which program).
-fn compile_error(class: &str, side: &str) -> Cell {
-    Cell {
+fn compile_error(class: &str, side: &str) -> MatrixRun {
+    MatrixRun {
         verdict: VerdictKind::CompileError,
         note: Some(format!("{side}: {class}")),
         fuel: 0,
@@ -764,7 +766,7 @@ fn read_at(read: Option<&Seen>, index: usize) -> (Option<&Seen>, usize) {
 /// A run's cell: its verdict (judged by the sandbox's one verdict function), the exception
 /// class name the test's runtime reported, if any, and with `read` the calls read off its
 /// bridge.
-fn cell(outcome: &RunOutcome, read: Option<&Seen>) -> Cell {
+fn cell(outcome: &RunOutcome, read: Option<&Seen>) -> MatrixRun {
     let mut v = Verdict::from_outcome(outcome, EVAL_SEED, Completion::Returned);
     if matches!(outcome.end, RunEnd::Returned { code } if code != 0) {
         v.note_failure(outcome.failure_report.as_deref());
@@ -779,7 +781,7 @@ fn cell(outcome: &RunOutcome, read: Option<&Seen>) -> Cell {
         VerdictKind::WrongAnswer | VerdictKind::TimeLimit => None,
         _ => v.detail,
     };
-    Cell {
+    MatrixRun {
         verdict: v.verdict,
         note: note.filter(|n| n != "AssertionError"),
         fuel: v.fuel,

@@ -12,7 +12,7 @@ use super::{ImportError, Task, TaskInterface};
 use crate::evidence::Evidence;
 use crate::sandbox::{Limits, Verdict};
 use crate::toolchain::{
-    solution_files, Interface, Language, StatedInterface, TestKind, Toolchains,
+    solution_files, Language, LoadedInterface, StatedInterface, TestKind, Toolchains,
 };
 
 /// What a task's reference solution did.
@@ -126,7 +126,11 @@ pub fn check(
 
 /// The interface `task`'s tests compile against, as its project states it (a C/C++ header is
 /// written under `dir/interface/`).
-fn stated_interface(tc: &Toolchains, task: &Task, dir: &Path) -> Result<Interface, ImportError> {
+fn stated_interface(
+    tc: &Toolchains,
+    task: &Task,
+    dir: &Path,
+) -> Result<LoadedInterface, ImportError> {
     match &task.interface {
         TaskInterface::Names(_) => Ok(task_interface(task)),
         TaskInterface::Header(text) => {
@@ -201,16 +205,20 @@ pub fn run_hidden(
 }
 
 /// What an imported Python task's tests may call: its entry point.
-pub(super) fn task_interface(task: &Task) -> Interface {
-    Interface::names(crate::sandbox::boundary::Interface {
+pub(super) fn task_interface(task: &Task) -> LoadedInterface {
+    LoadedInterface::names(crate::sandbox::boundary::Interface {
         functions: vec![task.entry_point.clone()],
         classes: Vec::new(),
     })
 }
 
 /// A C/C++ header or Rust item list as the toolchains compile against it.
-fn load_interface(tc: &Toolchains, stated: &StatedInterface) -> Result<Interface, ImportError> {
-    Interface::load(tc.sandbox().cache(), stated).map_err(|e| ImportError::Toolchain(e.to_string()))
+fn load_interface(
+    tc: &Toolchains,
+    stated: &StatedInterface,
+) -> Result<LoadedInterface, ImportError> {
+    LoadedInterface::load(tc.sandbox().cache(), stated)
+        .map_err(|e| ImportError::Toolchain(e.to_string()))
 }
 
 /// Why a run failed, in a few words: the verdict, and the exception and its message if any

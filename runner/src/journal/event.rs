@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::agents::{FileWrite, Usage};
-use crate::classify::{Cell, Class};
+use crate::classify::{Class, PairVerdict};
 use crate::config::ProtocolName;
 use crate::evidence::Evidence;
 use crate::sandbox::{CompileSide, VerdictKind};
@@ -227,8 +227,8 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-impl From<&Cell> for CellRecord {
-    fn from(c: &Cell) -> Self {
+impl From<&PairVerdict> for CellRecord {
+    fn from(c: &PairVerdict) -> Self {
         CellRecord {
             v: c.verdict.verdict,
             side: c.verdict.side,

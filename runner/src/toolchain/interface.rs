@@ -220,15 +220,15 @@ enum Kind {
 /// A stated interface, ready to compile against: headers snapshotted (read-only, private) or
 /// items parsed. Part of the cache key of everything built against it.
 #[derive(Clone, Debug, Default)]
-pub struct Interface {
+pub struct LoadedInterface {
     kind: Kind,
     key: String,
 }
 
-impl Interface {
+impl LoadedInterface {
     /// No interface.
-    pub fn none() -> Interface {
-        Interface::default()
+    pub fn none() -> LoadedInterface {
+        LoadedInterface::default()
     }
 
     /// Snapshots the headers or parses the items of `stated`. Headers are read with the size
@@ -236,9 +236,9 @@ impl Interface {
     pub fn load(
         cache: &ArtifactCache,
         stated: &StatedInterface,
-    ) -> Result<Interface, InterfaceError> {
+    ) -> Result<LoadedInterface, InterfaceError> {
         match stated {
-            StatedInterface::None => Ok(Interface::none()),
+            StatedInterface::None => Ok(LoadedInterface::none()),
             StatedInterface::Headers(paths) => {
                 let mut entries: Vec<(PathBuf, Vec<u8>)> = Vec::new();
                 for p in paths {
@@ -261,7 +261,7 @@ impl Interface {
                     message: e.to_string(),
                 })?;
                 let key = hash_parts([b"interface-headers-v1".as_slice(), snap.hash.as_bytes()]);
-                Ok(Interface {
+                Ok(LoadedInterface {
                     kind: Kind::Headers(snap),
                     key,
                 })
@@ -274,22 +274,22 @@ impl Interface {
                         .into_iter()
                         .chain(shown.iter().map(|s| s.as_bytes())),
                 );
-                Ok(Interface {
+                Ok(LoadedInterface {
                     kind: Kind::Items(items),
                     key,
                 })
             }
-            StatedInterface::Names(texts) => Ok(Interface::names(Names::parse(texts)?)),
+            StatedInterface::Names(texts) => Ok(LoadedInterface::names(Names::parse(texts)?)),
         }
     }
 
     /// A Python interface.
-    pub fn names(names: Names) -> Interface {
+    pub fn names(names: Names) -> LoadedInterface {
         let key = hash_parts([
             b"interface-python-v1".as_slice(),
             names.to_json().as_bytes(),
         ]);
-        Interface {
+        LoadedInterface {
             kind: Kind::Names(Arc::new(names)),
             key,
         }

@@ -62,7 +62,7 @@ pub use doctor::{doctor, DoctorCheck};
 pub use error::{BuildError, BuildFailure, CompileError, Tool, ToolchainError};
 pub use files::FileError;
 pub use heap::HeadroomError;
-pub use interface::{Interface, InterfaceError, Item as InterfaceItem, StatedInterface};
+pub use interface::{InterfaceError, Item as InterfaceItem, LoadedInterface, StatedInterface};
 pub use io_case::{Checker, Compare, IoCase, IoCaseError, IoCaseProblem, Mismatch};
 pub use language::{solution_files, Language, TestKind, UnknownLanguage};
 pub use process::ToolError;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::error::BuildError;
-use super::interface::Interface;
+use super::interface::LoadedInterface;
 use super::io_case::IoCase;
 use super::language::{Language, TestKind};
 use super::snapshot::Snapshot;
@@ -22,7 +22,7 @@ pub struct Solution {
     pub language: Language,
     /// What tests may use of it (C/C++/Rust unit tests compile against this, never against
     /// the solution's own files).
-    pub(super) interface: Arc<Interface>,
+    pub(super) interface: Arc<LoadedInterface>,
     /// Python: the syntax check, and the cached compiled code if any.
     pub(super) checked: OnceLock<Result<Option<Arc<[u8]>>, BuildError>>,
     pub(super) objects: OnceLock<Result<Vec<PathBuf>, BuildError>>,
@@ -53,13 +53,13 @@ impl Solution {
     }
 
     /// This solution under the project's interface (set before anything is built).
-    pub fn with_interface(mut self, interface: Arc<Interface>) -> Solution {
+    pub fn with_interface(mut self, interface: Arc<LoadedInterface>) -> Solution {
         self.interface = interface;
         self
     }
 
     /// The interface tests compile against.
-    pub fn interface(&self) -> &Interface {
+    pub fn interface(&self) -> &LoadedInterface {
         &self.interface
     }
 

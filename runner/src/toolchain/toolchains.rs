@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::builds::{Builds, Toolchain};
 use super::c::CToolchain;
 use super::error::{BuildError, BuildFailure, ToolchainError};
-use super::interface::{Interface, InterfaceError, StatedInterface};
+use super::interface::{InterfaceError, LoadedInterface, StatedInterface};
 use super::io::IoToolchain;
 use super::io_case::IoCase;
 use super::python::PythonToolchain;
@@ -69,8 +69,8 @@ impl Toolchains {
     }
 
     /// Reads a stated interface (headers snapshotted, items parsed).
-    pub fn interface(&self, stated: &StatedInterface) -> Result<Interface, InterfaceError> {
-        Interface::load(self.sandbox.cache(), stated)
+    pub fn interface(&self, stated: &StatedInterface) -> Result<LoadedInterface, InterfaceError> {
+        LoadedInterface::load(self.sandbox.cache(), stated)
     }
 
     /// The sandbox runs go to.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::isolation::Isolation;
-use super::row::{Call, Row};
+use super::row::{Row, RowCall};
 use crate::{
     Entry, Program, ProgramKind, RunEnd, RunOutcome, RunSpec, Sandbox, SandboxError, Session,
 };
@@ -68,7 +68,7 @@ impl<'s> Executor<'s> {
 
     /// One call in `session` (a row's, from [`Executor::session`]), with the call's own fuel
     /// and bridge log. A call that is not a component's `run` is a host error.
-    pub fn call(&self, session: &mut Session, call: &Call) -> RunOutcome {
+    pub fn call(&self, session: &mut Session, call: &RowCall) -> RunOutcome {
         let Some(args) = call.entry.call_args() else {
             return RunOutcome::host_error(
                 "a session is called through `run`, not `_start`".into(),
@@ -101,7 +101,7 @@ impl<'s> Executor<'s> {
     /// one half: a solution that exhausts its fuel on many tests is spread over the workers.
     /// Where the splits happen depends only on the outcomes, so the result does not depend on
     /// scheduling.
-    fn in_sessions(&self, row: &Row, calls: &[Call]) -> Vec<RunOutcome> {
+    fn in_sessions(&self, row: &Row, calls: &[RowCall]) -> Vec<RunOutcome> {
         let mut session = None;
         let mut out = Vec::with_capacity(calls.len());
         for (k, call) in calls.iter().enumerate() {

@@ -5,7 +5,7 @@
 //! is the executor's [`Isolation`]; languages only build the runnables (dixit's `toolchain`).
 //!
 //! - `isolation.rs`: [`Isolation`], a fresh instance per run or one per row.
-//! - `row.rs`: [`Row`] and [`Call`], what one row runs.
+//! - `row.rs`: [`Row`] and [`RowCall`], what one row runs.
 //! - `executor.rs`: [`Executor`], which runs rows at its isolation level and counts what it
 //!   starts.
 
@@ -15,4 +15,4 @@ mod row;
 
 pub use executor::Executor;
 pub use isolation::{Isolation, UnknownIsolation};
-pub use row::{Call, Row};
+pub use row::{Row, RowCall};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 /// One call of a row: how the program is entered this time, with what fuel, and how many of the
 /// bridge's exchanges (the test's requests, the solution's answers) the run keeps.
 #[derive(Clone, Debug)]
-pub struct Call {
+pub struct RowCall {
     /// How the program is entered for this call.
     pub entry: Entry,
     /// The fuel this call may spend.
@@ -26,13 +26,13 @@ pub struct Row {
     /// and fuel are each call's own.
     pub spec: RunSpec,
     /// The calls to make, in order.
-    pub calls: Vec<Call>,
+    pub calls: Vec<RowCall>,
 }
 
 impl Row {
     /// A row of one call: `spec` as it is.
     pub fn single(program: Program, spec: RunSpec) -> Row {
-        let call = Call {
+        let call = RowCall {
             entry: spec.entry.clone(),
             fuel: spec.limits.fuel,
             log: spec.server.as_ref().map_or(0, |s| s.log),
@@ -45,7 +45,7 @@ impl Row {
     }
 
     /// The complete spec of one of this row's calls, as a fresh run takes it.
-    pub fn spec_of(&self, call: &Call) -> RunSpec {
+    pub fn spec_of(&self, call: &RowCall) -> RunSpec {
         let mut spec = self.spec.clone();
         spec.entry = call.entry.clone();
         spec.limits.fuel = call.fuel;

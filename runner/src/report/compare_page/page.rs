@@ -11,8 +11,8 @@ use crate::report::compare::{CellResult, CompareReport, CONTROL, MIN_PAIRED};
 use crate::report::eval_report::Provenance;
 use crate::report::format::thousands;
 use crate::report::html::{
-    scatter_chart, whisker_chart, Cell, Column, Page, ScatterChart, ScatterPoint, Table, Whisker,
-    WhiskerChart,
+    scatter_chart, whisker_chart, Column, Page, ScatterChart, ScatterPoint, Table, TableCell,
+    Whisker, WhiskerChart,
 };
 use crate::report::input::ReportError;
 use crate::stats::Rate;
@@ -73,9 +73,9 @@ fn seed_metrics(r: &CompareReport) -> Option<Markup> {
     for (p, totals) in &measures {
         for (name, total) in totals {
             t.row(vec![
-                Cell::text(p.as_str()),
-                Cell::text(name),
-                Cell::text(total.to_string()),
+                TableCell::text(p.as_str()),
+                TableCell::text(name),
+                TableCell::text(total.to_string()),
             ]);
         }
     }
@@ -265,10 +265,10 @@ fn rates(g: &Group) -> Markup {
         let r = &p.rate;
         let judged = r.n > 0;
         t.row(vec![
-            Cell::text(p.protocol.as_str()),
-            Cell::num(r.n as f64, r.n.to_string()),
-            Cell::num(r.passed as f64, r.passed.to_string()),
-            Cell::num(
+            TableCell::text(p.protocol.as_str()),
+            TableCell::num(r.n as f64, r.n.to_string()),
+            TableCell::num(r.passed as f64, r.passed.to_string()),
+            TableCell::num(
                 if judged { r.rate } else { f64::NAN },
                 if judged {
                     format!("{:.0} %", percent_of(r))
@@ -276,7 +276,7 @@ fn rates(g: &Group) -> Markup {
                     "–".into()
                 },
             ),
-            Cell::num(
+            TableCell::num(
                 if judged { r.interval.low } else { f64::NAN },
                 if judged {
                     format!(
@@ -361,11 +361,11 @@ fn paired(m: &PageModel) -> Markup {
     for p in &m.paired {
         let d = &p.paired;
         t.row(vec![
-            Cell::text(p.protocol.as_str()),
-            Cell::num(d.n as f64, d.n.to_string()),
-            Cell::num(d.difference, format!("{:+.0} pts", 100.0 * d.difference)),
+            TableCell::text(p.protocol.as_str()),
+            TableCell::num(d.n as f64, d.n.to_string()),
+            TableCell::num(d.difference, format!("{:+.0} pts", 100.0 * d.difference)),
             if p.has_interval() {
-                Cell::num(
+                TableCell::num(
                     d.interval.low,
                     format!(
                         "[{:+.0}, {:+.0}]",
@@ -374,13 +374,13 @@ fn paired(m: &PageModel) -> Markup {
                     ),
                 )
             } else {
-                Cell::num(f64::NAN, format!("too few problems (under {MIN_PAIRED})"))
+                TableCell::num(f64::NAN, format!("too few problems (under {MIN_PAIRED})"))
             },
-            Cell::num(d.only_a as f64, d.only_a.to_string()),
-            Cell::num(d.only_b as f64, d.only_b.to_string()),
-            Cell::num(d.both as f64, d.both.to_string()),
-            Cell::num(d.neither as f64, d.neither.to_string()),
-            Cell::num(d.p_value, format!("{:.3}", d.p_value)),
+            TableCell::num(d.only_a as f64, d.only_a.to_string()),
+            TableCell::num(d.only_b as f64, d.only_b.to_string()),
+            TableCell::num(d.both as f64, d.both.to_string()),
+            TableCell::num(d.neither as f64, d.neither.to_string()),
+            TableCell::num(d.p_value, format!("{:.3}", d.p_value)),
         ]);
     }
     let short = m.paired.iter().any(|p| !p.has_interval());
@@ -467,19 +467,19 @@ fn cost(g: &Group, unit: CostUnit) -> Markup {
     for p in &g.protocols {
         let mean = |u| p.mean(u).map_or("–".to_string(), |m| format!("{m:.1}"));
         t.row(vec![
-            Cell::text(p.protocol.as_str()),
-            Cell::num(p.stops.ran() as f64, p.stops.ran().to_string()),
-            Cell::num(
+            TableCell::text(p.protocol.as_str()),
+            TableCell::num(p.stops.ran() as f64, p.stops.ran().to_string()),
+            TableCell::num(
                 p.mean(CostUnit::Calls).unwrap_or(f64::NAN),
                 mean(CostUnit::Calls),
             ),
-            Cell::num(
+            TableCell::num(
                 p.mean(CostUnit::Tokens).unwrap_or(f64::NAN),
                 mean(CostUnit::Tokens),
             ),
-            Cell::num(p.usd, format!("{:.4}", p.usd)),
-            Cell::num(p.seconds, format!("{:.1}", p.seconds)),
-            Cell::num(p.rate.rate, rate_text(&p.rate)),
+            TableCell::num(p.usd, format!("{:.4}", p.usd)),
+            TableCell::num(p.seconds, format!("{:.1}", p.seconds)),
+            TableCell::num(p.rate.rate, rate_text(&p.rate)),
         ]);
     }
     let why = match unit {
@@ -523,9 +523,9 @@ fn decisions(g: &Group) -> Markup {
     }
     let mut t = Table::new(format!("dx-decisions-{}", g.key), columns);
     for p in &g.protocols {
-        let mut row = vec![Cell::text(p.protocol.as_str())];
+        let mut row = vec![TableCell::text(p.protocol.as_str())];
         for b in &p.bases {
-            row.push(Cell::num(
+            row.push(TableCell::num(
                 b.pass as f64,
                 if b.pass + b.fail == 0 {
                     "–".to_string()
@@ -566,9 +566,9 @@ fn stops(g: &Group) -> Markup {
     );
     for p in &g.protocols {
         let s = &p.stops;
-        let n = |k: usize| Cell::num(k as f64, k.to_string());
+        let n = |k: usize| TableCell::num(k as f64, k.to_string());
         let mut row = vec![
-            Cell::text(p.protocol.as_str()),
+            TableCell::text(p.protocol.as_str()),
             n(s.ran()),
             n(s.done),
             n(s.human_needed),
@@ -579,7 +579,7 @@ fn stops(g: &Group) -> Markup {
             n(s.skipped),
         ];
         if s.other > 0 {
-            row[1] = Cell::num(s.ran() as f64, format!("{} ({} other)", s.ran(), s.other));
+            row[1] = TableCell::num(s.ran() as f64, format!("{} ({} other)", s.ran(), s.other));
         }
         t.row(row);
     }
@@ -665,7 +665,10 @@ fn cells(r: &CompareReport) -> Markup {
         } else {
             c.project.clone()
         };
-        let mut row = vec![Cell::text(project), Cell::text(c.protocol.as_str())];
+        let mut row = vec![
+            TableCell::text(project),
+            TableCell::text(c.protocol.as_str()),
+        ];
         match &c.result {
             CellResult::Ran(run) => {
                 let tokens = run.prompt_tokens + run.completion_tokens;
@@ -676,17 +679,17 @@ fn cells(r: &CompareReport) -> Markup {
                     (None, _) => "–".into(),
                 };
                 row.extend([
-                    Cell::text(shipped),
-                    Cell::num(
+                    TableCell::text(shipped),
+                    TableCell::num(
                         run.hidden_passed as f64,
                         format!("{}/{}", run.hidden_passed, run.hidden_total),
                     ),
-                    Cell::num(run.calls as f64, thousands(run.calls)),
-                    Cell::num(tokens as f64, thousands(tokens)),
-                    Cell::num(run.usd, format!("{:.4}", run.usd)),
-                    Cell::num(run.seconds, format!("{:.1}", run.seconds)),
-                    Cell::text(&run.stop),
-                    Cell::text(
+                    TableCell::num(run.calls as f64, thousands(run.calls)),
+                    TableCell::num(tokens as f64, thousands(tokens)),
+                    TableCell::num(run.usd, format!("{:.4}", run.usd)),
+                    TableCell::num(run.seconds, format!("{:.1}", run.seconds)),
+                    TableCell::text(&run.stop),
+                    TableCell::text(
                         run.decision
                             .as_ref()
                             .map(|d| format!("{}: {}", d.basis.words(), d.words))
@@ -696,13 +699,13 @@ fn cells(r: &CompareReport) -> Markup {
             }
             CellResult::Skipped { why } => {
                 row.extend(empty_numbers());
-                row.push(Cell::text(format!("skipped: {why}")));
-                row.push(Cell::text("–"));
+                row.push(TableCell::text(format!("skipped: {why}")));
+                row.push(TableCell::text("–"));
             }
             CellResult::Failed { error } => {
                 row.extend(empty_numbers());
-                row.push(Cell::text(format!("failed to run: {error}")));
-                row.push(Cell::text("–"));
+                row.push(TableCell::text(format!("failed to run: {error}")));
+                row.push(TableCell::text("–"));
             }
         }
         t.row(row);
@@ -711,8 +714,8 @@ fn cells(r: &CompareReport) -> Markup {
 }
 
 /// The numeric cells of a cell that did not run.
-fn empty_numbers() -> Vec<Cell> {
-    let mut v = vec![Cell::text("–")];
-    v.extend((0..5).map(|_| Cell::num(f64::NAN, "–")));
+fn empty_numbers() -> Vec<TableCell> {
+    let mut v = vec![TableCell::text("–")];
+    v.extend((0..5).map(|_| TableCell::num(f64::NAN, "–")));
     v
 }

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::super::format::thousands;
-use super::super::html::{diff, html, verdict_legend, Cell, Column, DiffSide, Page, Table};
+use super::super::html::{diff, html, verdict_legend, Column, DiffSide, Page, Table, TableCell};
 use super::super::input::ReportError;
 use super::page::common_line_prefix;
 use super::{EvalOutput, Provenance, STRATEGIES};
@@ -278,14 +278,14 @@ pub fn render_comparison(
                 per_strategy[s].1 += 1;
             }
             flips.row(vec![
-                Cell::markup(
+                TableCell::markup(
                     html! { a href={ "#changed/" (pa.id) } { (pa.id) } },
                     ka.to_string(),
                 ),
-                Cell::text(st.name),
-                Cell::num(fa.value(), pct_of(fa)),
-                Cell::num(fb.value(), pct_of(fb)),
-                Cell::num(
+                TableCell::text(st.name),
+                TableCell::num(fa.value(), pct_of(fa)),
+                TableCell::num(fb.value(), pct_of(fb)),
+                TableCell::num(
                     delta,
                     format!("{} {delta:+.1}", if delta > 0.0 { "▲" } else { "▼" }),
                 )
@@ -316,12 +316,12 @@ pub fn render_comparison(
                 continue;
             }
             means.row(vec![
-                Cell::text(st.name),
-                Cell::num(ma.unwrap_or(f64::NAN), shown(ma)),
-                Cell::num(mb.unwrap_or(f64::NAN), shown(mb)),
-                Cell::num(f64::NAN, "–").class("dx-muted"),
-                Cell::num(f64::NAN, "–"),
-                Cell::num(f64::NAN, "–"),
+                TableCell::text(st.name),
+                TableCell::num(ma.unwrap_or(f64::NAN), shown(ma)),
+                TableCell::num(mb.unwrap_or(f64::NAN), shown(mb)),
+                TableCell::num(f64::NAN, "–").class("dx-muted"),
+                TableCell::num(f64::NAN, "–"),
+                TableCell::num(f64::NAN, "–"),
             ]);
             continue;
         };
@@ -334,18 +334,18 @@ pub fn render_comparison(
             "= "
         };
         means.row(vec![
-            Cell::text(st.name),
-            Cell::num(ma, format!("{ma:.2}")),
-            Cell::num(mb, format!("{mb:.2}")),
-            Cell::num(d, format!("{mark}{d:+.2}")).class(if d > 1e-9 {
+            TableCell::text(st.name),
+            TableCell::num(ma, format!("{ma:.2}")),
+            TableCell::num(mb, format!("{mb:.2}")),
+            TableCell::num(d, format!("{mark}{d:+.2}")).class(if d > 1e-9 {
                 "dx-up"
             } else if d < -1e-9 {
                 "dx-down"
             } else {
                 "dx-muted"
             }),
-            Cell::num(*up as f64, up.to_string()),
-            Cell::num(*down as f64, down.to_string()),
+            TableCell::num(*up as f64, up.to_string()),
+            TableCell::num(*down as f64, down.to_string()),
         ]);
     }
 
@@ -381,7 +381,7 @@ pub fn render_comparison(
             .map(|((x, y), n)| format!("{x}→{y}: {}", thousands(*n)))
             .collect();
         cells.row(vec![
-            Cell::markup(
+            TableCell::markup(
                 if ch.changed() > 0 {
                     html! { a href={ "#changed/" (pa.id) } data-changed=(ka) { (pa.id) } }
                 } else {
@@ -389,10 +389,10 @@ pub fn render_comparison(
                 },
                 ka.to_string(),
             ),
-            Cell::num(ch.compared as f64, thousands(ch.compared)),
-            Cell::num(ch.changed() as f64, thousands(ch.changed())),
-            Cell::text(summary.join(" · ")),
-            Cell::num(ch.unmatched as f64, thousands(ch.unmatched)),
+            TableCell::num(ch.compared as f64, thousands(ch.compared)),
+            TableCell::num(ch.changed() as f64, thousands(ch.changed())),
+            TableCell::text(summary.join(" · ")),
+            TableCell::num(ch.unmatched as f64, thousands(ch.unmatched)),
         ]);
         if ch.changed() > 0 {
             data.push((ka, d));

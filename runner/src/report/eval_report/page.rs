@@ -19,8 +19,8 @@ use serde::Serialize;
 
 use super::super::format::{percent, thousands};
 use super::super::html::{
-    band_legend, bar_chart, dot_chart, histogram, html, legend, verdict_legend, Bar, Cell, Column,
-    DotChart, Markup, Page, Series, Table,
+    band_legend, bar_chart, dot_chart, histogram, html, legend, verdict_legend, Bar, Column,
+    DotChart, Markup, Page, Series, Table, TableCell,
 };
 use super::super::input::ReportError;
 use super::{EvalOutput, Provenance, STRATEGIES};
@@ -173,12 +173,12 @@ struct Meta<'a> {
 }
 
 /// A pass@1 as a percentage cell.
-fn frac_cell(num: u64, den: u64) -> Cell {
+fn frac_cell(num: u64, den: u64) -> TableCell {
     if den == 0 {
-        return Cell::num(f64::NAN, "–");
+        return TableCell::num(f64::NAN, "–");
     }
     let v = 100.0 * num as f64 / den as f64;
-    Cell::num(v, format!("{v:.1}"))
+    TableCell::num(v, format!("{v:.1}"))
 }
 
 /// The eval report of `eval` as one HTML document.
@@ -301,22 +301,22 @@ fn strategies(r: &EvalReport) -> Markup {
         let full = count(&|_, x| x.den > 0 && x.num == x.den);
         let zero = count(&|_, x| x.num == 0);
         let delta_cell = if st.key == "random" {
-            Cell::num(0.0, "")
+            TableCell::num(0.0, "")
         } else {
-            Cell::num(
+            TableCell::num(
                 delta,
                 format!("{}{delta:+.2}", if delta >= 0.0 { "▲ " } else { "▼ " }),
             )
             .class(if delta >= 0.0 { "dx-up" } else { "dx-down" })
         };
         t.row(vec![
-            Cell::text(st.name),
-            Cell::num(mean, format!("{mean:.2}")),
+            TableCell::text(st.name),
+            TableCell::num(mean, format!("{mean:.2}")),
             delta_cell,
-            Cell::num(up as f64, up.to_string()),
-            Cell::num(down as f64, down.to_string()),
-            Cell::num(full as f64, full.to_string()),
-            Cell::num(zero as f64, zero.to_string()),
+            TableCell::num(up as f64, up.to_string()),
+            TableCell::num(down as f64, down.to_string()),
+            TableCell::num(full as f64, full.to_string()),
+            TableCell::num(zero as f64, zero.to_string()),
         ]);
     }
     let cfg = &r.results.config;
@@ -372,21 +372,21 @@ fn band_precision(r: &EvalReport) -> Markup {
     ] {
         let share = |a: u64, b: u64| {
             if b == 0 {
-                Cell::num(f64::NAN, "–")
+                TableCell::num(f64::NAN, "–")
             } else {
-                Cell::num(a as f64 / b as f64, percent(a, b, 1, "–"))
+                TableCell::num(a as f64 / b as f64, percent(a, b, 1, "–"))
             }
         };
         t.row(vec![
-            Cell::markup(
+            TableCell::markup(
                 html! { @if let Some(l) = letter { span class={ "sw b b-" (l) } { (l) } " " } (name) },
                 name,
             ),
-            Cell::num(cc.tests as f64, thousands(cc.tests)),
-            Cell::num(cc.correct_tests as f64, thousands(cc.correct_tests)),
+            TableCell::num(cc.tests as f64, thousands(cc.tests)),
+            TableCell::num(cc.correct_tests as f64, thousands(cc.correct_tests)),
             share(cc.correct_tests, cc.tests),
-            Cell::num(cc.samples as f64, thousands(cc.samples)),
-            Cell::num(cc.correct_samples as f64, thousands(cc.correct_samples)),
+            TableCell::num(cc.samples as f64, thousands(cc.samples)),
+            TableCell::num(cc.correct_samples as f64, thousands(cc.correct_samples)),
             share(cc.correct_samples, cc.samples),
         ]);
     }
@@ -533,15 +533,15 @@ fn problem_table(eval: &EvalOutput) -> Markup {
             .filter(|&c| c == 'C')
             .count() as u64;
         t.row(vec![
-            Cell::markup(
+            TableCell::markup(
                 html! { a href={ "#problem/" (p.id) } data-problem=(k) { (p.id) } },
                 k.to_string(),
             ),
-            Cell::num(
+            TableCell::num(
                 v.solutions.len() as f64,
                 format!("{} ({})", v.solutions.len(), p.random.den),
             ),
-            Cell::num(
+            TableCell::num(
                 v.tests.len() as f64,
                 format!(
                     "{} ({})",
@@ -553,23 +553,23 @@ fn problem_table(eval: &EvalOutput) -> Markup {
             frac_cell(p.dual_agreement.num, p.dual_agreement.den),
             frac_cell(p.dixit_band.num, p.dixit_band.den),
             frac_cell(p.dixit_loop.correct, p.dixit_loop.coders),
-            Cell::num(
+            TableCell::num(
                 bp.ideal.tests as f64,
                 format!("{} (✓ {})", bp.ideal.tests, bp.ideal.correct_tests),
             ),
-            Cell::num(
+            TableCell::num(
                 bp.too_hard.tests as f64,
                 format!("{} (✓ {})", bp.too_hard.tests, bp.too_hard.correct_tests),
             ),
             if cells == 0 {
-                Cell::num(f64::NAN, "–")
+                TableCell::num(f64::NAN, "–")
             } else {
-                Cell::num(ce as f64 / cells as f64, percent(ce, cells, 1, "–"))
+                TableCell::num(ce as f64 / cells as f64, percent(ce, cells, 1, "–"))
             },
             if v.reference_hidden == 'P' {
-                Cell::text("✓ pass")
+                TableCell::text("✓ pass")
             } else {
-                Cell::text(format!(
+                TableCell::text(format!(
                     "✗ {}",
                     super::super::html::meaning("v", v.reference_hidden)
                 ))

@@ -95,7 +95,7 @@ pub use matrix::{
 };
 pub use maud::{html, Markup, PreEscaped};
 pub use page::{Page, Section, CSS, JS};
-pub use table::{Cell, Column, Table};
+pub use table::{Column, Table, TableCell};
 
 /// HTML with a line break before each block-level tag, so snapshots read (and diff) by line.
 #[cfg(test)]

@@ -45,7 +45,7 @@ impl Column {
 
 /// A cell: what it shows and what it sorts by.
 #[derive(Clone, Debug)]
-pub struct Cell {
+pub struct TableCell {
     /// Content.
     pub content: Markup,
     /// Sort key (`data-sort`); the text is used when absent.
@@ -54,10 +54,10 @@ pub struct Cell {
     pub class: Option<&'static str>,
 }
 
-impl Cell {
+impl TableCell {
     /// Text (escaped).
     pub fn text(t: impl AsRef<str>) -> Self {
-        Cell {
+        TableCell {
             content: html! { (t.as_ref()) },
             sort: None,
             class: None,
@@ -66,7 +66,7 @@ impl Cell {
 
     /// A number shown as `shown` and sorted by `value`.
     pub fn num(value: f64, shown: impl AsRef<str>) -> Self {
-        Cell {
+        TableCell {
             content: html! { (shown.as_ref()) },
             sort: Some(if value.is_finite() {
                 format!("{value}")
@@ -79,7 +79,7 @@ impl Cell {
 
     /// Markup sorted by `sort`.
     pub fn markup(content: Markup, sort: impl Into<String>) -> Self {
-        Cell {
+        TableCell {
             content,
             sort: Some(sort.into()),
             class: None,
@@ -101,7 +101,7 @@ pub struct Table {
     /// Columns.
     pub columns: Vec<Column>,
     /// Rows of cells, one per column.
-    pub rows: Vec<Vec<Cell>>,
+    pub rows: Vec<Vec<TableCell>>,
     /// Show a filter box above the table.
     pub filter: bool,
 }
@@ -124,7 +124,7 @@ impl Table {
     }
 
     /// Appends a row.
-    pub fn row(&mut self, cells: Vec<Cell>) {
+    pub fn row(&mut self, cells: Vec<TableCell>) {
         self.rows.push(cells);
     }
 
@@ -174,7 +174,10 @@ mod tests {
     #[test]
     fn renders_sort_keys_and_escapes() {
         let mut t = Table::new("t", vec![Column::text("name"), Column::num("pass@1")]).filterable();
-        t.row(vec![Cell::text("<i>x</i>"), Cell::num(39.15, "39.15 %")]);
+        t.row(vec![
+            TableCell::text("<i>x</i>"),
+            TableCell::num(39.15, "39.15 %"),
+        ]);
         insta::assert_snapshot!(super::super::pretty(&t.render().into_string()));
     }
 }

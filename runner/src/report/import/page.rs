@@ -10,7 +10,7 @@ use maud::{html, Markup};
 use crate::english::plural;
 use crate::import::{ImportReport, ProjectReport, Ruling, Standing, FLAG_FILE};
 use crate::report::eval_report::Provenance;
-use crate::report::html::{code, Cell, Column, Page, Table};
+use crate::report::html::{code, Column, Page, Table, TableCell};
 
 /// The page of `r`, each project's standing in `standings` (by folder; a folder missing from
 /// it reads as undecided when flagged).
@@ -121,13 +121,13 @@ fn refused(r: &ImportReport) -> Markup {
     );
     for x in &r.refused {
         t.row(vec![
-            Cell::text(if x.task_id.is_empty() {
+            TableCell::text(if x.task_id.is_empty() {
                 "(unread)"
             } else {
                 &x.task_id
             }),
-            Cell::num(x.at.line as f64, x.at.line.to_string()),
-            Cell::text(&x.why),
+            TableCell::num(x.at.line as f64, x.at.line.to_string()),
+            TableCell::text(&x.why),
         ]);
     }
     t.render()
@@ -154,13 +154,13 @@ fn projects(r: &ImportReport, standings: &BTreeMap<String, Standing>) -> Markup 
         let tests = p.tests.len() + usize::from(p.example_test);
         let dropped = p.dropped.len() + usize::from(p.example_test_dropped.is_some());
         t.row(vec![
-            Cell::text(&p.task_id),
-            Cell::text(&p.folder),
-            Cell::text(p.language.as_str()),
-            Cell::text(stands(p, standings.get(&p.folder))),
-            Cell::num(tests as f64, tests.to_string()),
-            Cell::num(dropped as f64, dropped.to_string()),
-            Cell::num(p.unread.len() as f64, p.unread.len().to_string()),
+            TableCell::text(&p.task_id),
+            TableCell::text(&p.folder),
+            TableCell::text(p.language.as_str()),
+            TableCell::text(stands(p, standings.get(&p.folder))),
+            TableCell::num(tests as f64, tests.to_string()),
+            TableCell::num(dropped as f64, dropped.to_string()),
+            TableCell::num(p.unread.len() as f64, p.unread.len().to_string()),
         ]);
     }
     t.render()

@@ -9,7 +9,7 @@ use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::blind::events::Verified;
 use crate::protocol::blind::part::BlindPart;
-use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::html::{Column, Section, Table, TableCell};
 use crate::report::run_report::{coder_link, RunView};
 
 /// blind's renderer.
@@ -73,17 +73,17 @@ impl ProtocolRenderer for Renderer {
         );
         for (name, c) in &part.coders {
             t.row(vec![
-                Cell::markup(coder_link(v, name), name.clone()),
-                Cell::num(f64::from(c.self_tests), c.self_tests.to_string()),
-                Cell::text(
+                TableCell::markup(coder_link(v, name), name.clone()),
+                TableCell::num(f64::from(c.self_tests), c.self_tests.to_string()),
+                TableCell::text(
                     c.categories
                         .iter()
                         .map(|(k, n)| format!("{k} {n}"))
                         .collect::<Vec<_>>()
                         .join(", "),
                 ),
-                Cell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
-                Cell::text(
+                TableCell::text(format!("{} / {}", c.self_passed.0, c.self_passed.1)),
+                TableCell::text(
                     c.blind
                         .iter()
                         .map(|p| if *p { "✓ pass" } else { "✗ fail" })

@@ -9,7 +9,7 @@ use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::codet::events::{Pick, Shipped};
 use crate::protocol::codet::part::{why, CodetPart};
-use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::html::{Column, Section, Table, TableCell};
 use crate::report::run_report::{coder_link, RunView};
 
 /// codet's renderer.
@@ -109,11 +109,11 @@ impl ProtocolRenderer for Renderer {
         );
         for (name, t) in &part.testers {
             testers.row(vec![
-                Cell::text(name),
-                Cell::num(t.blocks as f64, t.blocks.to_string()),
-                Cell::num(t.cases.len() as f64, t.cases.len().to_string()),
-                Cell::text(numbers(&t.cases)),
-                Cell::num(t.beyond_limit as f64, t.beyond_limit.to_string()),
+                TableCell::text(name),
+                TableCell::num(t.blocks as f64, t.blocks.to_string()),
+                TableCell::num(t.cases.len() as f64, t.cases.len().to_string()),
+                TableCell::text(numbers(&t.cases)),
+                TableCell::num(t.beyond_limit as f64, t.beyond_limit.to_string()),
             ]);
         }
         let groups = part.shipped.as_ref().map(|s| {
@@ -138,16 +138,16 @@ impl ProtocolRenderer for Renderer {
                     String::new()
                 };
                 t.row(vec![
-                    Cell::num((k + 1) as f64, (k + 1).to_string()),
-                    Cell::markup(
+                    TableCell::num((k + 1) as f64, (k + 1).to_string()),
+                    TableCell::markup(
                         html! { @for (i, c) in g.coders.iter().enumerate() { @if i > 0 { ", " } (coder_link(v, c)) } },
                         g.coders.join(", "),
                     ),
-                    Cell::num(g.coders.len() as f64, g.coders.len().to_string()),
-                    Cell::num(g.tests.len() as f64, g.tests.len().to_string()),
-                    Cell::text(numbers(&g.tests)),
-                    Cell::num(g.score(), format!("{:.2}", g.score())),
-                    Cell::text(mark),
+                    TableCell::num(g.coders.len() as f64, g.coders.len().to_string()),
+                    TableCell::num(g.tests.len() as f64, g.tests.len().to_string()),
+                    TableCell::text(numbers(&g.tests)),
+                    TableCell::num(g.score(), format!("{:.2}", g.score())),
+                    TableCell::text(mark),
                 ]);
             }
             (s, t)

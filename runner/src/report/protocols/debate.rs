@@ -9,7 +9,7 @@ use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::debate::events::Debated;
 use crate::protocol::debate::part::DebatePart;
-use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::html::{Column, Section, Table, TableCell};
 use crate::report::run_report::{coder_link, RunView};
 
 /// debate's renderer.
@@ -72,10 +72,10 @@ impl ProtocolRenderer for Renderer {
         );
         for e in &part.epochs {
             t.row(vec![
-                Cell::num(f64::from(e.epoch), e.epoch.to_string()),
-                Cell::num(f64::from(e.tests), e.tests.to_string()),
-                Cell::num(f64::from(e.breaking), e.breaking.to_string()),
-                Cell::text(
+                TableCell::num(f64::from(e.epoch), e.epoch.to_string()),
+                TableCell::num(f64::from(e.tests), e.tests.to_string()),
+                TableCell::num(f64::from(e.breaking), e.breaking.to_string()),
+                TableCell::text(
                     e.passed
                         .iter()
                         .map(|(c, (p, n))| format!("{c} {p}/{n}"))

@@ -11,7 +11,7 @@ use crate::protocol::dixit::events::{
     CannotPass, Converged, HumanNeeded, Identical, Spent, Stalled,
 };
 use crate::protocol::dixit::part::DixitPart;
-use crate::report::html::{Cell, Column, Section, Table};
+use crate::report::html::{Column, Section, Table, TableCell};
 use crate::report::run_report::{attempts_anchor, coder_link, ids_linked, test_link, RunView};
 
 /// dixit's renderer.
@@ -146,9 +146,9 @@ impl ProtocolRenderer for Renderer {
             ],
         );
         for (name, s) in &part.testers {
-            let n = |x: u32| Cell::num(f64::from(x), x.to_string());
+            let n = |x: u32| TableCell::num(f64::from(x), x.to_string());
             t.row(vec![
-                Cell::text(name),
+                TableCell::text(name),
                 n(s.proposed),
                 n(s.accepted),
                 n(s.classes.ideal),

@@ -8,7 +8,7 @@ use crate::english::and_list;
 use crate::journal::Open;
 use crate::outcome::Summary;
 use crate::protocol::repair::part::{self, AttemptStats, RepairPart};
-use crate::report::html::{dot_chart, Cell, Column, DotChart, Section, Series, Table};
+use crate::report::html::{dot_chart, Column, DotChart, Section, Series, Table, TableCell};
 use crate::report::run_report::{coder_link, RunView};
 
 /// repair's renderer.
@@ -73,10 +73,10 @@ impl ProtocolRenderer for Renderer {
         );
         for (name, c) in &part.coders {
             t.row(vec![
-                Cell::markup(coder_link(v, name), name.clone()),
-                Cell::text(c.review.clone().unwrap_or_else(|| "–".into())),
-                Cell::text(attempts_line(&c.attempts)),
-                Cell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
+                TableCell::markup(coder_link(v, name), name.clone()),
+                TableCell::text(c.review.clone().unwrap_or_else(|| "–".into())),
+                TableCell::text(attempts_line(&c.attempts)),
+                TableCell::text(c.shipped.map_or("–".into(), |s| format!("attempt {s}"))),
             ]);
         }
         let cats: Vec<String> = part.coders.keys().map(|k| k.to_string()).collect();

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::super::html::{
-    bar_chart, code, diff_against, histogram, html, legend, meaning, verdict_legend, Bar, Cell,
-    Column, DiffSide, Markup, Matrix, MatrixCol, MatrixRow, Page, Series, Table,
+    bar_chart, code, diff_against, histogram, html, legend, meaning, verdict_legend, Bar, Column,
+    DiffSide, Markup, Matrix, MatrixCol, MatrixRow, Page, Series, Table, TableCell,
 };
 use super::super::input::ReportError;
 use super::model::{slug, Outcome, ProposalView, RunView};
@@ -429,11 +429,11 @@ fn suite(v: &RunView, why: &str) -> Markup {
     for (k, s) in v.suite.iter().enumerate() {
         let admitted = s.admitted_by.map(|k| &v.proposals[k]);
         t.row(vec![
-            Cell::num(s.number as f64, s.number.to_string()),
-            Cell::markup(html! { a href={ "#" (test_anchor(s.number)) } { (s.file) } }, s.file.clone()),
-            Cell::text(&s.author),
-            Cell::num(f64::from(s.round), s.round.to_string()),
-            Cell::markup(
+            TableCell::num(s.number as f64, s.number.to_string()),
+            TableCell::markup(html! { a href={ "#" (test_anchor(s.number)) } { (s.file) } }, s.file.clone()),
+            TableCell::text(&s.author),
+            TableCell::num(f64::from(s.round), s.round.to_string()),
+            TableCell::markup(
                 html! {
                     @match admitted {
                         Some(p) => { (if p.failed_by.is_empty() { "–".to_string() } else { p.failed_by.join(", ") }) " (" (p.failures) " of " (p.pool) ", " a href={ "#" (p.anchor()) } { (p.id) } ")" @if s.woken { " · woken by a person" } }
@@ -443,7 +443,7 @@ fn suite(v: &RunView, why: &str) -> Markup {
                 },
                 admitted.map_or(0, |p| p.failures).to_string(),
             ),
-            Cell::markup(
+            TableCell::markup(
                 html! {
                     @for c in &v.coders {
                         @let l = letter(v.final_cells.get(c).and_then(|x| x.get(k)).and_then(Option::as_ref));
@@ -511,17 +511,17 @@ fn rejected(v: &RunView) -> Markup {
     .filterable();
     for p in &rejected {
         t.row(vec![
-            Cell::markup(proposal_link(p), p.id.clone()),
-            Cell::num(f64::from(p.round), p.round.to_string()),
-            Cell::markup(outcome_badge(&p.outcome), p.outcome.name()),
-            Cell::text(if let Some(e) = &p.build_error {
+            TableCell::markup(proposal_link(p), p.id.clone()),
+            TableCell::num(f64::from(p.round), p.round.to_string()),
+            TableCell::markup(outcome_badge(&p.outcome), p.outcome.name()),
+            TableCell::text(if let Some(e) = &p.build_error {
                 format!("does not build: {}", first_line(e, 80))
             } else if p.failed_by.is_empty() {
                 format!("nobody ({} of {})", p.failures, p.pool)
             } else {
                 format!("{} ({} of {})", p.failed_by.join(", "), p.failures, p.pool)
             }),
-            Cell::text(p.nudge.as_deref().map_or_else(
+            TableCell::text(p.nudge.as_deref().map_or_else(
                 || {
                     if p.revival {
                         "(re-checked while its author hibernated)".into()
@@ -687,20 +687,20 @@ fn attempts(v: &RunView) -> Markup {
         for a in list {
             let j = &a.judged;
             t.row(vec![
-                Cell::num(f64::from(a.round), a.round.to_string()),
-                Cell::text(&a.purpose),
-                Cell::num(
+                TableCell::num(f64::from(a.round), a.round.to_string()),
+                TableCell::text(&a.purpose),
+                TableCell::num(
                     j.passed() as f64,
                     format!("{} / {}", j.passed(), j.vector.len()),
                 ),
-                Cell::markup(
+                TableCell::markup(
                     html! {
                         @if let Some(e) = &j.build_error { "does not build: " (first_line(e, 80)) }
                         @else { code { @for k in 0..j.vector.len() { (j.letter(k)) } } }
                     },
                     String::new(),
                 ),
-                Cell::text(format!(
+                TableCell::text(format!(
                     "{}{}",
                     a.outcome,
                     if Some(a.pos) == last { " ★" } else { "" }
@@ -806,8 +806,8 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
             );
             for i in &f.inputs {
                 t.row(vec![
-                    Cell::markup(html! { code { (i.call) } }, i.call.clone()),
-                    Cell::markup(
+                    TableCell::markup(html! { code { (i.call) } }, i.call.clone()),
+                    TableCell::markup(
                         html! {
                             ul.dx-answers {
                                 @for a in &i.answers { li { code { (a.answer) } " ← " (a.coders.join(", ")) } }
@@ -815,7 +815,7 @@ pub(super) fn disagreements(d: Option<&Disagreements>) -> Markup {
                         },
                         i.answers.len().to_string(),
                     ),
-                    Cell::text(i.tests.join("; ")),
+                    TableCell::text(i.tests.join("; ")),
                 ]);
             }
             t.render()
@@ -870,8 +870,8 @@ fn timeline(v: &RunView, p: &dyn ProtocolData) -> Markup {
         ],
     );
     for r in &v.rounds {
-        let n = |x: u32| Cell::num(f64::from(x), x.to_string());
-        let z = |x: usize| Cell::num(x as f64, x.to_string());
+        let n = |x: u32| TableCell::num(f64::from(x), x.to_string());
+        let z = |x: usize| TableCell::num(x as f64, x.to_string());
         t.row(vec![
             n(r.number),
             z(r.suite_at_start),
@@ -975,24 +975,24 @@ fn usage(v: &RunView) -> Markup {
     for a in &agents {
         let u = s.usage_per_agent.get(*a).cloned().unwrap_or_default();
         t.row(vec![
-            Cell::text(a.as_str()),
-            Cell::text(role(a)),
-            Cell::text(v.models.get(*a).map(|m| m.join(", ")).unwrap_or_default()),
-            Cell::num(u.calls as f64, u.calls.to_string()),
-            Cell::num(u.prompt_tokens as f64, thousands(u.prompt_tokens)),
-            Cell::num(u.completion_tokens as f64, thousands(u.completion_tokens)),
-            Cell::num(u.usd, format!("{:.4}", u.usd)),
+            TableCell::text(a.as_str()),
+            TableCell::text(role(a)),
+            TableCell::text(v.models.get(*a).map(|m| m.join(", ")).unwrap_or_default()),
+            TableCell::num(u.calls as f64, u.calls.to_string()),
+            TableCell::num(u.prompt_tokens as f64, thousands(u.prompt_tokens)),
+            TableCell::num(u.completion_tokens as f64, thousands(u.completion_tokens)),
+            TableCell::num(u.usd, format!("{:.4}", u.usd)),
         ]);
     }
     let u = &s.usage;
     t.row(vec![
-        Cell::markup(html! { strong { "total" } }, "~"),
-        Cell::text(""),
-        Cell::text(""),
-        Cell::num(u.calls as f64, u.calls.to_string()),
-        Cell::num(u.prompt_tokens as f64, thousands(u.prompt_tokens)),
-        Cell::num(u.completion_tokens as f64, thousands(u.completion_tokens)),
-        Cell::num(u.usd, format!("{:.4}", u.usd)),
+        TableCell::markup(html! { strong { "total" } }, "~"),
+        TableCell::text(""),
+        TableCell::text(""),
+        TableCell::num(u.calls as f64, u.calls.to_string()),
+        TableCell::num(u.prompt_tokens as f64, thousands(u.prompt_tokens)),
+        TableCell::num(u.completion_tokens as f64, thousands(u.completion_tokens)),
+        TableCell::num(u.usd, format!("{:.4}", u.usd)),
     ]);
     let bars: Vec<Bar> = agents
         .iter()

@@ -11,7 +11,7 @@ use maud::{html, Markup};
 
 use super::eval_report::{write_page, Provenance};
 use super::format::thousands;
-use super::html::{code, Cell, Column, Page, Table};
+use super::html::{code, Column, Page, Table, TableCell};
 use super::input::ReportError;
 use crate::eval::samples::{SamplesReport, TaskVerdicts, REPORT_FILE, SAMPLES_REPORT_FORMAT};
 use crate::eval::verdict_of_code;
@@ -150,15 +150,15 @@ fn tasks_table(r: &SamplesReport) -> Markup {
     .filterable();
     for task in &r.per_task {
         t.row(vec![
-            Cell::markup(
+            TableCell::markup(
                 html! { a href=(format!("#{}", anchor(&task.task_id))) { (task.task_id) } },
                 task.task_id.clone(),
             ),
-            Cell::num(task.samples as f64, task.samples.to_string()),
-            Cell::num(task.passed as f64, task.passed.to_string()),
-            Cell::num(task.pass_at_1, format!("{:.3}", task.pass_at_1)),
-            Cell::num(task.unique as f64, task.unique.to_string()),
-            Cell::text(if task.reference_passed {
+            TableCell::num(task.samples as f64, task.samples.to_string()),
+            TableCell::num(task.passed as f64, task.passed.to_string()),
+            TableCell::num(task.pass_at_1, format!("{:.3}", task.pass_at_1)),
+            TableCell::num(task.unique as f64, task.unique.to_string()),
+            TableCell::text(if task.reference_passed {
                 "passes"
             } else {
                 "FAILS"
