@@ -17,9 +17,10 @@ use crate::compare::{self, CompareError, Plan, COMPARE_FILE};
 use crate::config::Arm;
 use crate::engine::{self, Interrupt, Quiet};
 use crate::eval::Shard;
+use crate::outcome::{CellResult, CompareReport};
+use crate::report;
 use crate::report::compare_page::{render_compare_page, COMPARE_PAGE};
 use crate::report::eval_report::Provenance;
-use crate::report::{self, CellResult, CompareReport};
 use crate::scaleout::{shard_file_name, write_atomic, ShardFileError, ShardFiles};
 
 #[derive(Debug, Args)]
@@ -198,7 +199,7 @@ pub(super) fn run(g: &GlobalArgs, a: &CompareArgs) -> CliResult {
 struct Lines;
 
 impl compare::CellProgress for Lines {
-    fn cell_done(&self, c: &report::Cell, reused: bool, done: usize, total: usize) {
+    fn cell_done(&self, c: &crate::outcome::CompareCell, reused: bool, done: usize, total: usize) {
         let what = match &c.result {
             CellResult::Ran(r) => {
                 let verdict = match r.shipped_passes {

@@ -22,7 +22,7 @@ use crate::engine::{self, BackendFactory, Interrupt, Observer, Protocol};
 use crate::eval::Shard;
 use crate::journal::ExitClass;
 use crate::outcome::{describe_stop, exit_class, Basis, Decision, ProtocolData, Summary};
-use crate::report::{Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT};
+use crate::outcome::{CellResult, CellRun, CompareCell, CompareReport, COMPARE_FORMAT};
 use crate::toolchain::Toolchains;
 
 /// The file `--out DIR` saves an unsharded (or merged) comparison in.
@@ -100,7 +100,7 @@ pub fn sample(projects: &[PathBuf], n: usize, seed: u64) -> Vec<PathBuf> {
 struct KeptCell {
     /// sha256 of the project's files (not `runs/`) and the protocol's name.
     key: String,
-    cell: Cell,
+    cell: CompareCell,
 }
 
 /// What a cell's result depends on that can change between two comparisons in one folder:
@@ -150,7 +150,7 @@ fn cell_file(cells_dir: &Path, project: &str, protocol: &Arm) -> PathBuf {
 
 /// The kept result of the cell of `project` under `protocol`, if it is there and ran on the
 /// same project files.
-fn kept(cells_dir: &Path, project: &str, protocol: &Arm, key: &str) -> Option<Cell> {
+fn kept(cells_dir: &Path, project: &str, protocol: &Arm, key: &str) -> Option<CompareCell> {
     let text = std::fs::read_to_string(cell_file(cells_dir, project, protocol)).ok()?;
     let k: KeptCell = serde_json::from_str(&text).ok()?;
     (k.key == key && k.cell.project == project && &k.cell.protocol == protocol).then_some(k.cell)
@@ -158,7 +158,7 @@ fn kept(cells_dir: &Path, project: &str, protocol: &Arm, key: &str) -> Option<Ce
 
 /// Keeps a finished cell: one that ran to a stop of its own or was skipped (not a cell that
 /// failed to run or was interrupted: those run again).
-fn keep(cells_dir: &Path, key: String, cell: &Cell) -> std::io::Result<()> {
+fn keep(cells_dir: &Path, key: String, cell: &CompareCell) -> std::io::Result<()> {
     let finished = match &cell.result {
         CellResult::Ran(r) => r.exit != "interrupted",
         CellResult::Skipped { .. } => true,
@@ -205,14 +205,14 @@ pub fn read_holdout(path: &Path) -> Result<Vec<String>, CompareError> {
 /// comparison), with how many of the plan's cells are done so far and how many there are.
 pub trait CellProgress: Send + Sync {
     /// A cell is done: run now, or reused when `reused`; `done` of `total` cells are done.
-    fn cell_done(&self, cell: &Cell, reused: bool, done: usize, total: usize);
+    fn cell_done(&self, cell: &CompareCell, reused: bool, done: usize, total: usize);
 }
 
 /// No progress shown.
 pub struct Silent;
 
 impl CellProgress for Silent {
-    fn cell_done(&self, _: &Cell, _: bool, _: usize, _: usize) {}
+    fn cell_done(&self, _: &CompareCell, _: bool, _: usize, _: usize) {}
 }
 
 /// Runs the plan's cells (those of its shard), `plan.jobs` at a time, and reports each in cell
@@ -237,11 +237,11 @@ pub async fn compare(
         .collect();
     let total = todo.len();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let tell = |c: &Cell, reused: bool| {
+    let tell = |c: &CompareCell, reused: bool| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress.cell_done(c, reused, n, total);
     };
-    let mut cells: Vec<Cell> = stream::iter(todo)
+    let mut cells: Vec<CompareCell> = stream::iter(todo)
         .map(|(k, dir, protocol)| {
             let (toolchains, observer, interrupt, tell) =
                 (&toolchains, &observer, &interrupt, &tell);
@@ -279,7 +279,7 @@ pub async fn compare(
                     return None;
                 }
                 if plan.kept_only {
-                    let cell = Cell {
+                    let cell = CompareCell {
                         index: k,
                         project: name.clone(),
                         protocol: protocol.clone(),
@@ -295,7 +295,7 @@ pub async fn compare(
                     dir, protocol, plan, toolchains, backends, observer, interrupt,
                 )
                 .await;
-                let cell = Cell {
+                let cell = CompareCell {
                     index: k,
                     project: name.clone(),
                     protocol: protocol.clone(),
@@ -586,7 +586,7 @@ fn join_arms(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError> {
         .iter()
         .flat_map(|w| w.protocols.iter().cloned())
         .collect();
-    let mut cells: Vec<Cell> = wholes.into_iter().flat_map(|w| w.cells).collect();
+    let mut cells: Vec<CompareCell> = wholes.into_iter().flat_map(|w| w.cells).collect();
     for c in &mut cells {
         let project = projects.iter().position(|p| *p == c.project);
         let arm = protocols.iter().position(|p| *p == c.protocol);
@@ -614,7 +614,7 @@ fn merge_shards(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError
         .first()
         .ok_or_else(|| CompareError::Mismatch("no reports given".into()))?;
     let (projects, protocols) = (first.projects.clone(), first.protocols.clone());
-    let mut cells: Vec<Cell> = Vec::new();
+    let mut cells: Vec<CompareCell> = Vec::new();
     for p in &parts {
         if p.format != COMPARE_FORMAT {
             return Err(CompareError::Mismatch(format!(
@@ -661,8 +661,8 @@ fn merge_shards(parts: Vec<CompareReport>) -> Result<CompareReport, CompareError
 mod tests {
     use super::*;
 
-    fn cell(index: usize, project: &str, protocol: Arm) -> Cell {
-        Cell {
+    fn cell(index: usize, project: &str, protocol: Arm) -> CompareCell {
+        CompareCell {
             index,
             project: project.into(),
             protocol,
@@ -671,7 +671,7 @@ mod tests {
         }
     }
 
-    fn report(shard: Shard, cells: Vec<Cell>) -> CompareReport {
+    fn report(shard: Shard, cells: Vec<CompareCell>) -> CompareReport {
         CompareReport {
             format: COMPARE_FORMAT.into(),
             projects: vec!["a".into(), "b".into()],

@@ -11,7 +11,10 @@
 //!   choose at it ([`Offer`]); `room.rs`: a limit a person may raise there ([`Room`]).
 //! - `metric.rs`: the seeds' own measures of a run ([`Metric`]).
 //! - `finished.rs`: a protocol run as it ended ([`FinishedRun`]), for the outputs and reports.
+//! - `compare.rs`: what `dixit compare` found over many runs ([`CompareReport`]), which
+//!   `compare/` fills in and `report/` renders.
 
+mod compare;
 mod decision;
 mod finished;
 mod metric;
@@ -20,6 +23,7 @@ mod room;
 mod stop;
 mod summary;
 
+pub use compare::{CellResult, CellRun, CompareCell, CompareReport, COMPARE_FORMAT};
 pub use decision::{Basis, Decision};
 pub use finished::FinishedRun;
 pub use metric::Metric;

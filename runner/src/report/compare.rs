@@ -1,17 +1,11 @@
-//! What `dixit compare` found, as plain data ([`CompareReport`], the `dixit-compare/1` format
-//! that `--json`, `--out` and `--merge` read and write), and its table: one row per (project,
-//! protocol), then totals per protocol, for development and held-out projects apart. `compare/`
-//! fills the report in; this module depends on nothing of it.
-
-use std::path::PathBuf;
-
-use serde::{Deserialize, Serialize};
+//! What `dixit compare` found ([`CompareReport`], data in `outcome/compare.rs`) as its table:
+//! one row per (project, protocol), then totals per protocol, for development and held-out
+//! projects apart. `compare/` fills the report in; this module depends on nothing of it.
 
 use super::format::percent;
 use crate::config::Arm;
 use crate::english::plural;
-use crate::eval::Shard;
-use crate::outcome::Metric;
+use crate::outcome::{CellResult, CellRun, CompareCell, CompareReport, Metric};
 use crate::report::metric::{aggregate, Total};
 use crate::stats::{paired, Paired, Rate};
 
@@ -25,113 +19,6 @@ pub(super) const MIN_PAIRED: u64 = 10;
 
 /// The protocol every other is compared with, pair by pair, when the comparison has it.
 pub(super) const CONTROL: &str = "single";
-
-/// The version of the report format (`dixit compare --json`).
-pub const COMPARE_FORMAT: &str = "dixit-compare/1";
-
-/// What one cell of the comparison found.
-// A comparison holds hundreds of cells, not millions: a boxed run would buy nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum CellResult {
-    /// The protocol ran on the project.
-    Ran(CellRun),
-    /// The protocol cannot run on this project (it lacks hidden tests or an acceptance suite,
-    /// or a config it rejects).
-    Skipped {
-        /// Why it cannot.
-        why: String,
-    },
-    /// The run failed to start or broke (an error of dixit or the machine, not of the agents).
-    Failed {
-        /// What failed.
-        error: String,
-    },
-}
-
-/// A cell whose protocol ran: its run, its stop, its hidden-test results and what it cost.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CellRun {
-    /// The run's id.
-    pub run_id: String,
-    /// The run's folder (absolute).
-    pub run_dir: PathBuf,
-    /// The stop, in words, and its class (`done`, `human_needed`, `capped`, `failed`,
-    /// `interrupted`).
-    pub stop: String,
-    /// The stop's exit class (`done`, `human_needed`, `capped`, `failed`, `interrupted`).
-    pub exit: String,
-    /// The implementations the run ships (every coder's, or the one a protocol such as `codet`
-    /// picked): the hidden columns count these.
-    pub coders: usize,
-    /// The implementation a problem is judged by (see [`crate::outcome::Summary::shipped_one`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shipped: Option<String>,
-    /// Whether it passes every hidden test (none: no hidden tests).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shipped_passes: Option<bool>,
-    /// What it rests on: the rule that picked it and what separated it from the others; none in
-    /// a cell kept before cells carried it (`dixit compare` reads it again from the journal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<crate::outcome::Decision>,
-    /// Shipped implementations that pass every hidden test.
-    pub all_hidden: usize,
-    /// Hidden tests passed, summed over the shipped implementations.
-    pub hidden_passed: usize,
-    /// Hidden tests run, summed over the shipped implementations.
-    pub hidden_total: usize,
-    /// Agent calls made.
-    pub calls: u64,
-    /// Tokens in the prompts sent.
-    pub prompt_tokens: u64,
-    /// Tokens in the replies.
-    pub completion_tokens: u64,
-    /// Cost in US dollars.
-    pub usd: f64,
-    /// Wall-clock seconds the run took.
-    pub seconds: f64,
-    /// The seeds' own measures of the run ([`crate::report::metric`]); none in a cell kept
-    /// before they existed (`dixit compare` computes them again from the run's journal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<Vec<crate::outcome::Metric>>,
-    /// What the run ran with, a line each: its protocol's table with defaults filled in, the
-    /// sandbox limits, and its agents by role (see `crate::compare`); none in a cell kept before
-    /// cells carried them (`dixit compare` reads them again from the run's journal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settings: Option<Vec<String>>,
-}
-
-/// One (project, protocol) cell.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Cell {
-    /// Its number in the full comparison (project-major).
-    pub index: usize,
-    /// The project's name.
-    pub project: String,
-    /// The protocol arm (a protocol, with any settings it overrides).
-    pub protocol: Arm,
-    /// Whether the project is held out (`--holdout`): reported apart from the development ones.
-    pub holdout: bool,
-    /// What came of it.
-    pub result: CellResult,
-}
-
-/// A comparison (or one shard of it).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CompareReport {
-    /// The report's format (`dixit-compare/1`).
-    pub format: String,
-    /// The projects compared, by name.
-    pub projects: Vec<String>,
-    /// The protocol arms compared.
-    pub protocols: Vec<Arm>,
-    /// The shard this report covers, if it is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<Shard>,
-    /// The cells this report holds.
-    pub cells: Vec<Cell>,
-}
 
 /// Totals of one protocol over a set of projects (the text table's and the page's).
 #[derive(Default)]
@@ -270,7 +157,7 @@ fn wrap(text: &str, indent: &str, width: usize) -> String {
 /// are as wide as their contents: no word is cut.
 pub fn compare_table(r: &CompareReport) -> String {
     use Align::{Left, Right};
-    let name = |c: &Cell| {
+    let name = |c: &CompareCell| {
         let p = one_line(&c.project);
         if c.holdout {
             format!("{p} (held out)")
@@ -325,7 +212,7 @@ pub fn compare_table(r: &CompareReport) -> String {
         ],
         &rows,
     );
-    let ran: Vec<(&Cell, &CellRun)> = r
+    let ran: Vec<(&CompareCell, &CellRun)> = r
         .cells
         .iter()
         .filter_map(|c| match &c.result {
@@ -657,9 +544,11 @@ pub(crate) fn totals(r: &CompareReport, protocol: &Arm, holdout: bool) -> Totals
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::outcome::COMPARE_FORMAT;
+    use std::path::PathBuf;
 
-    fn ran(project: &str, protocol: &str, stop: &str, dir: &str) -> Cell {
-        Cell {
+    fn ran(project: &str, protocol: &str, stop: &str, dir: &str) -> CompareCell {
+        CompareCell {
             index: 0,
             project: project.into(),
             protocol: Arm::new(protocol),
@@ -707,7 +596,7 @@ mod tests {
             cells: vec![
                 ran("p\x1b[2J", "dixit", "converged: all too easy", "/runs/p/1"),
                 held,
-                Cell {
+                CompareCell {
                     index: 2,
                     project: "p".into(),
                     protocol: Arm::new("blind"),

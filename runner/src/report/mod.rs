@@ -40,9 +40,7 @@ mod text;
 
 pub use balance::{balance, Balance};
 pub use bench::bench_table;
-pub use compare::{
-    compare_table, one_line, Cell, CellResult, CellRun, CompareReport, COMPARE_FORMAT,
-};
+pub use compare::{compare_table, one_line};
 pub use eval_table::{eval_table, verdicts_table};
 pub use import::import_summary;
 pub use outputs::{write_outputs, OutputError};

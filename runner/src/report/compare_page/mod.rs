@@ -26,7 +26,7 @@ pub use model::{
 use super::eval_report::Provenance;
 use super::input::ReportError;
 use crate::config::Arm;
-use crate::report::CompareReport;
+use crate::outcome::CompareReport;
 
 /// The comparison page's file name, in the folder of `compare.json`.
 pub const COMPARE_PAGE: &str = "report.html";
@@ -50,7 +50,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::report::{Cell, CellResult, CellRun, COMPARE_FORMAT};
+    use crate::outcome::{CellResult, CellRun, CompareCell, COMPARE_FORMAT};
 
     const HOSTILE: &str = "<script>x</script>";
 
@@ -85,8 +85,8 @@ mod tests {
         })
     }
 
-    fn cell(index: usize, project: &str, protocol: &str, result: CellResult) -> Cell {
-        Cell {
+    fn cell(index: usize, project: &str, protocol: &str, result: CellResult) -> CompareCell {
+        CompareCell {
             index,
             project: project.into(),
             protocol: Arm::new(protocol),

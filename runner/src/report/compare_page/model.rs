@@ -9,10 +9,9 @@ use std::path::Path;
 
 use super::link::run_page_href;
 use crate::config::Arm;
-use crate::outcome::Basis;
+use crate::outcome::{Basis, CellResult, CellRun, CompareCell, CompareReport};
 use crate::report::compare::{
-    paired_with_control, protocol_settings, totals, Cell, CellResult, CellRun, CompareReport,
-    SettingsSets, CONTROL, MIN_PAIRED,
+    paired_with_control, protocol_settings, totals, SettingsSets, CONTROL, MIN_PAIRED,
 };
 use crate::stats::{Paired, Rate};
 
@@ -444,7 +443,12 @@ fn group(
 }
 
 /// The grid cell of `cell` (none: the comparison lacks it).
-fn grid_cell(cell: Option<&Cell>, project: &str, protocol: &Arm, page_dir: &Path) -> GridCell {
+fn grid_cell(
+    cell: Option<&CompareCell>,
+    project: &str,
+    protocol: &Arm,
+    page_dir: &Path,
+) -> GridCell {
     let at = format!("{project} × {protocol}");
     let Some(cell) = cell else {
         return GridCell {

@@ -7,7 +7,8 @@ use maud::{html, Markup};
 
 use super::model::{CostUnit, GridRow, Group, PageModel, PairedRow, ProtocolFigures, StopCounts};
 use crate::english::plural;
-use crate::report::compare::{CellResult, CompareReport, CONTROL, MIN_PAIRED};
+use crate::outcome::{CellResult, CompareReport};
+use crate::report::compare::{CONTROL, MIN_PAIRED};
 use crate::report::eval_report::Provenance;
 use crate::report::format::thousands;
 use crate::report::html::{
