@@ -1,13 +1,15 @@
 //! How one language builds: the [`Toolchain`] trait each language implements (`python.rs`,
-//! `c.rs`, `rust.rs`, `io.rs`), and [`Builds`], what those builds use of the whole: the
-//! sandbox and its cache, dixit's SDK, build directories, running, and programs of any language.
+//! `c.rs`, `rust.rs`, `io.rs`), which returns what to run ([`Plan`]) and never runs it, and
+//! [`Builds`], what those builds use of the whole: the sandbox and its cache, dixit's SDK,
+//! build directories, and programs of any language. `Toolchains` runs every plan.
 
 use std::path::PathBuf;
 
 use super::error::BuildError;
+use super::io_case::IoCase;
 use super::runnable::{Runnable, Solution, Test};
 use super::sdk::Sdk;
-use crate::sandbox::{CompileSide, Limits, Program, RunOutcome, RunSpec, Sandbox, Verdict};
+use crate::sandbox::{CompileSide, Program, RunOutcome, RunSpec, Sandbox};
 
 /// How one language turns a solution and a test into runnables. Tests are dispatched by their
 /// kind, solutions by their language; the façade memoizes and runs what these build.
@@ -28,19 +30,36 @@ pub(super) trait Toolchain: Sync {
     /// A solution of this language as a standalone program (for I/O tests and checkers).
     fn program(&self, tc: &dyn Builds, s: &Solution) -> Result<Runnable, BuildError>;
 
-    /// Runs a test of this kind against a prepared solution once: a unit test unless the kind
-    /// says otherwise (an I/O test runs the solution's program and judges its output).
-    fn run(
+    /// What running a test of this kind against a prepared solution takes: a unit test unless
+    /// the kind says otherwise (an I/O test runs the solution's program and judges its output).
+    /// The toolchains run it: a language builds, it never runs what it built.
+    fn plan<'t>(
         &self,
-        tc: &dyn Builds,
-        s: &Solution,
-        t: &Test,
-        seed: u64,
-        limits: &Limits,
-    ) -> Result<Verdict, BuildError> {
-        let r = self.unit_test(tc, s, t)?;
-        Ok(tc.run_runnable(&r, Vec::new(), seed, limits))
+        tc: &'t dyn Builds,
+        s: &'t Solution,
+        t: &'t Test,
+    ) -> Result<Plan<'t>, BuildError> {
+        Ok(Plan::Unit(self.unit_test(tc, s, t)?))
     }
+}
+
+/// How a test runs against a solution, as its language built it ([`Toolchain::plan`]).
+pub(super) enum Plan<'t> {
+    /// A unit test: its verdict is the pair's.
+    Unit(Runnable),
+    /// An I/O case: the solution's program on the case's input, its output judged by
+    /// comparison, or by the case's checker program (testlib exit codes).
+    Io {
+        /// The solution's program, with the case's arguments.
+        program: Runnable,
+        /// The case: input, arguments, expected output and how to compare.
+        case: &'t IoCase,
+        /// The checker program, when the case has one.
+        checker: Option<&'t Runnable>,
+    },
+    /// Nothing can run: the test is malformed in a way dixit should have refused earlier (an
+    /// internal error, with why).
+    Broken(&'static str),
 }
 
 /// What a language's builds use of the whole set of toolchains, which the
@@ -59,12 +78,9 @@ pub(super) trait Builds {
     fn build_dir(&self, what: &str) -> PathBuf;
 
     /// Runs `spec` on `program` once, through the one road every run takes (the executor the
-    /// toolchains count runs with): a language's own checks run here, never on an executor of
-    /// their own.
+    /// toolchains count runs with). Only Python's build uses it: its syntax check and compile
+    /// run in dixit's runtime, as C's run in clang; a language never runs what it built.
     fn run_spec(&self, program: &Program, spec: &RunSpec) -> RunOutcome;
-
-    /// Runs a prepared [`Runnable`] once.
-    fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict;
 
     /// A solution as a standalone program, built once by its language's toolchain.
     fn solution_program<'s>(&self, s: &'s Solution) -> Result<&'s Runnable, BuildError>;

@@ -4,14 +4,14 @@
 
 use std::path::PathBuf;
 
-use super::builds::{Builds, Toolchain};
+use super::builds::{Builds, Plan, Toolchain};
 use super::error::{sandbox_message, BuildError, BuildFailure};
 use super::io_case::{Checker, IoCase};
 use super::runnable::{once, Runnable, Solution, Test};
 use super::snapshot;
 use super::Language;
 use crate::sandbox::{
-    CompileSide, Completion, Entry, Limits, Preopen, ProgramKind, RuntimeMode, Verdict, VerdictKind,
+    CompileSide, Completion, Entry, Preopen, ProgramKind, RuntimeMode, Verdict, VerdictKind,
 };
 
 /// The toolchain of I/O tests, and of prebuilt programs (`main.wasm`), which take only those: a
@@ -54,71 +54,68 @@ impl IoToolchain {
             Ok(r)
         })
     }
+}
 
-    /// Runs the checker on the case's input, the solution's `output` and the expected answer;
-    /// `Err` is the verdict it gives and why. Also returns the checker's own run, if it ran.
-    fn run_checker(
-        tc: &dyn Builds,
-        checker: &Runnable,
-        case: &IoCase,
-        output: &[u8],
-        seed: u64,
-        limits: &Limits,
-    ) -> (Result<(), (VerdictKind, String)>, Option<Verdict>) {
-        let files = match tempfile::tempdir() {
-            Ok(f) => f,
-            Err(e) => return (Err((VerdictKind::InternalError, e.to_string())), None),
-        };
-        for (name, bytes) in [
-            ("input.txt", &case.stdin[..]),
-            ("output.txt", output),
-            ("answer.txt", case.expected.as_deref().unwrap_or_default()),
-        ] {
-            if let Err(e) = std::fs::write(files.path().join(name), bytes) {
-                return (Err((VerdictKind::InternalError, e.to_string())), None);
-            }
+/// The checker's run on the case's input, the solution's `output` and the expected answer, as
+/// files it reads from `/io` (testlib's `input output answer` arguments). The directory holding
+/// them lives as long as the returned guard.
+pub(super) fn checker_run(
+    checker: &Runnable,
+    case: &IoCase,
+    output: &[u8],
+) -> Result<(Runnable, tempfile::TempDir), String> {
+    let files = tempfile::tempdir().map_err(|e| e.to_string())?;
+    for (name, bytes) in [
+        ("input.txt", &case.stdin[..]),
+        ("output.txt", output),
+        ("answer.txt", case.expected.as_deref().unwrap_or_default()),
+    ] {
+        std::fs::write(files.path().join(name), bytes).map_err(|e| e.to_string())?;
+    }
+    let mut r = checker.with_args(&[
+        "/io/input.txt".into(),
+        "/io/output.txt".into(),
+        "/io/answer.txt".into(),
+    ]);
+    r.preopens.push(Preopen {
+        host: files.path().to_path_buf(),
+        guest: "/io".into(),
+    });
+    Ok((r, files))
+}
+
+/// What the checker's run `v` says of the solution's output, by testlib's exit codes: `Err` is
+/// the verdict it gives and why.
+pub(super) fn checker_verdict(v: &Verdict) -> Result<(), (VerdictKind, String)> {
+    let msg = || {
+        let s = v.stderr.trim();
+        if s.is_empty() {
+            v.stdout.trim().chars().take(300).collect()
+        } else {
+            s.chars().take(300).collect::<String>()
         }
-        let mut r = checker.with_args(&[
-            "/io/input.txt".into(),
-            "/io/output.txt".into(),
-            "/io/answer.txt".into(),
-        ]);
-        r.preopens.push(Preopen {
-            host: files.path().to_path_buf(),
-            guest: "/io".into(),
-        });
-        let v = tc.run_runnable(&r, Vec::new(), seed, limits);
-        let msg = || {
-            let s = v.stderr.trim();
-            if s.is_empty() {
-                v.stdout.trim().chars().take(300).collect()
-            } else {
-                s.chars().take(300).collect::<String>()
-            }
-        };
-        let judged = match (v.verdict, v.exit_code) {
-            (VerdictKind::Pass, _) => Ok(()),
-            (_, Some(1)) => Err((
-                VerdictKind::WrongAnswer,
-                format!("checker: wrong answer: {}", msg()),
-            )),
-            (_, Some(2)) => Err((
-                VerdictKind::WrongAnswer,
-                format!("checker: presentation error: {}", msg()),
-            )),
-            (_, Some(3)) => Err((
-                VerdictKind::RuntimeError,
-                format!("checker failure: {}", msg()),
-            )),
-            (kind, _) => Err((
-                VerdictKind::RuntimeError,
-                format!(
-                    "checker crashed ({kind}): {}",
-                    v.detail.clone().unwrap_or_default()
-                ),
-            )),
-        };
-        (judged, Some(v))
+    };
+    match (v.verdict, v.exit_code) {
+        (VerdictKind::Pass, _) => Ok(()),
+        (_, Some(1)) => Err((
+            VerdictKind::WrongAnswer,
+            format!("checker: wrong answer: {}", msg()),
+        )),
+        (_, Some(2)) => Err((
+            VerdictKind::WrongAnswer,
+            format!("checker: presentation error: {}", msg()),
+        )),
+        (_, Some(3)) => Err((
+            VerdictKind::RuntimeError,
+            format!("checker failure: {}", msg()),
+        )),
+        (kind, _) => Err((
+            VerdictKind::RuntimeError,
+            format!(
+                "checker crashed ({kind}): {}",
+                v.detail.clone().unwrap_or_default()
+            ),
+        )),
     }
 }
 
@@ -179,52 +176,25 @@ impl Toolchain for IoToolchain {
         })
     }
 
-    /// Runs the solution's program on the case's input and judges its output.
-    fn run(
+    /// The solution's program on the case's input, judged by comparison or by the checker.
+    fn plan<'t>(
         &self,
-        tc: &dyn Builds,
-        s: &Solution,
-        t: &Test,
-        seed: u64,
-        limits: &Limits,
-    ) -> Result<Verdict, BuildError> {
+        tc: &'t dyn Builds,
+        s: &'t Solution,
+        t: &'t Test,
+    ) -> Result<Plan<'t>, BuildError> {
         let Some(case) = t.io.as_ref() else {
-            return Ok(Verdict::not_run(
-                VerdictKind::InternalError,
-                None,
-                "I/O test without a case",
-                seed,
-            ));
+            return Ok(Plan::Broken("I/O test without a case"));
         };
-        let prog = tc.solution_program(s)?.with_args(&case.args);
+        let program = tc.solution_program(s)?.with_args(&case.args);
         let checker = match &case.checker {
             Some(c) => Some(self.checker(tc, t, c)?),
             None => None,
         };
-        let mut v = tc.run_runnable(&prog, case.stdin.clone(), seed, limits);
-        if v.verdict != VerdictKind::Pass {
-            return Ok(v);
-        }
-        let judged = match checker {
-            None => case
-                .compare(v.stdout.as_bytes())
-                .map_err(|d| (VerdictKind::WrongAnswer, d.to_string())),
-            Some(c) => {
-                let (judged, checker) =
-                    Self::run_checker(tc, c, case, v.stdout.as_bytes(), seed, limits);
-                // The checker's use of entropy or a clock makes the pair's verdict seed-dependent
-                // too: without this, `reruns = auto` would skip the reruns of a random checker.
-                if let Some(c) = checker {
-                    v.read_entropy |= c.read_entropy;
-                    v.read_clock |= c.read_clock;
-                }
-                judged
-            }
-        };
-        if let Err((kind, detail)) = judged {
-            v.verdict = kind;
-            v.detail = Some(detail);
-        }
-        Ok(v)
+        Ok(Plan::Io {
+            program,
+            case,
+            checker,
+        })
     }
 }

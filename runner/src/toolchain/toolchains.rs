@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::builds::{Builds, Toolchain};
+use super::builds::{Builds, Plan, Toolchain};
 use super::c::CToolchain;
 use super::error::{BuildError, BuildFailure, ToolchainError};
 use super::interface::{InterfaceError, LoadedInterface, StatedInterface};
-use super::io::IoToolchain;
+use super::io::{self, IoToolchain};
 use super::io_case::IoCase;
 use super::python::PythonToolchain;
 use super::runnable::{once, Runnable, Solution, Test};
@@ -22,6 +22,7 @@ use super::{Language, TestKind};
 use crate::execution::{Executor, Isolation};
 use crate::sandbox::{
     CompileSide, Limits, Program, RunEnd, RunOutcome, RunSpec, Sandbox, Server, Verdict,
+    VerdictKind,
 };
 
 /// All toolchains over one sandbox. Compilers and the Python runtime are found (or built) on
@@ -244,7 +245,52 @@ impl Toolchains {
         limits: &Limits,
     ) -> Result<Verdict, BuildError> {
         self.prepare(s, t)?;
-        self.for_test(t.kind).run(self, s, t, seed, limits)
+        Ok(match self.for_test(t.kind).plan(self, s, t)? {
+            Plan::Unit(r) => self.run_runnable(&r, Vec::new(), seed, limits),
+            Plan::Io {
+                program,
+                case,
+                checker,
+            } => self.run_io(&program, case, checker, seed, limits),
+            Plan::Broken(why) => Verdict::not_run(VerdictKind::InternalError, None, why, seed),
+        })
+    }
+
+    /// An I/O case: the solution's program on the case's input; its output judged by
+    /// comparison, or by the checker's run (whose use of entropy or a clock makes the pair's
+    /// verdict seed-dependent too: without that, `reruns = auto` would skip the reruns of a
+    /// random checker).
+    fn run_io(
+        &self,
+        program: &Runnable,
+        case: &IoCase,
+        checker: Option<&Runnable>,
+        seed: u64,
+        limits: &Limits,
+    ) -> Verdict {
+        let mut v = self.run_runnable(program, case.stdin.clone(), seed, limits);
+        if v.verdict != VerdictKind::Pass {
+            return v;
+        }
+        let judged = match checker {
+            None => case
+                .compare(v.stdout.as_bytes())
+                .map_err(|d| (VerdictKind::WrongAnswer, d.to_string())),
+            Some(c) => match io::checker_run(c, case, v.stdout.as_bytes()) {
+                Err(e) => Err((VerdictKind::InternalError, e)),
+                Ok((run, _files)) => {
+                    let checked = self.run_runnable(&run, Vec::new(), seed, limits);
+                    v.read_entropy |= checked.read_entropy;
+                    v.read_clock |= checked.read_clock;
+                    io::checker_verdict(&checked)
+                }
+            },
+        };
+        if let Err((kind, detail)) = judged {
+            v.verdict = kind;
+            v.detail = Some(detail);
+        }
+        v
     }
 
     /// Runs a Python unit test against a solution once, keeping up to `log` of the bridge's
@@ -326,10 +372,6 @@ impl Builds for Toolchains {
 
     fn run_spec(&self, program: &Program, spec: &RunSpec) -> RunOutcome {
         self.executor().run(program, spec)
-    }
-
-    fn run_runnable(&self, r: &Runnable, stdin: Vec<u8>, seed: u64, limits: &Limits) -> Verdict {
-        Toolchains::run_runnable(self, r, stdin, seed, limits)
     }
 
     fn solution_program<'s>(&self, s: &'s Solution) -> Result<&'s Runnable, BuildError> {
