@@ -1,4 +1,4 @@
-//! What `dixit compare` found ([`CompareReport`], data in `outcome/compare.rs`) as its table:
+//! What `dixit compare` found ([`CompareReport`](crate::outcome::CompareReport), data in `outcome/compare.rs`) as its table:
 //! one row per (project, protocol), then totals per protocol, for development and held-out
 //! projects apart. `compare/` fills the report in; this module depends on nothing of it.
 

@@ -11,7 +11,7 @@
 //! - `metric.rs`: the totals of the seeds' own measures over a comparison.
 //! - `format.rs`: numbers and dates in words, for every renderer.
 //! - `outputs.rs`: `implementations/`, `suite/README.md` and `summary.json`.
-//! - `compare.rs`: what `dixit compare` found ([`CompareReport`]) and its table;
+//! - `compare.rs`: what `dixit compare` found ([`CompareReport`](crate::outcome::CompareReport)) and its table;
 //!   `compare_page/`: its page (`DIR/report.html` beside `DIR/compare.json`); `eval_table.rs`: the tables of `dixit eval`;
 //!   `bench.rs`: the table of `dixit bench`; `import.rs`: the summary of `dixit import`.
 //! - `html/`: the pieces every HTML page is built from; `eval_report/`: the page of an eval
