@@ -198,3 +198,52 @@ impl Toolchain for IoToolchain {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ran(kind: VerdictKind, exit: Option<i32>, stderr: &str) -> Verdict {
+        Verdict {
+            exit_code: exit,
+            stderr: stderr.into(),
+            ..Verdict::not_run(kind, None, "the checker's own detail", 0)
+        }
+    }
+
+    /// testlib's exit codes: 0 accepts, 1 and 2 (wrong answer, presentation error) reject the
+    /// output, 3 is the checker's own failure, and a checker that crashed says how.
+    #[test]
+    fn the_checker_judges_by_testlib_exit_codes() {
+        assert_eq!(
+            checker_verdict(&ran(VerdictKind::Pass, Some(0), "")),
+            Ok(())
+        );
+        let judged = |exit, stderr| checker_verdict(&ran(VerdictKind::WrongAnswer, exit, stderr));
+        assert_eq!(
+            judged(Some(1), "expected 3, got 4"),
+            Err((
+                VerdictKind::WrongAnswer,
+                "checker: wrong answer: expected 3, got 4".into()
+            ))
+        );
+        assert_eq!(
+            judged(Some(2), "trailing text"),
+            Err((
+                VerdictKind::WrongAnswer,
+                "checker: presentation error: trailing text".into()
+            ))
+        );
+        assert_eq!(
+            judged(Some(3), ""),
+            Err((VerdictKind::RuntimeError, "checker failure: ".into()))
+        );
+        assert_eq!(
+            checker_verdict(&ran(VerdictKind::TimeLimit, None, "")),
+            Err((
+                VerdictKind::RuntimeError,
+                "checker crashed (time_limit): the checker's own detail".into()
+            ))
+        );
+    }
+}
