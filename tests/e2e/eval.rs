@@ -640,7 +640,10 @@ fn cli_table_json_and_out() {
 }
 
 /// The native reference harness (`scripts/native_eval.py`) and the sandbox give the same
-/// pass/fail matrices on a few real problems, from the same exported corpus.
+/// pass/fail matrices on a few real problems, from the same exported corpus. The native side
+/// judges by wall time: at its default 0.1 s a loaded machine (tests beside it) failed a correct
+/// solution's hidden check, so it gets 2 s here; no run on these problems needs more than a
+/// fraction of that, and the sandbox's verdicts depend on no clock.
 #[test]
 fn native_harness_agrees_on_a_few_problems() {
     let Some(data) = shared_data() else { return };
@@ -656,7 +659,7 @@ fn native_harness_agrees_on_a_few_problems() {
         .arg(&script)
         .arg(&corpus)
         .arg(&native)
-        .args(["--workers", "2"])
+        .args(["--workers", "2", "--timeout", "2"])
         .output()
         .unwrap();
     assert!(
