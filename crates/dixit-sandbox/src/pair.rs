@@ -151,12 +151,7 @@ fn forward(
         .solution
         .get(i)
         .ok_or_else(|| wasmtime::Error::msg("the solution's instance is not linked"))?;
-    let turn = store
-        .data()
-        .turn
-        .as_ref()
-        .map(|(t, _)| t.clone())
-        .unwrap_or_default();
+    let turn = store.data().current_turn();
     turn.solution(|| func.call(&mut store, params, results))
         .map_err(solution_ended)
 }

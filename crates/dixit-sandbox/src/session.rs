@@ -41,6 +41,14 @@ pub(crate) struct P2Host {
 }
 
 impl P2Host {
+    /// Whose turn it is in a compiled pair's run (a fresh turn, the test's, otherwise).
+    pub(crate) fn current_turn(&self) -> Turn {
+        self.turn
+            .as_ref()
+            .map(|(t, _)| t.clone())
+            .unwrap_or_default()
+    }
+
     /// The virtual time of whoever runs now.
     pub(crate) fn clock(&self) -> &Arc<VirtualTime> {
         match &self.turn {
@@ -91,6 +99,16 @@ pub(crate) struct Partner {
 pub(super) struct RunMemory {
     pub peak: usize,
     pub denied: bool,
+}
+
+impl RunMemory {
+    /// What one instance's (or one pair store's) limiter saw.
+    pub(super) fn of(limiter: &MemoryLimiter) -> Self {
+        RunMemory {
+            peak: limiter.peak,
+            denied: limiter.denied,
+        }
+    }
 }
 
 type RunFunc = TypedFunc<(String, String, Vec<String>), (i32,)>;
@@ -211,11 +229,7 @@ impl Session {
             return self.io.finish(end, used, mem, started.elapsed());
         }
         let (end, used) = self.call(call, fuel);
-        let l = &self.store.data().limiter;
-        let mem = RunMemory {
-            peak: l.peak,
-            denied: l.denied,
-        };
+        let mem = RunMemory::of(&self.store.data().limiter);
         self.io.finish(end, used, mem, started.elapsed())
     }
 
@@ -281,8 +295,8 @@ impl Session {
         *self.io.exchanges.lock().unwrap_or_else(|e| e.into_inner()) =
             std::mem::take(&mut partner.log);
         let (tl, pl) = (
-            &self.store.data().limiter,
-            &partner.session.store.data().limiter,
+            RunMemory::of(&self.store.data().limiter),
+            RunMemory::of(&partner.session.store.data().limiter),
         );
         let mem = RunMemory {
             peak: tl.peak + pl.peak,

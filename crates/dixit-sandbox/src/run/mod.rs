@@ -88,15 +88,7 @@ impl Sandbox {
             .limits
             .fuel
             .saturating_sub(store.get_fuel().unwrap_or(0));
-        let l = &store.data().limiter;
-        Ok((
-            end,
-            fuel,
-            RunMemory {
-                peak: l.peak,
-                denied: l.denied,
-            },
-        ))
+        Ok((end, fuel, RunMemory::of(&store.data().limiter)))
     }
 
     /// A component run. With `spec.server`, a unit test runs apart from its solution (see
@@ -123,15 +115,7 @@ impl Sandbox {
             return Ok(session.call_apart(call, spec.limits.fuel));
         }
         let (end, fuel) = session.call(call, spec.limits.fuel);
-        let l = &session.store.data().limiter;
-        Ok((
-            end,
-            fuel,
-            RunMemory {
-                peak: l.peak,
-                denied: l.denied,
-            },
-        ))
+        Ok((end, fuel, RunMemory::of(&session.store.data().limiter)))
     }
 
     /// Instantiates a component once for many calls (isolation level `solution`): each call gets

@@ -73,25 +73,12 @@ impl Sandbox {
             .limits
             .fuel
             .saturating_sub(store.get_fuel().unwrap_or(0));
-        let l = &store.data().limiter;
-        Ok((
-            end,
-            fuel,
-            RunMemory {
-                peak: l.peak,
-                denied: l.denied,
-            },
-        ))
+        Ok((end, fuel, RunMemory::of(&store.data().limiter)))
     }
 }
 
 fn run_pair_in(store: &mut Store<P2Host>, pair: &Pair) -> RunEnd {
-    let turn = store
-        .data()
-        .turn
-        .as_ref()
-        .map(|(t, _)| t.clone())
-        .unwrap_or_default();
+    let turn = store.data().current_turn();
     let solution = match turn.solution(|| pair.solution.instantiate(&mut *store)) {
         Ok(i) => i,
         Err(e) => return end_from_instantiate_error(solution_ended(e)),
